@@ -1,0 +1,131 @@
+// Package generators produces the synthetic traffic dedupsim runs through
+// its engines: deterministic pull iterators of rows in arrival order,
+// composed from small parts (rate profile, id source, arrival delay, retry
+// model, bad clocks, heartbeats). Each row carries ground truth that only
+// the metrics package reads.
+package generators
+
+import (
+	"encoding/binary"
+
+	"github.com/dedupsim/dedupsim/sim/chain"
+)
+
+// Column indexes of a generated row, in schema order.
+const (
+	ColEventID = iota
+	ColCustomerID
+	ColEventTime
+	ColIngestTime
+	ColAttempt
+	ColPayload
+	NumColumns
+)
+
+// Schema is the schema of generated rows, as the chain planner sees it.
+func Schema() chain.Schema {
+	return chain.Schema{
+		{Name: "event_id", Type: chain.Other},
+		{Name: "customer_id", Type: chain.Other},
+		{Name: "event_time", Type: chain.Timestamp},
+		{Name: "ingest_time", Type: chain.Timestamp},
+		{Name: "attempt", Type: chain.Other},
+		{Name: "payload", Type: chain.Other},
+	}
+}
+
+// IDKind is the form of the event_id column.
+type IDKind uint8
+
+// Event id forms.
+const (
+	// UUIDIDs are 36-character random UUID strings (version 4 layout).
+	UUIDIDs IDKind = iota
+	// IntIDs are 64-bit integers.
+	IntIDs
+)
+
+// Truth is the ground truth of a row. Engines never read it; metrics
+// compare it with what the engines did.
+type Truth struct {
+	// Event is the logical event the row is a copy of, numbered densely
+	// from 0 in the order events are created.
+	Event uint64
+	// Copy is 0 for the first row of an event and n for its n-th resend.
+	Copy uint32
+	// Copies is the number of rows the event has in all (1 + resends).
+	Copies uint32
+	// BadClock is set when the row's event time came from a bad clock.
+	BadClock bool
+	// Heartbeat is set on synthetic heartbeat rows.
+	Heartbeat bool
+}
+
+// Row is one generated input row. It is a plain value with no pointers so
+// that batches of rows cost the garbage collector nothing to scan.
+type Row struct {
+	// EventID holds the UUID text when the ids are UUIDs.
+	EventID [36]byte
+	// EventNum is the event id when the ids are integers.
+	EventNum int64
+	// CustomerID is the customer_id column.
+	CustomerID int64
+	// EventTime and IngestTime are microseconds since the epoch.
+	// IngestTime is the row's arrival (processing) time.
+	EventTime  int64
+	IngestTime int64
+	// Attempt is 0 for the original, n for the n-th resend (unless attempt
+	// is not among the retry metadata columns, then always 0).
+	Attempt int64
+	// Payload is the payload column, the same for every copy of an event.
+	Payload int64
+	// Truth is the row's ground truth.
+	Truth Truth
+}
+
+// Batch is the rows of one micro-batch. It implements the executor's view
+// of a batch (sim.Rows) for generated rows.
+type Batch struct {
+	Rows []Row
+	IDs  IDKind
+}
+
+// Len returns the number of rows.
+func (b *Batch) Len() int { return len(b.Rows) }
+
+// EventTime returns the value of timestamp column col of row i in
+// microseconds.
+func (b *Batch) EventTime(i, col int) int64 {
+	if col == ColIngestTime {
+		return b.Rows[i].IngestTime
+	}
+	return b.Rows[i].EventTime
+}
+
+// AppendKey appends the values of cols of row i to dst. Every column of a
+// generated row has a fixed width (36 bytes for a UUID, 8 for an integer or
+// a timestamp), so the concatenation is an exact, injective key encoding.
+func (b *Batch) AppendKey(dst []byte, i int, cols []int) []byte {
+	r := &b.Rows[i]
+	for _, c := range cols {
+		switch c {
+		case ColEventID:
+			if b.IDs == UUIDIDs {
+				dst = append(dst, r.EventID[:]...)
+			} else {
+				dst = binary.BigEndian.AppendUint64(dst, uint64(r.EventNum))
+			}
+		case ColCustomerID:
+			dst = binary.BigEndian.AppendUint64(dst, uint64(r.CustomerID))
+		case ColEventTime:
+			dst = binary.BigEndian.AppendUint64(dst, uint64(r.EventTime))
+		case ColIngestTime:
+			dst = binary.BigEndian.AppendUint64(dst, uint64(r.IngestTime))
+		case ColAttempt:
+			dst = binary.BigEndian.AppendUint64(dst, uint64(r.Attempt))
+		case ColPayload:
+			dst = binary.BigEndian.AppendUint64(dst, uint64(r.Payload))
+		}
+	}
+	return dst
+}
