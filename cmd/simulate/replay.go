@@ -1,0 +1,51 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dedupsim/dedupsim/sim/replay"
+)
+
+func newReplayCmd(stdout io.Writer) *cobra.Command {
+	return &cobra.Command{
+		Use:   "replay FILE",
+		Short: "Run a micro-batch trace through one query and print each batch's progress",
+		Long: `replay runs one hand-written micro-batch trace (the JSON format of
+shared/conformance/FORMAT.md) through its query and prints, as JSON Lines, what
+every executed micro-batch did: batch id, watermark, each dedup operator's
+counters (numRowsTotal, numRowsUpdated, numRowsRemoved,
+numRowsDroppedByWatermark, numDroppedDuplicateRows) and the rows emitted.
+
+A bad trace (broken JSON, unknown operator, unparsable delay, a key column no
+row has, a non-timestamp event time, dropDuplicatesWithinWatermark without a
+watermark) is rejected with one line on stderr and nothing on stdout.`,
+		Example: `  simulate replay experiments/traces/restamped-retry-within-watermark.json`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			data, err := os.ReadFile(args[0])
+			if err != nil {
+				return err
+			}
+			t, err := replay.Load(data)
+			if err != nil {
+				return fmt.Errorf("%s: %w", args[0], err)
+			}
+			lines, err := replay.Run(t)
+			if err != nil {
+				return fmt.Errorf("%s: %w", args[0], err)
+			}
+			// Print only once every batch ran: a failure prints nothing.
+			var buf bytes.Buffer
+			if err := replay.WriteLines(&buf, lines); err != nil {
+				return err
+			}
+			_, err = stdout.Write(buf.Bytes())
+			return err
+		},
+	}
+}

@@ -1,0 +1,238 @@
+package sim
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// A checkpoint folder is laid out like Spark's:
+//
+//	metadata            {"format": "dedupsim-checkpoint/1", "query": ..., "store": ...}
+//	offsets/<batchId>   written before a batch runs: the watermark it runs with
+//	                    and the source position it reads
+//	commits/<batchId>   written after the batch's state is committed: the
+//	                    watermark of the next batch
+//	state/<operator>/   the state store files of each dedup operator
+//
+// Files are written to a temporary name and renamed, so a killed process
+// leaves either the old file or the new one, never a torn one.
+const checkpointFormat = "dedupsim-checkpoint/1"
+
+// ErrNotCheckpoint is returned for a folder that is not a dedupsim checkpoint.
+var ErrNotCheckpoint = errors.New("not a dedupsim checkpoint")
+
+// CheckpointMeta is the checkpoint's metadata file.
+type CheckpointMeta struct {
+	Format string `json:"format"`
+	// Query is the query text the checkpoint belongs to.
+	Query string `json:"query"`
+	// Store is the state store backend ("memory" or "pebble").
+	Store string `json:"store"`
+}
+
+// OffsetEntry is one offsets/<batchId> file.
+type OffsetEntry struct {
+	BatchWatermarkMs int64 `json:"batchWatermarkMs"`
+	BatchTimestampMs int64 `json:"batchTimestampMs"`
+	NoData           bool  `json:"noData,omitempty"`
+	// Source is the source position the batch reads, opaque to the query.
+	Source json.RawMessage `json:"source,omitempty"`
+}
+
+// CommitEntry is one commits/<batchId> file.
+type CommitEntry struct {
+	NextBatchWatermarkMs int64 `json:"nextBatchWatermarkMs"`
+}
+
+// Checkpoint is a query's checkpoint folder.
+type Checkpoint struct {
+	dir string
+}
+
+// CreateCheckpoint creates a new checkpoint in dir, which must not exist or
+// be empty.
+func CreateCheckpoint(dir string, meta CheckpointMeta) (*Checkpoint, error) {
+	if ents, err := os.ReadDir(dir); err == nil && len(ents) > 0 {
+		return nil, fmt.Errorf("checkpoint %s: folder is not empty; refusing to overwrite it", dir)
+	}
+	for _, sub := range []string{"offsets", "commits", "state"} {
+		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
+			return nil, fmt.Errorf("checkpoint %s: %w", dir, err)
+		}
+	}
+	meta.Format = checkpointFormat
+	data, err := json.Marshal(meta)
+	if err != nil {
+		return nil, err
+	}
+	c := &Checkpoint{dir: dir}
+	if err := writeAtomic(filepath.Join(dir, "metadata"), append(data, '\n')); err != nil {
+		return nil, fmt.Errorf("checkpoint %s: %w", dir, err)
+	}
+	return c, nil
+}
+
+// OpenCheckpoint opens an existing checkpoint and returns its metadata.
+func OpenCheckpoint(dir string) (*Checkpoint, CheckpointMeta, error) {
+	var meta CheckpointMeta
+	path := filepath.Join(dir, "metadata")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, meta, fmt.Errorf("checkpoint %s: no metadata file: %w", dir, ErrNotCheckpoint)
+		}
+		return nil, meta, fmt.Errorf("checkpoint %s: %w", dir, err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&meta); err != nil || meta.Format != checkpointFormat {
+		return nil, meta, fmt.Errorf("checkpoint %s: %s: want a dedupsim metadata file (format %q): %w", dir, path, checkpointFormat, ErrNotCheckpoint)
+	}
+	return &Checkpoint{dir: dir}, meta, nil
+}
+
+// Dir returns the checkpoint folder.
+func (c *Checkpoint) Dir() string { return c.dir }
+
+// StateDir returns the state folder of dedup operator op.
+func (c *Checkpoint) StateDir(op int) string {
+	return filepath.Join(c.dir, "state", strconv.Itoa(op))
+}
+
+// WriteOffsets records that batch batchID is about to run.
+func (c *Checkpoint) WriteOffsets(batchID int64, e OffsetEntry) error {
+	return c.writeEntry("offsets", batchID, e)
+}
+
+// WriteCommit records that batch batchID completed.
+func (c *Checkpoint) WriteCommit(batchID int64, e CommitEntry) error {
+	return c.writeEntry("commits", batchID, e)
+}
+
+func (c *Checkpoint) writeEntry(kind string, batchID int64, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	// "v1" first, as Spark's offset and commit logs do.
+	buf := append([]byte("v1\n"), data...)
+	buf = append(buf, '\n')
+	if err := writeAtomic(filepath.Join(c.dir, kind, strconv.FormatInt(batchID, 10)), buf); err != nil {
+		return fmt.Errorf("checkpoint %s: %w", c.dir, err)
+	}
+	return nil
+}
+
+func (c *Checkpoint) readEntry(kind string, batchID int64, v any) error {
+	path := filepath.Join(c.dir, kind, strconv.FormatInt(batchID, 10))
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("checkpoint %s: %w", c.dir, err)
+	}
+	body, ok := bytes.CutPrefix(data, []byte("v1\n"))
+	if !ok {
+		return fmt.Errorf("checkpoint %s: %s: want a \"v1\" log entry: %w", c.dir, path, ErrNotCheckpoint)
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("checkpoint %s: %s: %v: %w", c.dir, path, err, ErrNotCheckpoint)
+	}
+	return nil
+}
+
+func (c *Checkpoint) latest(kind string) (int64, bool, error) {
+	ents, err := os.ReadDir(filepath.Join(c.dir, kind))
+	if err != nil {
+		return 0, false, fmt.Errorf("checkpoint %s: %w", c.dir, err)
+	}
+	var ids []int64
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".tmp") {
+			continue
+		}
+		id, err := strconv.ParseInt(e.Name(), 10, 64)
+		if err != nil {
+			return 0, false, fmt.Errorf("checkpoint %s: %s/%s: not a batch log entry: %w", c.dir, kind, e.Name(), ErrNotCheckpoint)
+		}
+		ids = append(ids, id)
+	}
+	if len(ids) == 0 {
+		return 0, false, nil
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	return ids[len(ids)-1], true, nil
+}
+
+// Recovered is what a restart reads from a checkpoint.
+type Recovered struct {
+	// State is the query state after the last committed batch.
+	State State
+	// LastCommitted is the last committed batch id, -1 if none.
+	LastCommitted int64
+	// Pending is set when a batch was started (offsets written) but not
+	// committed: it must run again, reading the same source position.
+	Pending *OffsetEntry
+	// Offsets is the offset entry of the last committed batch, if any.
+	Offsets *OffsetEntry
+}
+
+// Recover reads the state a restarted query resumes from, the way Spark's
+// MicroBatchExecution.populateStartOffsets does: the batch id after the
+// last commit, the watermark recorded by that commit (nextBatchWatermarkMs)
+// and, for the late filter, the watermark that batch ran with.
+func (c *Checkpoint) Recover() (Recovered, error) {
+	r := Recovered{LastCommitted: -1}
+	lastC, okC, err := c.latest("commits")
+	if err != nil {
+		return r, err
+	}
+	lastO, okO, err := c.latest("offsets")
+	if err != nil {
+		return r, err
+	}
+	if okC {
+		var ce CommitEntry
+		if err := c.readEntry("commits", lastC, &ce); err != nil {
+			return r, err
+		}
+		var oe OffsetEntry
+		if err := c.readEntry("offsets", lastC, &oe); err != nil {
+			return r, err
+		}
+		r.LastCommitted = lastC
+		r.Offsets = &oe
+		r.State = State{NextBatchID: lastC + 1, Watermark: ce.NextBatchWatermarkMs, LastBatchWatermark: oe.BatchWatermarkMs}
+	}
+	if okO && (!okC || lastO > lastC) {
+		if lastO != r.LastCommitted+1 {
+			return r, fmt.Errorf("checkpoint %s: offsets/%d has no commit for batch %d: %w", c.dir, lastO, r.LastCommitted+1, ErrNotCheckpoint)
+		}
+		var oe OffsetEntry
+		if err := c.readEntry("offsets", lastO, &oe); err != nil {
+			return r, err
+		}
+		r.Pending = &oe
+	}
+	return r, nil
+}
+
+// writeAtomic writes data to path through a temporary file and a rename.
+func writeAtomic(path string, data []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}

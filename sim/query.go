@@ -1,0 +1,452 @@
+// Package sim is Spark's micro-batch execution, modelled exactly: batches,
+// the event-time watermark, the late-row filter, eviction, no-data batches,
+// batch ids, checkpoints and restarts. The dedup operators themselves live
+// in engines; the query chain parser and planner in sim/chain.
+//
+// The watermark rules, as Spark 3.5 applies them:
+//
+//   - Each withWatermark node tracks the largest event time (in whole
+//     milliseconds, truncated) of the rows that reach it in a batch. After
+//     the batch, its watermark is that maximum minus its delay, if larger
+//     than before; the query's watermark is the minimum over the nodes (a
+//     node that has seen no rows counts as 0) and never moves back.
+//   - A batch runs with two watermarks: eviction uses the query's current
+//     watermark (computed after the previous batch); the late-row filter
+//     uses the watermark the previous batch ran with (0 for batch 0).
+//     A row is late when its event time is at or below the late-row
+//     watermark (event time <= watermark x 1000 microseconds).
+//   - After a data batch, if no-data batches are enabled and the watermark
+//     now exceeds the one the batch evicted with, for an operator the
+//     watermark reaches, Spark runs a no-data batch to evict.
+//
+// Worked example (delay 10 s, no-data batches off): batch 0 holds a@10 and
+// b@30 and runs with watermark 0; the watermark becomes 20 s. Batch 1 runs
+// with eviction watermark 20 s but late-row watermark 0: c@15 is not late
+// and is emitted, then evicted in the same batch because 15 <= 20.
+package sim
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/dedupsim/dedupsim/engines"
+	"github.com/dedupsim/dedupsim/sim/chain"
+)
+
+// Rows is one micro-batch's input as the executor reads it. Generated rows
+// and replayed trace rows both implement it.
+type Rows interface {
+	// Len returns the number of rows.
+	Len() int
+	// EventTime returns row i's value of timestamp column col, in
+	// microseconds since the epoch.
+	EventTime(i, col int) int64
+	// AppendKey appends an exact, injective encoding of row i's values of
+	// cols to dst: two rows get equal keys only if the values are equal.
+	AppendKey(dst []byte, i int, cols []int) []byte
+}
+
+// Outcome is what a batch did with one input row.
+type Outcome uint8
+
+// Outcomes of a row.
+const (
+	// Emitted: the row passed every operator and reached the sink.
+	Emitted Outcome = iota
+	// DroppedLate: an operator dropped it behind the watermark.
+	DroppedLate
+	// DroppedDuplicate: an operator found its key in state.
+	DroppedDuplicate
+)
+
+// String returns the outcome's name.
+func (o Outcome) String() string {
+	switch o {
+	case Emitted:
+		return "emitted"
+	case DroppedLate:
+		return "dropped-late"
+	case DroppedDuplicate:
+		return "dropped-duplicate"
+	}
+	return "unknown"
+}
+
+// OperatorProgress is one dedup operator's counters for one batch, named as
+// in Spark's StateOperatorProgress.
+type OperatorProgress struct {
+	// Name is "dedupe" or "dedupeWithinWatermark".
+	Name string
+	// NumRowsTotal is the number of keys in state after the batch.
+	NumRowsTotal int64
+	// NumRowsUpdated is the number of keys the batch added.
+	NumRowsUpdated int64
+	// NumRowsRemoved is the number of keys the batch evicted.
+	NumRowsRemoved int64
+	// NumRowsDroppedByWatermark counts late rows dropped.
+	NumRowsDroppedByWatermark int64
+	// NumDroppedDuplicateRows counts rows dropped as duplicates.
+	NumDroppedDuplicateRows int64
+}
+
+// Progress describes one executed micro-batch.
+type Progress struct {
+	BatchID int64
+	// NoData is true for a no-data batch (run only to evict).
+	NoData       bool
+	NumInputRows int
+	// Watermark is the eviction watermark the batch ran with, in
+	// milliseconds; meaningful when HasWatermark.
+	Watermark    int64
+	HasWatermark bool
+	// LateWatermark is the watermark the late-row filter used (ms).
+	LateWatermark int64
+	// Operators holds one entry per dedup operator in chain order (the
+	// first one nearest the source). Spark lists them the other way round.
+	Operators     []OperatorProgress
+	NumOutputRows int
+}
+
+// StoreFactory opens the state store of dedup operator op (0-based, in
+// chain order) for the given node.
+type StoreFactory func(op int, node chain.Node) (engines.Store, error)
+
+// MemoryStores is a StoreFactory of in-memory stores without checkpoints.
+func MemoryStores(op int, node chain.Node) (engines.Store, error) {
+	return newMemStore(), nil
+}
+
+// State is what a query keeps across batches and restarts: exactly what
+// Spark records in its offset and commit logs.
+type State struct {
+	// NextBatchID is the id of the next batch to run.
+	NextBatchID int64
+	// Watermark is the watermark the next batch will evict with (Spark's
+	// commit-log nextBatchWatermarkMs).
+	Watermark int64
+	// LastBatchWatermark is the watermark the last executed batch ran with
+	// (the offset log's batchWatermarkMs); the next batch's late filter.
+	LastBatchWatermark int64
+}
+
+type dedupOp struct {
+	idx  uint8 // position among the dedup operators, chain order
+	node chain.Node
+	op   engines.Operator
+	prog OperatorProgress
+}
+
+type watermarkNode struct {
+	node    chain.Node
+	col     int
+	delayMs int64
+	// batchMaxMs and batchSeen are this batch's event-time statistics.
+	batchMaxMs int64
+	batchSeen  bool
+	// wm is the node's own watermark; defined once the node has reported.
+	wm      int64
+	defined bool
+}
+
+// step is one node of the chain in execution order.
+type step struct {
+	dedup *dedupOp
+	wm    *watermarkNode
+}
+
+// BatchMeta describes a batch for the checkpoint's offset log.
+type BatchMeta struct {
+	// TimestampMs is the batch's processing time (ms since the epoch).
+	TimestampMs int64
+	// Source is the source position the batch reads, opaque to the query.
+	Source json.RawMessage
+}
+
+// Query runs micro-batches of one planned chain. It is not safe for
+// concurrent use; run one query per goroutine.
+type Query struct {
+	plan  chain.Plan
+	steps []step
+	ops   []*dedupOp
+	wms   []*watermarkNode
+	st    State
+
+	outcomes []Outcome
+	opOf     []uint8
+	alive    []int32
+	next     []int32
+	key      []byte
+	prog     Progress
+	cp       *Checkpoint
+}
+
+// SetCheckpoint makes the query log every batch to cp (offsets before it
+// runs, a commit after its state is committed), so that a restart can
+// resume from it.
+func (q *Query) SetCheckpoint(cp *Checkpoint) { q.cp = cp }
+
+// NewQuery builds a query for plan with stores from stores, starting from
+// state (the zero State for a new query).
+func NewQuery(plan chain.Plan, stores StoreFactory, state State) (*Query, error) {
+	q := &Query{plan: plan, st: state}
+	for _, n := range plan.Nodes {
+		switch n.Op.Kind {
+		case chain.WithWatermark:
+			w := &watermarkNode{node: n, col: n.EventTimeColumn, delayMs: n.DelayMs}
+			q.wms = append(q.wms, w)
+			q.steps = append(q.steps, step{wm: w})
+		default:
+			if len(q.ops) == 255 {
+				q.Close()
+				return nil, fmt.Errorf("query has more than 255 dedup operators")
+			}
+			s, err := stores(len(q.ops), n)
+			if err != nil {
+				q.Close()
+				return nil, fmt.Errorf("operator %d (%s): open state store: %w", len(q.ops), n.Op.Kind, err)
+			}
+			var op engines.Operator
+			if n.Op.Kind == chain.DropDuplicatesWithinWatermark {
+				op = engines.NewDedupeWithinWatermark(s, n.DelayMs)
+			} else {
+				op = engines.NewDedupe(s, n.EventTimeInKeys && n.WatermarkReaches)
+			}
+			d := &dedupOp{idx: uint8(len(q.ops)), node: n, op: op}
+			d.prog.Name = op.Name()
+			q.ops = append(q.ops, d)
+			q.steps = append(q.steps, step{dedup: d})
+		}
+	}
+	q.prog.Operators = make([]OperatorProgress, len(q.ops))
+	return q, nil
+}
+
+// Plan returns the query's plan.
+func (q *Query) Plan() chain.Plan { return q.plan }
+
+// State returns the query's cross-batch state.
+func (q *Query) State() State { return q.st }
+
+// Operators returns the query's dedup operators in chain order.
+func (q *Query) Operators() []engines.Operator {
+	out := make([]engines.Operator, len(q.ops))
+	for i, d := range q.ops {
+		out[i] = d.op
+	}
+	return out
+}
+
+// StateRows returns the keys held by all dedup operators together.
+func (q *Query) StateRows() int64 {
+	var n int64
+	for _, d := range q.ops {
+		n += int64(d.op.Len())
+	}
+	return n
+}
+
+// Outcomes returns, for the last batch, each input row's outcome. The
+// slice is reused by the next batch.
+func (q *Query) Outcomes() []Outcome { return q.outcomes }
+
+// OutcomeOperators returns, for the last batch, the index (chain order) of
+// the operator that dropped each row; meaningless for emitted rows.
+func (q *Query) OutcomeOperators() []uint8 { return q.opOf }
+
+// NeedsNoDataBatch reports whether Spark would run a no-data batch now
+// (when no-data batches are enabled): an operator that the watermark
+// reaches would evict with a newer watermark than its last batch did.
+func (q *Query) NeedsNoDataBatch() bool {
+	if q.st.Watermark <= q.st.LastBatchWatermark {
+		return false
+	}
+	for _, d := range q.ops {
+		if d.node.WatermarkReaches {
+			return true
+		}
+	}
+	return false
+}
+
+// RunBatch runs one data batch over rows (possibly empty: a batch whose
+// source advanced with no rows). The returned Progress is reused by the
+// next call.
+func (q *Query) RunBatch(rows Rows, meta BatchMeta) (*Progress, error) {
+	return q.run(rows, false, meta)
+}
+
+// RunNoDataBatch runs one no-data batch: no rows, eviction only.
+func (q *Query) RunNoDataBatch(meta BatchMeta) (*Progress, error) {
+	return q.run(emptyRows{}, true, meta)
+}
+
+func (q *Query) run(rows Rows, noData bool, meta BatchMeta) (*Progress, error) {
+	n := rows.Len()
+	evictWm := q.st.Watermark
+	lateWm := q.st.LastBatchWatermark
+	if q.st.NextBatchID == 0 {
+		lateWm = 0
+	}
+	lateMicros := lateWm * 1000
+	evictMicros := evictWm * 1000
+	if q.cp != nil {
+		err := q.cp.WriteOffsets(q.st.NextBatchID, OffsetEntry{
+			BatchWatermarkMs: evictWm, BatchTimestampMs: meta.TimestampMs, NoData: noData, Source: meta.Source,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("batch %d: %w", q.st.NextBatchID, err)
+		}
+	}
+
+	if cap(q.outcomes) < n {
+		q.outcomes = make([]Outcome, n)
+		q.opOf = make([]uint8, n)
+		q.alive = make([]int32, n)
+		q.next = make([]int32, n)
+	}
+	q.outcomes = q.outcomes[:n]
+	q.opOf = q.opOf[:n]
+	alive := q.alive[:n]
+	for i := range alive {
+		alive[i] = int32(i)
+		q.outcomes[i] = Emitted
+	}
+	for _, w := range q.wms {
+		w.batchSeen = false
+	}
+
+	for _, s := range q.steps {
+		if w := s.wm; w != nil {
+			for _, i := range alive {
+				// Spark's EventTimeWatermarkExec: microseconds / 1000.
+				ms := rows.EventTime(int(i), w.col) / 1000
+				if !w.batchSeen || ms > w.batchMaxMs {
+					w.batchMaxMs = ms
+					w.batchSeen = true
+				}
+			}
+			continue
+		}
+		d := s.dedup
+		opIdx := d.idx
+		p := &d.prog
+		p.NumRowsUpdated, p.NumRowsRemoved, p.NumRowsDroppedByWatermark, p.NumDroppedDuplicateRows = 0, 0, 0, 0
+		kept := q.next[:0]
+		filter := d.node.WatermarkReaches
+		etCol := d.node.EventTimeColumn
+		for _, i := range alive {
+			var et int64
+			if etCol >= 0 {
+				et = rows.EventTime(int(i), etCol)
+			}
+			if filter && et <= lateMicros {
+				q.outcomes[i] = DroppedLate
+				q.opOf[i] = opIdx
+				p.NumRowsDroppedByWatermark++
+				continue
+			}
+			q.key = rows.AppendKey(q.key[:0], int(i), d.node.KeyColumns)
+			added, err := d.op.Process(q.key, et)
+			if err != nil {
+				return nil, fmt.Errorf("batch %d: operator %d (%s): %w", q.st.NextBatchID, opIdx, d.prog.Name, err)
+			}
+			if added {
+				p.NumRowsUpdated++
+				kept = append(kept, i)
+			} else {
+				q.outcomes[i] = DroppedDuplicate
+				q.opOf[i] = opIdx
+				p.NumDroppedDuplicateRows++
+			}
+		}
+		// Eviction runs after the operator consumed its input, with the
+		// batch's own watermark: a key stored in this batch can go now.
+		if d.node.WatermarkReaches {
+			removed, err := d.op.Evict(evictMicros)
+			if err != nil {
+				return nil, fmt.Errorf("batch %d: operator %d (%s): evict: %w", q.st.NextBatchID, opIdx, d.prog.Name, err)
+			}
+			p.NumRowsRemoved = int64(removed)
+		}
+		p.NumRowsTotal = int64(d.op.Len())
+		// Swap buffers: the survivors feed the next node.
+		q.alive, q.next = q.next[:cap(q.next)], q.alive[:cap(q.alive)]
+		alive = kept
+	}
+
+	for k, d := range q.ops {
+		if err := d.op.Store().Commit(q.st.NextBatchID); err != nil {
+			return nil, fmt.Errorf("batch %d: operator %d (%s): commit: %w", q.st.NextBatchID, k, d.prog.Name, err)
+		}
+	}
+
+	pr := &q.prog
+	pr.BatchID = q.st.NextBatchID
+	pr.NoData = noData
+	pr.NumInputRows = n
+	pr.Watermark = evictWm
+	pr.LateWatermark = lateWm
+	pr.HasWatermark = q.plan.HasWatermark
+	pr.NumOutputRows = len(alive)
+	for k, d := range q.ops {
+		pr.Operators[k] = d.prog
+	}
+
+	q.st.LastBatchWatermark = evictWm
+	q.updateWatermark()
+	if q.cp != nil {
+		if err := q.cp.WriteCommit(q.st.NextBatchID, CommitEntry{NextBatchWatermarkMs: q.st.Watermark}); err != nil {
+			return nil, fmt.Errorf("batch %d: %w", q.st.NextBatchID, err)
+		}
+	}
+	q.st.NextBatchID++
+	return pr, nil
+}
+
+// updateWatermark is Spark's WatermarkTracker.updateWatermark with the
+// default "min" policy.
+func (q *Query) updateWatermark() {
+	if len(q.wms) == 0 {
+		return
+	}
+	for _, w := range q.wms {
+		if w.batchSeen {
+			cand := w.batchMaxMs - w.delayMs
+			if !w.defined || cand > w.wm {
+				w.wm = cand
+				w.defined = true
+			}
+		} else if !w.defined {
+			// Spark populates 0 for a node that has seen no data yet.
+			w.wm = 0
+			w.defined = true
+		}
+	}
+	min := q.wms[0].wm
+	for _, w := range q.wms[1:] {
+		if w.wm < min {
+			min = w.wm
+		}
+	}
+	if min > q.st.Watermark {
+		q.st.Watermark = min
+	}
+}
+
+// Close closes the operators' stores.
+func (q *Query) Close() error {
+	var first error
+	for _, d := range q.ops {
+		if err := d.op.Store().Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	q.ops = nil
+	return first
+}
+
+type emptyRows struct{}
+
+func (emptyRows) Len() int                                   { return 0 }
+func (emptyRows) EventTime(int, int) int64                   { return 0 }
+func (emptyRows) AppendKey(dst []byte, _ int, _ []int) []byte { return dst }
