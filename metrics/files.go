@@ -1,0 +1,194 @@
+package metrics
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+)
+
+// timeLayout is how timeseries.csv prints instants: UTC, milliseconds.
+const timeLayout = "2006-01-02T15:04:05.000Z"
+
+// FormatMillis renders ms since the epoch as an RFC 3339 UTC timestamp
+// with milliseconds, the way Spark's progress prints a watermark.
+func FormatMillis(ms int64) string { return time.UnixMilli(ms).UTC().Format(timeLayout) }
+
+func formatDelay(d *float64) string {
+	if d == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*d, 'f', -1, 64)
+}
+
+// Record returns r as the fields of one timeseries.csv row.
+func (r *BatchRecord) Record(dst []string) []string {
+	wm := ""
+	if r.HasWatermark {
+		wm = FormatMillis(r.Watermark)
+	}
+	return append(dst[:0],
+		r.Query, formatDelay(r.Delay), strconv.FormatInt(r.BatchID, 10),
+		FormatMillis(r.ProcessingTime), wm,
+		strconv.FormatInt(r.InputRows, 10), strconv.FormatInt(r.EmittedRows, 10),
+		strconv.FormatInt(r.DroppedByWatermark, 10), strconv.FormatInt(r.DroppedDuplicates, 10),
+		strconv.FormatInt(r.StateRows, 10), strconv.FormatInt(r.StateBytes, 10),
+		strconv.FormatInt(r.MissedDuplicates, 10), strconv.FormatInt(r.FalseDrops, 10),
+	)
+}
+
+// WriteTimeseries writes records as timeseries.csv.
+func WriteTimeseries(w io.Writer, records []BatchRecord) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(TimeseriesHeader); err != nil {
+		return err
+	}
+	var row []string
+	for i := range records {
+		row = records[i].Record(row)
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// ReadTimeseries reads a timeseries.csv written by WriteTimeseries.
+func ReadTimeseries(r io.Reader) ([]BatchRecord, error) {
+	cr := csv.NewReader(r)
+	cr.ReuseRecord = true
+	head, err := cr.Read()
+	if err != nil {
+		return nil, fmt.Errorf("timeseries.csv: header: %w", err)
+	}
+	if len(head) != len(TimeseriesHeader) {
+		return nil, fmt.Errorf("timeseries.csv: header has %d columns, want %d (%v)", len(head), len(TimeseriesHeader), TimeseriesHeader)
+	}
+	for i, h := range TimeseriesHeader {
+		if head[i] != h {
+			return nil, fmt.Errorf("timeseries.csv: column %d is %q, want %q", i+1, head[i], h)
+		}
+	}
+	var out []BatchRecord
+	for line := 2; ; line++ {
+		f, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("timeseries.csv: %w", err)
+		}
+		rec, err := parseRecord(f)
+		if err != nil {
+			return nil, fmt.Errorf("timeseries.csv: line %d: %w", line, err)
+		}
+		out = append(out, rec)
+	}
+}
+
+func parseRecord(f []string) (BatchRecord, error) {
+	r := BatchRecord{Query: f[0]}
+	if f[1] != "" {
+		d, err := strconv.ParseFloat(f[1], 64)
+		if err != nil {
+			return r, fmt.Errorf("delay: %w", err)
+		}
+		r.Delay = &d
+	}
+	ints := []*int64{&r.BatchID, nil, nil, &r.InputRows, &r.EmittedRows, &r.DroppedByWatermark,
+		&r.DroppedDuplicates, &r.StateRows, &r.StateBytes, &r.MissedDuplicates, &r.FalseDrops}
+	for i, p := range ints {
+		if p == nil {
+			continue
+		}
+		v, err := strconv.ParseInt(f[2+i], 10, 64)
+		if err != nil {
+			return r, fmt.Errorf("%s: %w", TimeseriesHeader[2+i], err)
+		}
+		*p = v
+	}
+	t, err := time.Parse(timeLayout, f[3])
+	if err != nil {
+		return r, fmt.Errorf("processingTime: %w", err)
+	}
+	r.ProcessingTime = t.UnixMilli()
+	if f[4] != "" {
+		t, err := time.Parse(timeLayout, f[4])
+		if err != nil {
+			return r, fmt.Errorf("watermark: %w", err)
+		}
+		r.Watermark, r.HasWatermark = t.UnixMilli(), true
+	}
+	return r, nil
+}
+
+// ReadSummary reads dir/summary.json.
+func ReadSummary(dir string) (*Summary, error) {
+	path := filepath.Join(dir, "summary.json")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var s Summary
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if s.Format != ResultsFormat {
+		return nil, fmt.Errorf("%s: format %q, want %q", path, s.Format, ResultsFormat)
+	}
+	return &s, nil
+}
+
+// ReadTimeseriesFile reads dir/timeseries.csv.
+func ReadTimeseriesFile(dir string) ([]BatchRecord, error) {
+	f, err := os.Open(filepath.Join(dir, "timeseries.csv"))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	recs, err := ReadTimeseries(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	return recs, nil
+}
+
+// MarshalSummary renders s as indented JSON with a trailing newline.
+func MarshalSummary(s *Summary) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(s); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// WriteFileAtomic writes data to path through a temporary file in the same
+// folder and a rename, so readers never see a half-written file.
+func WriteFileAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
+}

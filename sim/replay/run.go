@@ -1,0 +1,169 @@
+package replay
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/dedupsim/dedupsim/engines"
+	"github.com/dedupsim/dedupsim/engines/memstore"
+	"github.com/dedupsim/dedupsim/sim"
+	"github.com/dedupsim/dedupsim/sim/chain"
+)
+
+// BatchLine is one output line: a StreamingQueryProgress-shaped record of
+// one executed micro-batch, plus the rows it emitted.
+type BatchLine struct {
+	BatchID        int64             `json:"batchId"`
+	Step           int               `json:"step"`
+	NoData         bool              `json:"noData"`
+	NumInputRows   int               `json:"numInputRows"`
+	EventTime      *EventTimeStats   `json:"eventTime,omitempty"`
+	StateOperators []StateOperator   `json:"stateOperators"`
+	Sink           SinkProgress      `json:"sink"`
+	Rows           []json.RawMessage `json:"rows"`
+}
+
+// EventTimeStats is the eventTime part of a progress record.
+type EventTimeStats struct {
+	Watermark string `json:"watermark"`
+}
+
+// StateOperator is one entry of stateOperators.
+type StateOperator struct {
+	OperatorName              string           `json:"operatorName"`
+	NumRowsTotal              int64            `json:"numRowsTotal"`
+	NumRowsUpdated            int64            `json:"numRowsUpdated"`
+	NumRowsRemoved            int64            `json:"numRowsRemoved"`
+	NumRowsDroppedByWatermark int64            `json:"numRowsDroppedByWatermark"`
+	CustomMetrics             map[string]int64 `json:"customMetrics"`
+}
+
+// SinkProgress is the sink part of a progress record.
+type SinkProgress struct {
+	NumOutputRows int `json:"numOutputRows"`
+}
+
+// FormatWatermark renders a watermark (ms since the epoch) the way Spark's
+// progress reports it: UTC with milliseconds.
+func FormatWatermark(ms int64) string {
+	return time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.000Z")
+}
+
+// NewBatchLine converts an executor progress record into an output line.
+// Spark lists state operators from the sink back to the source, so the
+// chain's last dedup comes first.
+func NewBatchLine(p *sim.Progress, step int, rows []json.RawMessage) BatchLine {
+	l := BatchLine{
+		BatchID:      p.BatchID,
+		Step:         step,
+		NoData:       p.NoData,
+		NumInputRows: p.NumInputRows,
+		Sink:         SinkProgress{NumOutputRows: p.NumOutputRows},
+		Rows:         rows,
+	}
+	if l.Rows == nil {
+		l.Rows = []json.RawMessage{}
+	}
+	if p.HasWatermark {
+		l.EventTime = &EventTimeStats{Watermark: FormatWatermark(p.Watermark)}
+	}
+	for k := len(p.Operators) - 1; k >= 0; k-- {
+		o := p.Operators[k]
+		l.StateOperators = append(l.StateOperators, StateOperator{
+			OperatorName:              o.Name,
+			NumRowsTotal:              o.NumRowsTotal,
+			NumRowsUpdated:            o.NumRowsUpdated,
+			NumRowsRemoved:            o.NumRowsRemoved,
+			NumRowsDroppedByWatermark: o.NumRowsDroppedByWatermark,
+			CustomMetrics:             map[string]int64{"numDroppedDuplicateRows": o.NumDroppedDuplicateRows},
+		})
+	}
+	return l
+}
+
+// Run executes t and returns one line per executed micro-batch. Restarts
+// are real: the query's state lives in a checkpoint folder (a temporary
+// one, removed afterwards), and a restart closes the query and starts a new
+// one from that checkpoint.
+func Run(t *Trace) ([]BatchLine, error) {
+	dir, err := os.MkdirTemp("", "dedupsim-replay-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	cp, err := sim.CreateCheckpoint(dir+"/checkpoint", sim.CheckpointMeta{Query: t.Chain.Text, Store: "memory"})
+	if err != nil {
+		return nil, err
+	}
+	q, err := startQuery(t.Plan, cp)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { q.Close() }()
+
+	var out []BatchLine
+	for si, s := range t.Steps {
+		if s.Restart {
+			if err := q.Close(); err != nil {
+				return nil, fmt.Errorf("steps[%d]: restart: %w", si, err)
+			}
+			if q, err = startQuery(t.Plan, cp); err != nil {
+				return nil, fmt.Errorf("steps[%d]: restart: %w", si, err)
+			}
+			continue
+		}
+		p, err := q.RunBatch(s.Rows, sim.BatchMeta{})
+		if err != nil {
+			return nil, fmt.Errorf("steps[%d]: %w", si, err)
+		}
+		var emitted []json.RawMessage
+		for i, o := range q.Outcomes() {
+			if o == sim.Emitted {
+				emitted = append(emitted, s.Rows.Raw[i])
+			}
+		}
+		out = append(out, NewBatchLine(p, si, emitted))
+		if t.NoDataMicroBatches && q.NeedsNoDataBatch() {
+			p, err := q.RunNoDataBatch(sim.BatchMeta{})
+			if err != nil {
+				return nil, fmt.Errorf("steps[%d]: no-data batch: %w", si, err)
+			}
+			out = append(out, NewBatchLine(p, si, nil))
+		}
+	}
+	return out, nil
+}
+
+// startQuery starts the query from whatever cp holds: nothing for a new
+// query, else the state after its last committed batch.
+func startQuery(plan chain.Plan, cp *sim.Checkpoint) (*sim.Query, error) {
+	rec, err := cp.Recover()
+	if err != nil {
+		return nil, err
+	}
+	version := rec.State.NextBatchID
+	stores := func(op int, _ chain.Node) (engines.Store, error) {
+		return memstore.Open(cp.StateDir(op), version, memstore.Options{})
+	}
+	q, err := sim.NewQuery(plan, stores, rec.State)
+	if err != nil {
+		return nil, err
+	}
+	q.SetCheckpoint(cp)
+	return q, nil
+}
+
+// WriteLines writes lines as JSON Lines.
+func WriteLines(w io.Writer, lines []BatchLine) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	for i := range lines {
+		if err := enc.Encode(&lines[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}

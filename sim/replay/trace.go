@@ -1,0 +1,401 @@
+// Package replay runs hand-written micro-batch traces through one query and
+// reports what each executed micro-batch did, in the shape of Spark's
+// StreamingQueryProgress. It implements the trace contract of
+// shared/conformance/FORMAT.md; `simulate replay` is its command.
+package replay
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"strings"
+	"time"
+
+	"github.com/dedupsim/dedupsim/sim/chain"
+)
+
+// Trace is a parsed, validated replay trace.
+type Trace struct {
+	Name               string
+	Chain              chain.Chain
+	Plan               chain.Plan
+	NoDataMicroBatches bool
+	Steps              []Step
+	// EventTimeColumn is the schema index of the event-time column, or -1.
+	EventTimeColumn int
+}
+
+// Step is one step of a trace: rows to add, or a restart.
+type Step struct {
+	Restart bool
+	// Rows are the rows of an addData step (possibly none).
+	Rows *RowSet
+}
+
+// RowSet is the rows of one addData step, encoded for the executor. It
+// implements sim.Rows.
+type RowSet struct {
+	// Raw holds each row's JSON object as given, compacted.
+	Raw []json.RawMessage
+	// cells[i][c] is the key encoding of row i's value of column c.
+	cells [][][]byte
+	// eventTimes[i] is row i's event time in microseconds.
+	eventTimes []int64
+}
+
+// Len returns the number of rows.
+func (r *RowSet) Len() int { return len(r.Raw) }
+
+// EventTime returns row i's event time in microseconds; a trace has one
+// timestamp column, so col is not consulted.
+func (r *RowSet) EventTime(i, col int) int64 { return r.eventTimes[i] }
+
+// AppendKey appends the encodings of row i's values of cols. Each cell's
+// encoding is self-delimiting and typed (see encodeValue), so the
+// concatenation is injective.
+func (r *RowSet) AppendKey(dst []byte, i int, cols []int) []byte {
+	row := r.cells[i]
+	for _, c := range cols {
+		if c < len(row) && row[c] != nil {
+			dst = append(dst, row[c]...)
+		} else {
+			dst = append(dst, tagNull)
+		}
+	}
+	return dst
+}
+
+// Value tags of the key encoding.
+const (
+	tagNull      = 'n'
+	tagFalse     = 'f'
+	tagTrue      = 't'
+	tagString    = 's'
+	tagNumber    = 'd'
+	tagTimestamp = 'T'
+)
+
+type rawTrace struct {
+	Name               string            `json:"name"`
+	Query              json.RawMessage   `json:"query"`
+	EventTime          *string           `json:"eventTime"`
+	NoDataMicroBatches *bool             `json:"noDataMicroBatches"`
+	Steps              []json.RawMessage `json:"steps"`
+}
+
+type rawStep struct {
+	AddData *[]json.RawMessage `json:"addData"`
+	Restart *bool              `json:"restart"`
+}
+
+// Load parses and validates a trace. Every error is one line naming the
+// part of the trace at fault (steps[i].addData[j].column, query, ...).
+func Load(data []byte) (*Trace, error) {
+	var rt rawTrace
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rt); err != nil {
+		return nil, fmt.Errorf("trace: %s", jsonErr(err, data))
+	}
+	if dec.More() {
+		return nil, errors.New("trace: trailing data after the JSON document")
+	}
+	if len(rt.Query) == 0 || string(rt.Query) == "null" {
+		return nil, errors.New("query: missing (want the operator chain, e.g. \"withWatermark(\\\"t\\\", \\\"10 seconds\\\").dropDuplicates([\\\"id\\\"])\")")
+	}
+	c, err := chain.ParseJSON(rt.Query)
+	if err != nil {
+		return nil, err
+	}
+	if rt.Steps == nil {
+		return nil, errors.New("steps: missing (want a list of {\"addData\": [...]} and {\"restart\": true})")
+	}
+	t := &Trace{Name: rt.Name, Chain: c, NoDataMicroBatches: true, EventTimeColumn: -1}
+	if rt.NoDataMicroBatches != nil {
+		t.NoDataMicroBatches = *rt.NoDataMicroBatches
+	}
+
+	// The event-time column: the trace's, else the first withWatermark's.
+	etName := ""
+	if rt.EventTime != nil {
+		etName = *rt.EventTime
+		if etName == "" {
+			return nil, errors.New("eventTime: empty column name")
+		}
+	} else {
+		for _, op := range c.Ops {
+			if op.Kind == chain.WithWatermark {
+				etName = op.Column
+				break
+			}
+		}
+	}
+
+	// First pass: steps, rows and the schema in order of first appearance.
+	type parsedRow struct {
+		raw  json.RawMessage
+		keys []string
+		vals []any
+	}
+	var cols []string
+	colIdx := map[string]int{}
+	steps := make([][]parsedRow, len(rt.Steps))
+	for si, rawS := range rt.Steps {
+		var s rawStep
+		d := json.NewDecoder(bytes.NewReader(rawS))
+		d.DisallowUnknownFields()
+		if err := d.Decode(&s); err != nil {
+			return nil, fmt.Errorf("steps[%d]: %s (want {\"addData\": [rows]} or {\"restart\": true})", si, jsonErr(err, rawS))
+		}
+		switch {
+		case s.AddData != nil && s.Restart != nil:
+			return nil, fmt.Errorf("steps[%d]: both addData and restart; want exactly one", si)
+		case s.Restart != nil:
+			if !*s.Restart {
+				return nil, fmt.Errorf("steps[%d].restart: want true, got false", si)
+			}
+			t.Steps = append(t.Steps, Step{Restart: true})
+			continue
+		case s.AddData == nil:
+			return nil, fmt.Errorf("steps[%d]: want {\"addData\": [rows]} or {\"restart\": true}", si)
+		}
+		rows := make([]parsedRow, 0, len(*s.AddData))
+		for ri, raw := range *s.AddData {
+			keys, vals, err := parseRow(raw)
+			if err != nil {
+				return nil, fmt.Errorf("steps[%d].addData[%d]: %v", si, ri, err)
+			}
+			var buf bytes.Buffer
+			if err := json.Compact(&buf, raw); err != nil {
+				return nil, fmt.Errorf("steps[%d].addData[%d]: %v", si, ri, err)
+			}
+			for _, k := range keys {
+				if _, ok := colIdx[k]; !ok {
+					colIdx[k] = len(cols)
+					cols = append(cols, k)
+				}
+			}
+			rows = append(rows, parsedRow{raw: buf.Bytes(), keys: keys, vals: vals})
+		}
+		steps[si] = rows
+		t.Steps = append(t.Steps, Step{})
+	}
+
+	// Resolve the event-time column like Spark does: exact name first,
+	// then a unique case-insensitive match.
+	if etName != "" {
+		if i, ok := colIdx[etName]; ok {
+			t.EventTimeColumn = i
+		} else {
+			for i, n := range cols {
+				if strings.EqualFold(n, etName) {
+					if t.EventTimeColumn >= 0 {
+						return nil, fmt.Errorf("eventTime: column %q is ambiguous (%s, %s)", etName, cols[t.EventTimeColumn], n)
+					}
+					t.EventTimeColumn = i
+				}
+			}
+		}
+		if t.EventTimeColumn < 0 && len(cols) > 0 {
+			return nil, fmt.Errorf("eventTime: no row has a column %q (columns: %s)", etName, strings.Join(cols, ", "))
+		}
+	}
+
+	schema := make(chain.Schema, len(cols))
+	for i, n := range cols {
+		schema[i] = chain.Column{Name: n, Type: chain.Other}
+	}
+	if t.EventTimeColumn >= 0 {
+		schema[t.EventTimeColumn].Type = chain.Timestamp
+	}
+	plan, err := chain.PlanFor(c, schema)
+	if err != nil {
+		return nil, err
+	}
+	t.Plan = plan
+
+	// Second pass: encode cells and event times.
+	for si, rows := range steps {
+		if t.Steps[si].Restart {
+			continue
+		}
+		rs := &RowSet{
+			Raw:        make([]json.RawMessage, len(rows)),
+			cells:      make([][][]byte, len(rows)),
+			eventTimes: make([]int64, len(rows)),
+		}
+		for ri, r := range rows {
+			rs.Raw[ri] = r.raw
+			cells := make([][]byte, len(cols))
+			hasET := false
+			for k, name := range r.keys {
+				c := colIdx[name]
+				if c == t.EventTimeColumn {
+					us, err := eventTimeMicros(r.vals[k])
+					if err != nil {
+						return nil, fmt.Errorf("steps[%d].addData[%d].%s: %v", si, ri, name, err)
+					}
+					rs.eventTimes[ri] = us
+					cells[c] = binary.BigEndian.AppendUint64([]byte{tagTimestamp}, uint64(us))
+					hasET = true
+					continue
+				}
+				cells[c] = encodeValue(r.vals[k])
+			}
+			if t.EventTimeColumn >= 0 && !hasET {
+				return nil, fmt.Errorf("steps[%d].addData[%d]: no %s column: every row needs its event time", si, ri, cols[t.EventTimeColumn])
+			}
+			rs.cells[ri] = cells
+		}
+		t.Steps[si].Rows = rs
+	}
+	return t, nil
+}
+
+// parseRow reads one flat JSON object, keeping its keys in order and its
+// numbers as written.
+func parseRow(raw json.RawMessage) ([]string, []any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, nil, fmt.Errorf("bad JSON: %v", err)
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, nil, fmt.Errorf("want a flat JSON object, got %s", describe(tok))
+	}
+	var keys []string
+	var vals []any
+	seen := map[string]bool{}
+	for dec.More() {
+		kt, err := dec.Token()
+		if err != nil {
+			return nil, nil, fmt.Errorf("bad JSON: %v", err)
+		}
+		k := kt.(string)
+		if seen[k] {
+			return nil, nil, fmt.Errorf("column %q appears twice", k)
+		}
+		seen[k] = true
+		vt, err := dec.Token()
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: bad JSON: %v", k, err)
+		}
+		if _, ok := vt.(json.Delim); ok {
+			return nil, nil, fmt.Errorf("%s: want a string, number, boolean or null (rows are flat), got a nested value", k)
+		}
+		keys = append(keys, k)
+		vals = append(vals, vt)
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, nil, fmt.Errorf("bad JSON: %v", err)
+	}
+	return keys, vals, nil
+}
+
+func describe(tok any) string {
+	switch v := tok.(type) {
+	case json.Delim:
+		if v == '[' {
+			return "an array"
+		}
+		return string(v)
+	case string:
+		return fmt.Sprintf("the string %q", v)
+	case nil:
+		return "null"
+	default:
+		return fmt.Sprintf("%v", v)
+	}
+}
+
+// encodeValue returns a typed, self-delimiting encoding of a JSON scalar.
+// Numbers are compared by value (1 and 1.0 are the same key), through
+// their exact rational value, never through a float.
+func encodeValue(v any) []byte {
+	switch x := v.(type) {
+	case nil:
+		return []byte{tagNull}
+	case bool:
+		if x {
+			return []byte{tagTrue}
+		}
+		return []byte{tagFalse}
+	case string:
+		b := binary.AppendUvarint([]byte{tagString}, uint64(len(x)))
+		return append(b, x...)
+	case json.Number:
+		s := string(x)
+		if r, ok := new(big.Rat).SetString(s); ok {
+			s = r.RatString()
+		}
+		b := binary.AppendUvarint([]byte{tagNumber}, uint64(len(s)))
+		return append(b, s...)
+	}
+	return []byte{tagNull}
+}
+
+var million = big.NewInt(1_000_000)
+
+// eventTimeMicros converts an event-time value: seconds since the epoch
+// (integer or fractional, like timestamp_seconds) or an RFC 3339 string,
+// kept to the microsecond with finer digits dropped.
+func eventTimeMicros(v any) (int64, error) {
+	switch x := v.(type) {
+	case json.Number:
+		r, ok := new(big.Rat).SetString(string(x))
+		if !ok {
+			return 0, fmt.Errorf("want seconds since the epoch, got %s", x)
+		}
+		r.Mul(r, new(big.Rat).SetInt(million))
+		us := new(big.Int).Quo(r.Num(), r.Denom()) // truncates toward zero
+		if !us.IsInt64() {
+			return 0, fmt.Errorf("event time %s is out of range", x)
+		}
+		return us.Int64(), nil
+	case string:
+		t, err := time.Parse(time.RFC3339Nano, x)
+		if err != nil {
+			return 0, fmt.Errorf("want seconds since the epoch or an RFC 3339 timestamp, got %q", x)
+		}
+		return t.Unix()*1_000_000 + int64(t.Nanosecond()/1000), nil
+	case nil:
+		return 0, errors.New("event time is null; every row needs one")
+	default:
+		return 0, fmt.Errorf("want seconds since the epoch or an RFC 3339 timestamp, got %v", x)
+	}
+}
+
+// jsonErr renders a JSON decoding error with its position.
+func jsonErr(err error, data []byte) string {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		line, col := position(data, se.Offset)
+		return fmt.Sprintf("bad JSON at line %d, column %d: %v", line, col, se)
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return fmt.Sprintf("%s: want %s, got a JSON %s", te.Field, te.Type, te.Value)
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return "bad JSON: unexpected end of input"
+	}
+	return strings.TrimPrefix(err.Error(), "json: ")
+}
+
+func position(data []byte, off int64) (line, col int) {
+	line, col = 1, 1
+	for i := int64(0); i < off && i < int64(len(data)); i++ {
+		if data[i] == '\n' {
+			line++
+			col = 1
+		} else {
+			col++
+		}
+	}
+	return line, col
+}
