@@ -82,7 +82,6 @@ func (s *Store) evictRef(r keyRef) {
 // Len returns the number of keys.
 func (s *Store) Len() int { return len(s.keys) }
 
-
 // Close releases the store's memory.
 func (s *Store) Close() error {
 	s.keys = nil

@@ -188,4 +188,3 @@ func TestCorruptDeltaIsNamed(t *testing.T) {
 		t.Fatalf("want an error naming 1.delta, got %v", err)
 	}
 }
-
