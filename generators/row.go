@@ -70,10 +70,15 @@ type Row struct {
 	EventNum int64
 	// CustomerID is the customer_id column.
 	CustomerID int64
-	// EventTime and IngestTime are microseconds since the epoch.
-	// IngestTime is the row's arrival (processing) time.
-	EventTime  int64
+	// EventTime is the event_time column, microseconds since the epoch.
+	EventTime int64
+	// IngestTime is the ingest_time column, microseconds since the epoch:
+	// the copy's own arrival time when ingest_time is among the retry
+	// metadata columns, else the first copy's arrival time.
 	IngestTime int64
+	// Arrival is when the row arrives at the stream (processing time,
+	// microseconds since the epoch); it decides the row's micro-batch.
+	Arrival int64
 	// Attempt is 0 for the original, n for the n-th resend (unless attempt
 	// is not among the retry metadata columns, then always 0).
 	Attempt int64
