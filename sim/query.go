@@ -447,6 +447,6 @@ func (q *Query) Close() error {
 
 type emptyRows struct{}
 
-func (emptyRows) Len() int                                   { return 0 }
-func (emptyRows) EventTime(int, int) int64                   { return 0 }
+func (emptyRows) Len() int                                    { return 0 }
+func (emptyRows) EventTime(int, int) int64                    { return 0 }
 func (emptyRows) AppendKey(dst []byte, _ int, _ []int) []byte { return dst }

@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/big"
 	"strings"
 	"time"
 
@@ -330,8 +329,8 @@ func encodeValue(v any) []byte {
 		return append(b, x...)
 	case json.Number:
 		s := string(x)
-		if r, ok := new(big.Rat).SetString(s); ok {
-			s = r.RatString()
+		if d, ok := parseDecimal(s); ok {
+			s = d.canonical()
 		}
 		b := binary.AppendUvarint([]byte{tagNumber}, uint64(len(s)))
 		return append(b, s...)
@@ -339,24 +338,21 @@ func encodeValue(v any) []byte {
 	return []byte{tagNull}
 }
 
-var million = big.NewInt(1_000_000)
-
 // eventTimeMicros converts an event-time value: seconds since the epoch
 // (integer or fractional, like timestamp_seconds) or an RFC 3339 string,
 // kept to the microsecond with finer digits dropped.
 func eventTimeMicros(v any) (int64, error) {
 	switch x := v.(type) {
 	case json.Number:
-		r, ok := new(big.Rat).SetString(string(x))
+		d, ok := parseDecimal(string(x))
 		if !ok {
 			return 0, fmt.Errorf("want seconds since the epoch, got %s", x)
 		}
-		r.Mul(r, new(big.Rat).SetInt(million))
-		us := new(big.Int).Quo(r.Num(), r.Denom()) // truncates toward zero
-		if !us.IsInt64() {
+		us, ok := d.micros()
+		if !ok {
 			return 0, fmt.Errorf("event time %s is out of range", x)
 		}
-		return us.Int64(), nil
+		return us, nil
 	case string:
 		t, err := time.Parse(time.RFC3339Nano, x)
 		if err != nil {
