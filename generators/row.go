@@ -1,14 +1,10 @@
-// Package generators produces the synthetic traffic dedupsim runs through
-// its engines: deterministic pull iterators of rows in arrival order,
-// composed from small parts (rate profile, id source, arrival delay, retry
-// model, bad clocks, heartbeats). Each row carries ground truth that only
-// the metrics package reads.
 package generators
 
 import (
 	"encoding/binary"
 
 	"github.com/dedupsim/dedupsim/sim/chain"
+	"github.com/dedupsim/dedupsim/sim/scenario"
 )
 
 // Column indexes of a generated row, in schema order.
@@ -23,16 +19,10 @@ const (
 )
 
 // Schema is the schema of generated rows, as the chain planner sees it.
-func Schema() chain.Schema {
-	return chain.Schema{
-		{Name: "event_id", Type: chain.Other},
-		{Name: "customer_id", Type: chain.Other},
-		{Name: "event_time", Type: chain.Timestamp},
-		{Name: "ingest_time", Type: chain.Timestamp},
-		{Name: "attempt", Type: chain.Other},
-		{Name: "payload", Type: chain.Other},
-	}
-}
+// The columns are defined once, in scenario.Schema, beside the contract
+// that names them, so that validating a scenario's queries does not
+// depend on this package.
+func Schema() chain.Schema { return scenario.Schema() }
 
 // IDKind is the form of the event_id column.
 type IDKind uint8

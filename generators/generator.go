@@ -1,0 +1,185 @@
+package generators
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/dedupsim/dedupsim/sim/scenario"
+)
+
+// Source is a pull iterator of rows in arrival order.
+type Source interface {
+	// Next writes the next row into r and reports whether there was one.
+	Next(r *Row) bool
+}
+
+// Generator produces a scenario's rows: a Source that never reads the wall
+// clock and gives the same rows for the same scenario and seed. It holds
+// only the copies in flight, never the run's history. It is not safe for
+// concurrent use.
+type Generator struct {
+	scn         *scenario.Scenario
+	fingerprint uint64
+	ids         IDKind
+	events      *counter
+	// stages are the pipeline, innermost first; the last one is the top.
+	stages []stage
+	// retries is the retry stage, or nil without retries.
+	retries *retries
+}
+
+// New returns the generator of s's workload over [s.Start, s.End()),
+// seeded with s.Seed. It checks the values it depends on with
+// s.ValidateWorkload and returns those errors.
+//
+// The pipeline, innermost first: originals (Poisson arrivals following
+// the rate profile; ids, customers, payload) -> arrivalDelay -> numbering
+// -> retries -> badClock -> heartbeats, each stage present only when its
+// part of the workload is on. See the package documentation for the
+// semantics of each.
+func New(s *scenario.Scenario) (*Generator, error) {
+	if err := s.ValidateWorkload(); err != nil {
+		return nil, fmt.Errorf("generators: %w", err)
+	}
+	w := &s.Workload
+	fp, err := fingerprint(s)
+	if err != nil {
+		return nil, fmt.Errorf("generators: %w", err)
+	}
+	g := &Generator{scn: s, fingerprint: fp, events: &counter{}}
+	uuids := w.IDs == scenario.UUIDs
+	if !uuids {
+		g.ids = IntIDs
+	}
+	durNs := int64(s.Duration)
+	var segs []segment
+	for _, seg := range w.Segments() {
+		forNs := int64(seg.For)
+		if forNs == 0 { // a constant rate: one segment for the whole run
+			forNs = durNs
+		}
+		segs = append(segs, segment{forNs: forNs, rate: float64(seg.Rate)})
+	}
+	start := s.Start.UnixMicro()
+	// A part that is off (no delay, no retries, no bad clocks, no
+	// heartbeats) is left out of the pipeline rather than passed through.
+	orig := newOriginals(segs, start, durNs, w.Customers, uuids, s.Seed)
+	g.stages = append(g.stages, orig)
+	if d := w.ArrivalDelay; !(d.Kind == "" || d.Kind == scenario.Constant && d.Value == 0) {
+		src := newStream(s.Seed, partArrivalDelay)
+		g.stages = append(g.stages, newArrivalDelay(g.top(), newSampler(d, src), src))
+	}
+	g.stages = append(g.stages, &numbering{in: g.top(), events: g.events, ints: !uuids})
+	if w.Retries.Probability > 0 {
+		g.retries = newRetries(g.top(), &w.Retries, s.Seed)
+		g.stages = append(g.stages, g.retries)
+	}
+	if w.FutureTimestamps.Probability > 0 {
+		g.stages = append(g.stages, newBadClock(g.top(), &w.FutureTimestamps, s.Seed))
+	}
+	if every := w.Heartbeat.Micros(); every > 0 {
+		g.stages = append(g.stages, newHeartbeats(g.top(), every, start, orig.endMicros, g.events, uuids, s.Seed))
+	}
+	return g, nil
+}
+
+// top returns the outermost stage.
+func (g *Generator) top() stage { return g.stages[len(g.stages)-1] }
+
+// Next writes the next row into r and reports whether there was one. Rows
+// come in non-decreasing Arrival order; rows of the same microsecond come
+// in increasing Truth.Event order (copies of older events, then the
+// original or heartbeat created at that instant). After warm-up it does
+// not allocate.
+func (g *Generator) Next(r *Row) bool { return g.top().next(r) }
+
+// NextArrival returns the Arrival of the row Next would return, without
+// consuming it, and false when the stream has ended. The executor can use
+// it to close a micro-batch without holding a row back.
+func (g *Generator) NextArrival() (int64, bool) { return g.top().peek() }
+
+// IDs returns the form of the event_id column of the rows.
+func (g *Generator) IDs() IDKind { return g.ids }
+
+// Events returns the number of logical events created so far (originals
+// and heartbeats): the next row that starts an event gets this number.
+func (g *Generator) Events() uint64 { return g.events.next }
+
+// Pending returns the number of events with copies still to arrive: the
+// generator's memory is proportional to it.
+func (g *Generator) Pending() int {
+	if g.retries == nil {
+		return 0
+	}
+	return len(g.retries.queue)
+}
+
+// State returns the generator's exact position: its random streams, its
+// pending copies and its counters. A generator of the same scenario
+// restored from it (Restore) produces the same remaining rows as this one,
+// so a killed run can resume.
+func (g *Generator) State() ([]byte, error) {
+	e := &encoder{buf: []byte(stateMagic)}
+	e.u64(g.fingerprint)
+	e.u64(g.events.next)
+	for _, s := range g.stages {
+		s.save(e)
+	}
+	return e.buf, nil
+}
+
+// Restore moves g to the position State recorded. The state must come
+// from a generator of the same scenario (same seed, start, duration and
+// workload); otherwise, or if the state is corrupt, Restore returns an
+// error and leaves g as it was.
+func (g *Generator) Restore(state []byte) error {
+	body, ok := bytes.CutPrefix(state, []byte(stateMagic))
+	if !ok {
+		return errors.New("generators: restore: not a generator state (or a different format version)")
+	}
+	fresh, err := New(g.scn)
+	if err != nil {
+		return err
+	}
+	d := &decoder{buf: body}
+	if fp := d.u64(); d.err == nil && fp != fresh.fingerprint {
+		return errors.New("generators: restore: the state is of a different scenario (seed, start, duration or workload differ)")
+	}
+	fresh.events.next = d.u64()
+	for _, s := range fresh.stages {
+		s.load(d)
+	}
+	if d.err == nil && len(d.buf) != 0 {
+		d.fail(fmt.Errorf("%d bytes left over", len(d.buf)))
+	}
+	if d.err != nil {
+		return fmt.Errorf("generators: restore: %w", d.err)
+	}
+	*g = *fresh
+	return nil
+}
+
+// fingerprint identifies what a generator's rows depend on: the seed,
+// start, duration and workload (with the values of empirical samples).
+func fingerprint(s *scenario.Scenario) (uint64, error) {
+	b, err := json.Marshal(struct {
+		Seed     uint64
+		Start    int64
+		Duration scenario.Duration
+		Workload scenario.Workload
+	}{s.Seed, s.Start.UnixMicro(), s.Duration, s.Workload})
+	if err != nil {
+		return 0, err
+	}
+	h := fnv1a(string(b))
+	w := &s.Workload
+	for _, d := range []scenario.Dist{w.ArrivalDelay, w.Retries.Copies, w.Retries.Delay, w.FutureTimestamps.Skew} {
+		for _, v := range d.Samples {
+			h = (h ^ math.Float64bits(v)) * 0x100000001b3
+		}
+	}
+	return h, nil
+}

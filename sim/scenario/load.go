@@ -1,0 +1,180 @@
+package scenario
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/dedupsim/dedupsim/sim/chain"
+	"go.yaml.in/yaml/v3"
+)
+
+// maxFileBytes bounds the size of a scenario or an empirical CSV file, so
+// that a path such as /dev/zero fails instead of filling memory.
+const maxFileBytes = 64 << 20
+
+// Load reads, resolves and validates the scenario file at path. Relative
+// empirical files are read relative to path's directory. On error it
+// returns every problem, one line each (see Error).
+func Load(path string) (*Scenario, error) {
+	data, err := readLimited(path)
+	if err != nil {
+		return nil, &Error{File: path, Msg: fmt.Sprintf("cannot read the scenario: %v", err)}
+	}
+	return Parse(data, path)
+}
+
+// Parse resolves and validates the scenario held in data; file names it in
+// messages and anchors relative empirical files. The YAML is decoded with
+// unknown keys as errors, then the defaults are filled in, then Validate
+// runs. On error it returns every problem, one line each (see Error).
+func Parse(data []byte, file string) (*Scenario, error) {
+	return parse(data, file, defaultOptions())
+}
+
+// options are the parts of parsing that tests replace.
+type options struct {
+	// checkQuery returns why a query cannot run, or nil.
+	checkQuery func(query string) error
+}
+
+// defaultOptions check queries with sim/chain against Schema, as the
+// executor will plan them.
+func defaultOptions() options {
+	return options{checkQuery: func(q string) error {
+		c, err := chain.Parse(q)
+		if err != nil {
+			return err
+		}
+		_, err = chain.PlanFor(c, Schema())
+		return err
+	}}
+}
+
+func parse(data []byte, file string, opt options) (*Scenario, error) {
+	p := &problems{file: file, lines: map[string]pos{}}
+	root, ok := parseDocument(data, p)
+	if !ok {
+		return nil, p.err()
+	}
+	if resolve(root).Kind != yaml.MappingNode {
+		names, _ := yamlKeys(reflect.TypeFor[rawScenario]())
+		p.addLine("", max(root.Line, 1), "a scenario must be a mapping of %s, got %s", strings.Join(names, ", "), describe(root))
+		return nil, p.err()
+	}
+	checkShape(root, reflect.TypeFor[rawScenario](), "", p)
+	if slices.Contains(p.dupParents, "") {
+		return nil, p.err()
+	}
+	for _, path := range p.dupParents {
+		p.breakPath(path)
+	}
+	// The strict decoder rejects unknown keys; the shape check has already
+	// reported them (and any value of the wrong shape) with their key
+	// paths, so its own report is only needed if the two disagree. Decoding
+	// goes on past such errors, so every other problem is reported too.
+	shaped := len(p.errs)
+	var raw rawScenario
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&raw); err != nil && shaped == 0 {
+		yamlErrors(p, err)
+		return nil, p.err()
+	}
+	s := convert(&raw, p)
+	p.errs = append(p.errs, s.collect(opt, p).errs...)
+	if len(p.errs) > 0 {
+		p.sortByLine()
+		return nil, p.err()
+	}
+	return s, nil
+}
+
+// parseDocument parses data as exactly one YAML document and returns its
+// root node.
+func parseDocument(data []byte, p *problems) (*yaml.Node, bool) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			p.addLine("", 1, "the file holds no YAML document, want a mapping of name, duration, workload, queries, ...")
+		} else {
+			yamlErrors(p, err)
+		}
+		return nil, false
+	}
+	var next yaml.Node
+	if err := dec.Decode(&next); !errors.Is(err, io.EOF) {
+		if err != nil {
+			yamlErrors(p, err)
+		} else {
+			p.addLine("", next.Line, "a scenario file holds one YAML document, got another one at line %d", next.Line)
+		}
+		return nil, false
+	}
+	if len(doc.Content) == 0 {
+		p.addLine("", doc.Line, "the file holds no YAML document, want a mapping of name, duration, workload, queries, ...")
+		return nil, false
+	}
+	return doc.Content[0], true
+}
+
+// yamlErrors turns the errors of the YAML library into Errors that name
+// the line: "yaml: line 3: mapping values are not allowed in this context"
+// becomes line 3, "mapping values are not allowed in this context".
+func yamlErrors(p *problems, err error) {
+	var te *yaml.TypeError
+	if errors.As(err, &te) {
+		for _, e := range te.Errors {
+			line, msg := splitLine(e)
+			p.addLine("", line, "%s", msg)
+		}
+		return
+	}
+	line, msg := splitLine(strings.TrimPrefix(err.Error(), "yaml: "))
+	p.addLine("", line, "%s", msg)
+}
+
+// splitLine splits "line N: msg" into N and msg.
+func splitLine(s string) (int, string) {
+	rest, ok := strings.CutPrefix(s, "line ")
+	if !ok {
+		return 0, s
+	}
+	num, msg, ok := strings.Cut(rest, ": ")
+	n, err := strconv.Atoi(num)
+	if !ok || err != nil {
+		return 0, s
+	}
+	return n, msg
+}
+
+// readLimited reads a regular file of at most maxFileBytes.
+func readLimited(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxFileBytes {
+		return nil, fmt.Errorf("%s is larger than %d MiB", path, maxFileBytes>>20)
+	}
+	return data, nil
+}
