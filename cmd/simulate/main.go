@@ -64,8 +64,11 @@ duplicates slip through and which real events it loses.`,
 		return fmt.Errorf("%v (see %s --help)", err, c.CommandPath())
 	})
 	root.AddCommand(
+		newRunCmd(stdout, stderr),
+		newSweepCmd(stdout, stderr),
 		newReplayCmd(stdout),
 		newExplainCmd(stdout),
+		newReportCmd(stdout),
 	)
 	return root
 }

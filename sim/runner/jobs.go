@@ -1,0 +1,128 @@
+// Package runner runs a scenario: it expands the scenario into jobs (one
+// per query, or per query and delay in a sweep), runs each job's stream of
+// generated rows through the query's micro-batches, measures every batch
+// against ground truth, and assembles the results folder. Jobs run in
+// parallel; their results do not depend on the number of workers.
+package runner
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/dedupsim/dedupsim/generators"
+	"github.com/dedupsim/dedupsim/sim/chain"
+	"github.com/dedupsim/dedupsim/sim/interval"
+	"github.com/dedupsim/dedupsim/sim/scenario"
+)
+
+// Job is one query run on the scenario's stream.
+type Job struct {
+	// Index orders jobs in the results: query order, then delay order.
+	Index int
+	// Name is the query's name.
+	Name string
+	// Query is the query text as run (with the sweep's delay, if any).
+	Query string
+	Plan  chain.Plan
+	// Delay is the watermark delay in seconds; nil without a watermark.
+	Delay *float64
+	// FileName names the job's progress file (without extension).
+	FileName string
+}
+
+// Jobs expands s into jobs. Without a sweep, one job per query. With a
+// sweep, every query that has a withWatermark runs once per delay (its
+// delay replaced); a query without a watermark runs once, since no delay
+// changes it.
+func Jobs(s *scenario.Scenario) ([]Job, error) {
+	var jobs []Job
+	for qi, q := range s.Queries {
+		c, err := chain.Parse(q.Query)
+		if err != nil {
+			return nil, fmt.Errorf("queries[%d].query: %w", qi, err)
+		}
+		var delays []time.Duration
+		if s.Sweep != nil && hasWatermark(c) {
+			for _, d := range s.Sweep.Delay {
+				delays = append(delays, d.Std())
+			}
+		}
+		if len(delays) == 0 {
+			j, err := newJob(len(jobs), q.Name, q.Name, c)
+			if err != nil {
+				return nil, fmt.Errorf("queries[%d].query: %w", qi, err)
+			}
+			jobs = append(jobs, j)
+			continue
+		}
+		for _, d := range delays {
+			cd := WithDelay(c, d)
+			j, err := newJob(len(jobs), q.Name, q.Name+"@"+interval.Format(d), cd)
+			if err != nil {
+				return nil, fmt.Errorf("queries[%d].query with delay %s: %w", qi, interval.Format(d), err)
+			}
+			jobs = append(jobs, j)
+		}
+	}
+	return jobs, nil
+}
+
+func newJob(index int, name, file string, c chain.Chain) (Job, error) {
+	plan, err := chain.PlanFor(c, generators.Schema())
+	if err != nil {
+		return Job{}, err
+	}
+	j := Job{Index: index, Name: name, Query: c.Text, Plan: plan, FileName: file}
+	for _, n := range plan.Nodes {
+		if n.Op.Kind == chain.WithWatermark {
+			d := float64(n.DelayMs) / 1000
+			j.Delay = &d
+			break
+		}
+	}
+	return j, nil
+}
+
+func hasWatermark(c chain.Chain) bool {
+	for _, op := range c.Ops {
+		if op.Kind == chain.WithWatermark {
+			return true
+		}
+	}
+	return false
+}
+
+// WithDelay returns c with the delay of every withWatermark set to d, and
+// its text re-rendered.
+func WithDelay(c chain.Chain, d time.Duration) chain.Chain {
+	ops := make([]chain.Op, len(c.Ops))
+	copy(ops, c.Ops)
+	for i := range ops {
+		if ops[i].Kind == chain.WithWatermark {
+			ops[i].DelayMs = d.Milliseconds()
+			ops[i].Delay = sparkInterval(d)
+		}
+	}
+	out := chain.Chain{Ops: ops}
+	out.Text = out.String()
+	return out
+}
+
+// sparkInterval renders d the way users write a watermark delay.
+func sparkInterval(d time.Duration) string {
+	ms := d.Milliseconds()
+	units := []struct {
+		ms   int64
+		name string
+	}{{86_400_000, "day"}, {3_600_000, "hour"}, {60_000, "minute"}, {1000, "second"}, {1, "millisecond"}}
+	for _, u := range units {
+		if ms >= u.ms && ms%u.ms == 0 {
+			n := ms / u.ms
+			if n == 1 {
+				return fmt.Sprintf("1 %s", u.name)
+			}
+			return fmt.Sprintf("%d %ss", n, u.name)
+		}
+	}
+	return "0 seconds"
+}

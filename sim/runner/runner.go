@@ -1,0 +1,199 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"runtime"
+	"sort"
+	"sync"
+
+	"github.com/dedupsim/dedupsim/metrics"
+	"github.com/dedupsim/dedupsim/sim/scenario"
+)
+
+// Options configure a run.
+type Options struct {
+	// Workers is the number of jobs run at once [GOMAXPROCS].
+	Workers int
+	// CheckpointDir keeps the queries' checkpoints there; "" uses a
+	// temporary folder when the scenario has faults, and none otherwise.
+	CheckpointDir string
+	// Store overrides the scenario's store ("memory" or "pebble").
+	Store string
+	// Progress, if set, is told the total simulated seconds once and then
+	// how many more have been processed, from any goroutine.
+	Progress Progress
+	// NewSource overrides how a job's stream is made (tests).
+	NewSource func(sc *scenario.Scenario) (Source, error)
+}
+
+// Progress receives a run's progress, in simulated seconds over all jobs.
+type Progress interface {
+	Start(total float64)
+	Add(seconds float64)
+}
+
+// Results is a finished run.
+type Results struct {
+	Summary  *metrics.Summary
+	Records  []metrics.BatchRecord
+	Progress map[string][]byte // progress/<name>.jsonl contents
+	Jobs     []Job
+}
+
+// Run runs every job of s and assembles the results. The results are the
+// same, byte for byte, whatever opts.Workers is.
+func Run(ctx context.Context, s *scenario.Scenario, opts Options) (*Results, error) {
+	jobs, err := Jobs(s)
+	if err != nil {
+		return nil, fmt.Errorf("scenario %s: %w", s.File, err)
+	}
+	storeName := s.Store
+	if opts.Store != "" {
+		storeName = opts.Store
+	}
+	open, err := storeOpener(storeName)
+	if err != nil {
+		return nil, err
+	}
+	ckRoot := opts.CheckpointDir
+	if ckRoot == "" && len(s.Faults) > 0 {
+		dir, err := os.MkdirTemp("", "dedupsim-checkpoint-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(dir)
+		ckRoot = dir
+	}
+	newSource := opts.NewSource
+	if newSource == nil {
+		newSource = defaultSource
+	}
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	total := float64(len(jobs)) * s.Duration.Std().Seconds()
+	var prog Progress = nopProgress{}
+	if opts.Progress != nil {
+		prog = opts.Progress
+	}
+	prog.Start(total)
+
+	var mu sync.Mutex
+	var badClock []int64
+	results := make([]*jobResult, len(jobs))
+	errs := make([]error, len(jobs))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < min(workers, len(jobs)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				env := jobEnv{
+					sc:             s,
+					newSource:      func() (Source, error) { return newSource(s) },
+					openStore:      open,
+					storeName:      storeName,
+					checkpointRoot: ckRoot,
+					progress:       prog.Add,
+				}
+				if i == 0 {
+					env.badClock = func(t int64) {
+						mu.Lock()
+						if len(badClock) < maxBadClockMarkers {
+							badClock = append(badClock, t)
+						}
+						mu.Unlock()
+					}
+				}
+				results[i], errs[i] = runJob(ctx, env, jobs[i])
+				if errs[i] != nil {
+					cancel()
+				}
+			}
+		}()
+	}
+	for i := range jobs {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	close(next)
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil && err != context.Canceled {
+			return nil, fmt.Errorf("query %s: %w", jobs[i].FileName, err)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+
+	scJSON, err := json.Marshal(s)
+	if err != nil {
+		return nil, err
+	}
+	out := &Results{
+		Summary: &metrics.Summary{
+			Format: metrics.ResultsFormat, Scenario: scJSON, Seed: s.Seed,
+			Markers: markers(s, badClock),
+		},
+		Progress: map[string][]byte{},
+		Jobs:     jobs,
+	}
+	for i, r := range results {
+		out.Summary.Queries = append(out.Summary.Queries, r.summary)
+		out.Records = append(out.Records, r.records...)
+		out.Progress[jobs[i].FileName] = r.progress
+	}
+	return out, nil
+}
+
+const maxBadClockMarkers = 20
+
+// markers lists the stalls, faults and bad-clock moments of the run, in
+// seconds after the start.
+func markers(s *scenario.Scenario, badClock []int64) []metrics.Marker {
+	out := []metrics.Marker{}
+	if segs := s.Workload.Profile; len(segs) > 0 {
+		end := s.Duration.Std().Seconds()
+		for at := 0.0; at < end; {
+			for _, seg := range segs {
+				if at >= end {
+					break
+				}
+				d := seg.For.Std().Seconds()
+				if seg.Rate == 0 {
+					until := min(at+d, end)
+					out = append(out, metrics.Marker{Kind: "stall", At: at, Until: &until, Label: "stall (rate 0)"})
+				}
+				at += d
+			}
+		}
+	}
+	for _, f := range s.Faults {
+		out = append(out, metrics.Marker{Kind: string(f.Kind), At: f.At.Std().Seconds(), Label: string(f.Kind)})
+	}
+	start := s.Start.UnixMicro()
+	sort.Slice(badClock, func(i, j int) bool { return badClock[i] < badClock[j] })
+	for _, t := range badClock {
+		out = append(out, metrics.Marker{Kind: "bad-clock", At: float64(t-start) / 1e6, Label: "bad clock row"})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].At < out[j].At })
+	return out
+}
+
+type nopProgress struct{}
+
+func (nopProgress) Start(float64) {}
+func (nopProgress) Add(float64)   {}
