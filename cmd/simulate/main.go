@@ -60,6 +60,7 @@ duplicates slip through and which real events it loses.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.CompletionOptions.DisableDefaultCmd = true
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return fmt.Errorf("%v (see %s --help)", err, c.CommandPath())
 	})

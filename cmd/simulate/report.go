@@ -1,0 +1,48 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dedupsim/dedupsim/reports"
+)
+
+func newReportCmd(stdout io.Writer) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "report DIR",
+		Short: "Redraw a results folder's report and charts without rerunning",
+		Long: `report reads a results folder written by "simulate run" or "simulate sweep"
+(its summary.json and timeseries.csv) and rewrites, in the same folder:
+
+  report.md, report.html         the scenario as run, the per-query summary table,
+                                 the charts, findings and explain's warnings;
+                                 report.html is one self-contained page
+  state-rows.png, .svg           state rows over processing time, one line per query
+  watermark.png, .svg            the watermark and its lag behind processing time
+  horizon-tradeoff.png, .svg     with a sweep: delay against missed duplicates,
+                                 false drops and peak state
+
+Nothing is simulated again: the output depends only on the two results files,
+so rendering twice yields byte-identical files.`,
+		Example: `  simulate report results/mobile-retries
+  simulate run experiments/horizon-tradeoff.yaml && simulate report results/horizon-tradeoff`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return fmt.Errorf("want one results folder, got %d arguments (e.g. simulate report results/mobile-retries)", len(args))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir := args[0]
+			if err := reports.Render(dir); err != nil {
+				return err
+			}
+			_, err := fmt.Fprintf(stdout, "wrote %s and %s\n", filepath.Join(dir, "report.md"), filepath.Join(dir, "report.html"))
+			return err
+		},
+	}
+	return cmd
+}

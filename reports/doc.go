@@ -1,0 +1,17 @@
+// Package reports turns a results folder (summary.json and timeseries.csv,
+// see metrics) into what a design review reads: charts drawn with
+// gonum/plot as PNG and SVG, the per-query summary table (terminal and
+// Markdown), findings written from the numbers, and report.md and a
+// self-contained report.html.
+//
+// It only reads results files, never reruns anything, so `simulate report`
+// can redraw a committed experiment. Every output is a pure function of
+// those files: rendering the same folder twice writes byte-identical files.
+//
+// The charts of a results folder:
+//
+//	state-rows.{png,svg}        state rows over processing time, one line per query
+//	watermark.{png,svg}         the watermark and the watermark lag over processing time
+//	horizon-tradeoff.{png,svg}  with a sweep: delay against missed duplicates,
+//	                            false drops and peak state
+package reports

@@ -1,0 +1,394 @@
+package reports
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/dedupsim/dedupsim/metrics"
+)
+
+// chartNames lists every chart Render can write, so that a rerender
+// removes charts the results no longer call for (a sweep rerun as a
+// single run leaves no stale horizon-tradeoff behind).
+func chartNames() []string { return []string{"state-rows", "watermark", "horizon-tradeoff"} }
+
+// Render reads the results folder dir (summary.json and timeseries.csv)
+// and writes its report into it: the charts as PNG and SVG, report.md and
+// a self-contained report.html. Every file is written atomically, and the
+// output depends only on the two results files, so rendering twice yields
+// byte-identical files. A dir that is not a results folder is an error
+// naming the file that is missing or bad.
+func Render(dir string) error {
+	s, ts, err := ReadResults(dir)
+	if err != nil {
+		return err
+	}
+	res := newResults(s, ts)
+	charts, err := buildCharts(res)
+	if err != nil {
+		return fmt.Errorf("%s: %w", dir, err)
+	}
+	findings := Findings(s, ts)
+	yml, err := scenarioYAML(s.Scenario)
+	if err != nil {
+		return fmt.Errorf("%s/summary.json: %w", dir, err)
+	}
+	var md bytes.Buffer
+	if err := writeMarkdown(&md, res, charts, findings, yml); err != nil {
+		return fmt.Errorf("%s: report.md: %w", dir, err)
+	}
+	var page bytes.Buffer
+	if err := writeHTML(&page, res, charts, findings, yml); err != nil {
+		return fmt.Errorf("%s: report.html: %w", dir, err)
+	}
+	write := func(name string, data []byte) error {
+		if err := metrics.WriteFileAtomic(filepath.Join(dir, name), data); err != nil {
+			return fmt.Errorf("writing report: %w", err)
+		}
+		return nil
+	}
+	for _, c := range charts {
+		if err := write(c.Name+".png", c.PNG); err != nil {
+			return err
+		}
+		if err := write(c.Name+".svg", c.SVG); err != nil {
+			return err
+		}
+	}
+	for _, name := range chartNames() {
+		if slices.ContainsFunc(charts, func(c chartFile) bool { return c.Name == name }) {
+			continue
+		}
+		for _, ext := range []string{".png", ".svg"} {
+			if err := os.Remove(filepath.Join(dir, name+ext)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("removing a stale chart: %w", err)
+			}
+		}
+	}
+	if err := write("report.md", md.Bytes()); err != nil {
+		return err
+	}
+	return write("report.html", page.Bytes())
+}
+
+// ReadResults reads the summary and the timeseries of the results folder
+// dir. Its errors are one line naming the folder and the file that is
+// missing or bad, for `simulate report` to print as is.
+func ReadResults(dir string) (*metrics.Summary, []metrics.BatchRecord, error) {
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil, fmt.Errorf("%s: no such results folder", dir)
+	case err != nil:
+		return nil, nil, fmt.Errorf("results folder: %w", err)
+	case !st.IsDir():
+		return nil, nil, fmt.Errorf("%s is a file, not a results folder (want the folder holding summary.json and timeseries.csv)", dir)
+	}
+	s, err := metrics.ReadSummary(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil, fmt.Errorf("%s is not a results folder: %s is missing", dir, filepath.Join(dir, "summary.json"))
+	case err != nil:
+		return nil, nil, fmt.Errorf("%s is not a readable results folder: %w", dir, err)
+	case len(s.Queries) == 0:
+		return nil, nil, fmt.Errorf("%s: holds no queries", filepath.Join(dir, "summary.json"))
+	}
+	ts, err := metrics.ReadTimeseriesFile(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil, fmt.Errorf("%s is not a results folder: %s is missing", dir, filepath.Join(dir, "timeseries.csv"))
+	case err != nil:
+		return nil, nil, fmt.Errorf("%s is not a readable results folder: %w", dir, err)
+	}
+	return s, ts, nil
+}
+
+// reportTitle is the heading of both reports.
+func (res *results) reportTitle() string {
+	if res.sc.Name != "" {
+		return "dedupsim report: " + res.sc.Name
+	}
+	return "dedupsim report"
+}
+
+// intro is the paragraph under the title: what ran, with which seed.
+func (res *results) intro() string {
+	var b strings.Builder
+	if res.sc.Name != "" {
+		fmt.Fprintf(&b, "Scenario %s, seed %d", res.sc.Name, res.sum.Seed)
+	} else {
+		fmt.Fprintf(&b, "Seed %d", res.sum.Seed)
+	}
+	names := res.queryNames()
+	fmt.Fprintf(&b, ", %d %s", len(names), plural(len(names), "query", "queries"))
+	if res.sc.Duration != "" {
+		fmt.Fprintf(&b, ", %s of traffic", res.sc.Duration)
+	}
+	if res.isSweep() {
+		var ds []string
+		for _, r := range res.runs {
+			if d := formatDelay(r.sum.Delay); r.sum.Delay != nil && !slices.Contains(ds, d) {
+				ds = append(ds, d)
+			}
+		}
+		fmt.Fprintf(&b, ", swept over watermark delays %s", strings.Join(ds, ", "))
+	}
+	b.WriteString(". Drawn by `simulate report` from summary.json and timeseries.csv (" + res.sum.Format + ").")
+	return b.String()
+}
+
+// plural picks the singular or plural form for n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// tableNote explains the columns of the summary table.
+func tableNote() string {
+	return "Missed duplicates: emitted rows whose event had already been emitted, of all duplicate copies in the input. " +
+		"False drops: real events never emitted, split by cause: late (every copy dropped behind the watermark) and " +
+		"collision (dropped as the duplicate of a different event's key). Peak state bytes are modelled, not measured. " +
+		"events/s is the engine's wall-clock throughput, the only column that varies between identical runs."
+}
+
+// queryWarnings is the query text and the explain warnings of one query.
+type queryWarnings struct {
+	Name, Query string
+	Warnings    []string
+}
+
+// warnings returns each query's warnings once, in summary order (a sweep
+// repeats the query at each delay; its warnings do not depend on it).
+func (res *results) warnings() []queryWarnings {
+	var out []queryWarnings
+	for _, name := range res.queryNames() {
+		q := res.runsOf(name)[0].sum
+		out = append(out, queryWarnings{Name: q.Name, Query: q.Query, Warnings: q.Warnings})
+	}
+	return out
+}
+
+// markerRow is one marked moment, for the reports' list.
+type markerRow struct{ Kind, At, Until, Label string }
+
+// markerRows lists the summary's markers.
+func (res *results) markerRows() []markerRow {
+	var out []markerRow
+	for _, m := range res.sum.Markers {
+		r := markerRow{Kind: markerName(m.Kind), At: formatOffset(m.At), Label: m.Label}
+		if m.Until != nil {
+			r.Until = formatOffset(*m.Until)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// writeMarkdown writes report.md.
+func writeMarkdown(b *bytes.Buffer, res *results, charts []chartFile, findings []string, yml string) error {
+	fmt.Fprintf(b, "# %s\n\n%s\n\n", res.reportTitle(), res.intro())
+	b.WriteString("## Scenario as run\n\n")
+	if yml == "" {
+		b.WriteString("The results do not record the scenario.\n\n")
+	} else {
+		fmt.Fprintf(b, "```yaml\n%s```\n\n", yml)
+	}
+	b.WriteString("## Summary\n\n")
+	if err := SummaryTable(b, res.sum, true); err != nil {
+		return err
+	}
+	fmt.Fprintf(b, "\n%s\n\n", tableNote())
+	b.WriteString("## Charts\n\n")
+	if len(charts) == 0 {
+		b.WriteString("The timeseries holds no batches to draw.\n\n")
+	}
+	for _, c := range charts {
+		fmt.Fprintf(b, "### %s\n\n![%s](%s.png)\n\n", c.Title, c.Title, c.Name)
+		if c.Note != "" {
+			fmt.Fprintf(b, "%s ", c.Note)
+		}
+		fmt.Fprintf(b, "Also as [%s.svg](%s.svg).\n\n", c.Name, c.Name)
+	}
+	b.WriteString("## Findings\n\n")
+	for _, f := range findings {
+		fmt.Fprintf(b, "- %s\n", f)
+	}
+	if len(findings) == 0 {
+		b.WriteString("No findings.\n")
+	}
+	b.WriteString("\n## Warnings per query\n\nWhat `simulate explain` says about each query.\n\n")
+	for _, w := range res.warnings() {
+		fmt.Fprintf(b, "### %s\n\n%s\n\n", w.Name, mdCode(w.Query))
+		if len(w.Warnings) == 0 {
+			b.WriteString("No warnings.\n\n")
+			continue
+		}
+		for _, x := range w.Warnings {
+			fmt.Fprintf(b, "- %s\n", x)
+		}
+		b.WriteString("\n")
+	}
+	if rows := res.markerRows(); len(rows) > 0 {
+		b.WriteString("## Marked on the charts\n\nTimes are processing time since the start.\n\n| kind | at | until | what |\n|:--|--:|--:|:--|\n")
+		for _, r := range rows {
+			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", r.Kind, r.At, r.Until, strings.ReplaceAll(r.Label, "|", `\|`))
+		}
+		b.WriteString("\n")
+	}
+	return nil
+}
+
+// mdCode renders s as a Markdown code span, with a fence long enough for
+// any backticks inside it.
+func mdCode(s string) string {
+	fence := "`"
+	for strings.Contains(s, fence) {
+		fence += "`"
+	}
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		s = " " + s + " "
+	}
+	return fence + s + fence
+}
+
+// htmlChart is a chart as report.html embeds it.
+type htmlChart struct {
+	Title, Note string
+	SVG         template.HTML
+}
+
+// inlineSVG strips the XML prolog and the generator comment from an SVG
+// file so it can sit inside HTML.
+func inlineSVG(svg []byte) template.HTML {
+	s := string(svg)
+	if i := strings.Index(s, "<svg"); i >= 0 {
+		s = s[i:]
+	}
+	// gonum's SVG is built from escaped text and numbers only, so it is
+	// safe to embed as is.
+	return template.HTML(s)
+}
+
+// writeHTML writes report.html: one page, its CSS inline and its charts as
+// inline SVG, so it can be mailed or attached as a single file.
+func writeHTML(b *bytes.Buffer, res *results, charts []chartFile, findings []string, yml string) error {
+	t, err := template.New("report").Parse(htmlTemplate())
+	if err != nil {
+		return err
+	}
+	var hc []htmlChart
+	for _, c := range charts {
+		hc = append(hc, htmlChart{Title: c.Title, Note: c.Note, SVG: inlineSVG(c.SVG)})
+	}
+	data := map[string]any{
+		"Title":     res.reportTitle(),
+		"Intro":     strings.ReplaceAll(res.intro(), "`", ""),
+		"YAML":      yml,
+		"Header":    summaryHeader(),
+		"Rows":      summaryRows(res.sum),
+		"TableNote": tableNote(),
+		"Charts":    hc,
+		"Findings":  findings,
+		"Warnings":  res.warnings(),
+		"Markers":   res.markerRows(),
+	}
+	return t.Execute(b, data)
+}
+
+// htmlTemplate is report.html. No scripts and no external references:
+// the page must render the same from an attachment, offline.
+func htmlTemplate() string {
+	return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.Title}}</title>
+<style>
+body { font: 15px/1.5 -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; color: #1f2328; background: #fff; margin: 0; }
+main { max-width: 1040px; margin: 0 auto; padding: 24px 28px 48px; }
+h1 { font-size: 26px; margin: 0 0 6px; }
+h2 { font-size: 20px; margin: 36px 0 10px; padding-bottom: 4px; border-bottom: 1px solid #d8dee4; }
+h3 { font-size: 16px; margin: 22px 0 6px; }
+p.intro { color: #59636e; margin-top: 0; }
+pre { background: #f6f8fa; border: 1px solid #d8dee4; border-radius: 6px; padding: 12px 14px; overflow-x: auto; font-size: 13px; line-height: 1.45; }
+code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 13px; }
+p code, li code { background: #f0f2f4; padding: 1px 5px; border-radius: 4px; }
+.table-wrap { overflow-x: auto; }
+table { border-collapse: collapse; font-size: 13.5px; font-variant-numeric: tabular-nums; }
+th, td { border: 1px solid #d8dee4; padding: 5px 9px; }
+td { white-space: nowrap; }
+th { background: #f6f8fa; font-weight: 600; vertical-align: bottom; }
+td.num, th.num { text-align: right; }
+td.text, th.text { text-align: left; }
+tbody tr:nth-child(even) td { background: #fafbfc; }
+p.note { color: #59636e; font-size: 13.5px; }
+figure { margin: 18px 0 28px; }
+figure svg { display: block; width: 100%; height: auto; max-width: 960px; border: 1px solid #eaeef2; border-radius: 6px; }
+figcaption { color: #59636e; font-size: 13.5px; margin-top: 6px; }
+ul.findings li { margin: 6px 0; }
+</style>
+</head>
+<body>
+<main>
+<h1>{{.Title}}</h1>
+<p class="intro">{{.Intro}}</p>
+
+<h2>Scenario as run</h2>
+{{if .YAML}}<pre><code>{{.YAML}}</code></pre>{{else}}<p>The results do not record the scenario.</p>{{end}}
+
+<h2>Summary</h2>
+<div class="table-wrap">
+<table>
+<thead><tr>{{range $i, $h := .Header}}<th class="{{if eq $i 0}}text{{else}}num{{end}}">{{$h}}</th>{{end}}</tr></thead>
+<tbody>
+{{range .Rows}}<tr>{{range $i, $c := .}}<td class="{{if eq $i 0}}text{{else}}num{{end}}">{{$c}}</td>{{end}}</tr>
+{{end}}</tbody>
+</table>
+</div>
+<p class="note">{{.TableNote}}</p>
+
+<h2>Charts</h2>
+{{range .Charts}}<figure aria-label="{{.Title}}">
+{{.SVG}}
+{{if .Note}}<figcaption>{{.Note}}</figcaption>
+{{end}}</figure>
+{{else}}<p>The timeseries holds no batches to draw.</p>
+{{end}}
+<h2>Findings</h2>
+{{if .Findings}}<ul class="findings">
+{{range .Findings}}<li>{{.}}</li>
+{{end}}</ul>{{else}}<p>No findings.</p>{{end}}
+
+<h2>Warnings per query</h2>
+<p>What <code>simulate explain</code> says about each query.</p>
+{{range .Warnings}}<h3>{{.Name}}</h3>
+<pre><code>{{.Query}}</code></pre>
+{{if .Warnings}}<ul>
+{{range .Warnings}}<li>{{.}}</li>
+{{end}}</ul>{{else}}<p>No warnings.</p>{{end}}
+{{end}}
+{{if .Markers}}<h2>Marked on the charts</h2>
+<p>Times are processing time since the start.</p>
+<div class="table-wrap">
+<table>
+<thead><tr><th class="text">kind</th><th class="num">at</th><th class="num">until</th><th class="text">what</th></tr></thead>
+<tbody>
+{{range .Markers}}<tr><td class="text">{{.Kind}}</td><td class="num">{{.At}}</td><td class="num">{{.Until}}</td><td class="text">{{.Label}}</td></tr>
+{{end}}</tbody>
+</table>
+</div>
+{{end}}</main>
+</body>
+</html>
+`
+}

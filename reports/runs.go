@@ -1,0 +1,256 @@
+package reports
+
+import (
+	"encoding/json"
+	"regexp"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/dedupsim/dedupsim/metrics"
+	"github.com/dedupsim/dedupsim/sim/interval"
+)
+
+// scenarioInfo is the part of the resolved scenario (summary.json's
+// "scenario", keys as in SCENARIO.md) that reports interpret. Everything
+// else is only printed back.
+type scenarioInfo struct {
+	Name     string     `json:"name"`
+	Seed     *uint64    `json:"seed"`
+	Start    *time.Time `json:"start"`
+	Duration string     `json:"duration"`
+	Trigger  string     `json:"trigger"`
+	Workload struct {
+		Retries struct {
+			Probability float64  `json:"probability"`
+			Timestamp   string   `json:"timestamp"`
+			Metadata    []string `json:"metadata"`
+		} `json:"retries"`
+	} `json:"workload"`
+	Queries []struct {
+		Name  string `json:"name"`
+		Query string `json:"query"`
+	} `json:"queries"`
+	Sweep *struct {
+		Delay []string `json:"delay"`
+	} `json:"sweep"`
+}
+
+// parseScenario decodes what it can of raw; a missing or odd scenario
+// leaves the zero value, since the report can still be drawn from the
+// numbers.
+func parseScenario(raw json.RawMessage) scenarioInfo {
+	var sc scenarioInfo
+	if len(raw) > 0 {
+		_ = json.Unmarshal(raw, &sc) // best effort: see the doc comment
+	}
+	return sc
+}
+
+// run is one query (or one query and delay in a sweep): its totals and
+// its batches in timeseries order.
+type run struct {
+	sum     *metrics.QuerySummary
+	batches []metrics.BatchRecord
+}
+
+// label names the run in legends and tables: the query name, plus the
+// delay when the results hold several delays of the query.
+func (r *run) label(withDelay bool) string {
+	if withDelay {
+		return r.sum.Name + " @ " + formatDelay(r.sum.Delay)
+	}
+	return r.sum.Name
+}
+
+// results is a results folder as the reports see it.
+type results struct {
+	sum  *metrics.Summary
+	sc   scenarioInfo
+	runs []*run
+	// origin is the processing time (ms since the epoch) that chart axes
+	// and marker offsets count from: the scenario's start.
+	origin int64
+}
+
+// delayKey renders a delay the way timeseries.csv does, so summary
+// entries and timeseries groups can be matched.
+func delayKey(d *float64) string {
+	if d == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*d, 'f', -1, 64)
+}
+
+type runKey struct{ query, delay string }
+
+// newResults groups the timeseries by (query, delay) under the summary's
+// entries, in the summary's order. Batches whose group has no summary
+// entry are ignored: the summary is what the report is about.
+func newResults(s *metrics.Summary, ts []metrics.BatchRecord) *results {
+	res := &results{sum: s, sc: parseScenario(s.Scenario)}
+	byKey := make(map[runKey]*run, len(s.Queries))
+	for i := range s.Queries {
+		q := &s.Queries[i]
+		k := runKey{q.Name, delayKey(q.Delay)}
+		if _, dup := byKey[k]; dup {
+			continue // a repeated entry would double-draw; keep the first
+		}
+		r := &run{sum: q}
+		byKey[k] = r
+		res.runs = append(res.runs, r)
+	}
+	ended := make(map[*run]bool)
+	for i := range ts {
+		r := byKey[runKey{ts[i].Query, delayKey(ts[i].Delay)}]
+		if r == nil || ended[r] {
+			continue
+		}
+		// Processing time never goes back within one run, restarts
+		// included. If it does, the group repeats (a query without a
+		// watermark run once per delay of a sweep): keep the first, as
+		// for the summary.
+		if n := len(r.batches); n > 0 && ts[i].ProcessingTime < r.batches[n-1].ProcessingTime {
+			ended[r] = true
+			continue
+		}
+		r.batches = append(r.batches, ts[i])
+	}
+	switch {
+	case res.sc.Start != nil:
+		res.origin = res.sc.Start.UnixMilli()
+	case len(ts) > 0:
+		// Without a start, count from the first batch: offsets are then
+		// relative to it, which the charts' axis still labels correctly.
+		res.origin = ts[0].ProcessingTime
+		for i := range ts {
+			res.origin = min(res.origin, ts[i].ProcessingTime)
+		}
+	}
+	return res
+}
+
+// queryNames returns the distinct query names in summary order.
+func (res *results) queryNames() []string {
+	var names []string
+	for _, r := range res.runs {
+		if !slices.Contains(names, r.sum.Name) {
+			names = append(names, r.sum.Name)
+		}
+	}
+	return names
+}
+
+// runsOf returns the runs of the named query, in summary order.
+func (res *results) runsOf(name string) []*run {
+	var out []*run
+	for _, r := range res.runs {
+		if r.sum.Name == name {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// isSweep reports whether some query was run with several delays.
+func (res *results) isSweep() bool {
+	for _, name := range res.queryNames() {
+		if len(res.runsOf(name)) > 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// writtenDelay returns the watermark delay, in seconds, that the scenario
+// file wrote for the named query, if it can be read off the query text.
+func (res *results) writtenDelay(name string) (float64, bool) {
+	for _, q := range res.sc.Queries {
+		if q.Name != name {
+			continue
+		}
+		// Compiled here rather than in a package variable: the package
+		// keeps no globals, and this runs once per query.
+		re := regexp.MustCompile(`withWatermark\(\s*["'][^"']*["']\s*,\s*["']([^"']+)["']`)
+		m := re.FindStringSubmatch(q.Query)
+		if m == nil {
+			return 0, false
+		}
+		d, err := interval.Parse(m[1])
+		if err != nil {
+			return 0, false
+		}
+		return d.Seconds(), true
+	}
+	return 0, false
+}
+
+// timelineRuns picks one run per query for the charts over processing
+// time. Without a sweep that is every run. In a sweep it is the base run
+// (the delay the scenario file wrote) when the sweep holds it, else the
+// middle delay of the query's sweep; note says which, for the title.
+func (res *results) timelineRuns() (runs []*run, note string) {
+	if !res.isSweep() {
+		return res.runs, ""
+	}
+	base := true
+	var chosen []string
+	for _, name := range res.queryNames() {
+		rs := res.runsOf(name)
+		if len(rs) == 1 {
+			runs = append(runs, rs[0])
+			continue
+		}
+		var pick *run
+		if d, ok := res.writtenDelay(name); ok {
+			for _, r := range rs {
+				if r.sum.Delay != nil && secondsDuration(*r.sum.Delay) == secondsDuration(d) {
+					pick = r
+					break
+				}
+			}
+		}
+		if pick == nil {
+			base = false
+			sorted := slices.Clone(rs)
+			slices.SortStableFunc(sorted, func(a, b *run) int { return compareDelay(a.sum.Delay, b.sum.Delay) })
+			pick = sorted[(len(sorted)-1)/2]
+		}
+		runs = append(runs, pick)
+		if d := formatDelay(pick.sum.Delay); !slices.Contains(chosen, d) {
+			chosen = append(chosen, d)
+		}
+	}
+	switch {
+	case base:
+		note = "sweep: each query at the delay its scenario wrote"
+	case len(chosen) == 1:
+		note = "sweep: each query at delay " + chosen[0]
+	default:
+		note = "sweep: each query at its middle delay"
+	}
+	return runs, note
+}
+
+// compareDelay orders delays with "no watermark" first.
+func compareDelay(a, b *float64) int {
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return -1
+	case b == nil:
+		return 1
+	case *a < *b:
+		return -1
+	case *a > *b:
+		return 1
+	}
+	return 0
+}
+
+// offsetSeconds converts a processing time in ms since the epoch to
+// seconds after the origin.
+func (res *results) offsetSeconds(ms int64) float64 {
+	return float64(ms-res.origin) / 1000
+}
