@@ -1,0 +1,147 @@
+package metrics
+
+import (
+	"bytes"
+	"reflect"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/dedupsim/dedupsim/generators"
+	"github.com/dedupsim/dedupsim/sim"
+	"github.com/dedupsim/dedupsim/sim/chain"
+)
+
+func row(event uint64, copy, copies uint32) generators.Row {
+	return generators.Row{Truth: generators.Truth{Event: event, Copy: copy, Copies: copies}}
+}
+
+// TestAccountantCauses pins each counter on a hand-made stream.
+func TestAccountantCauses(t *testing.T) {
+	var a Accountant
+	rows := []generators.Row{
+		row(0, 0, 2), // emitted
+		row(1, 0, 1), // late: every copy late -> false drop (late)
+		row(2, 0, 2), // duplicate of another event's key
+		row(0, 1, 2), // emitted again: a missed duplicate
+		row(2, 1, 2), // late: event 2 never emitted, not every copy late -> collision
+		row(3, 0, 1), // emitted
+	}
+	outs := []sim.Outcome{sim.Emitted, sim.DroppedLate, sim.DroppedDuplicate, sim.Emitted, sim.DroppedLate, sim.Emitted}
+	a.Observe(rows[:3], outs[:3])
+	if a.FalseDrops != 1 || a.FalseDropsLate != 1 {
+		t.Fatalf("after batch 1: false drops %d (late %d), want 1 (1)", a.FalseDrops, a.FalseDropsLate)
+	}
+	a.Observe(rows[3:], outs[3:])
+	want := Accountant{
+		InputRows: 6, LogicalEvents: 4, TrueDuplicates: 2, EmittedRows: 3, MissedDuplicates: 1,
+		FalseDrops: 2, FalseDropsLate: 1, FalseDropsCollide: 1, DroppedByWatermark: 2, DroppedDuplicates: 1,
+	}
+	a.win = eventWindow{}
+	if !reflect.DeepEqual(a, want) {
+		t.Fatalf("got %+v\nwant %+v", a, want)
+	}
+}
+
+// TestAccountantIdentities checks the accounting identities on random
+// streams whose events finish out of order, and that the window empties.
+func TestAccountantIdentities(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		nEvents := rapid.IntRange(1, 3000).Draw(rt, "events")
+		var rows []generators.Row
+		var outs []sim.Outcome
+		pendingCopies := map[uint64]uint32{}
+		copies := map[uint64]uint32{}
+		next := uint64(0)
+		for next < uint64(nEvents) || len(pendingCopies) > 0 {
+			if next < uint64(nEvents) && (len(pendingCopies) == 0 || rapid.Bool().Draw(rt, "new")) {
+				c := uint32(rapid.IntRange(1, 4).Draw(rt, "copies"))
+				copies[next] = c
+				rows = append(rows, row(next, 0, c))
+				if c > 1 {
+					pendingCopies[next] = 1
+				}
+				next++
+			} else {
+				var e uint64
+				for k := range pendingCopies {
+					e = k
+					break
+				}
+				k := pendingCopies[e]
+				rows = append(rows, row(e, k, copies[e]))
+				if k+1 == copies[e] {
+					delete(pendingCopies, e)
+				} else {
+					pendingCopies[e] = k + 1
+				}
+			}
+			outs = append(outs, sim.Outcome(rapid.IntRange(0, 2).Draw(rt, "outcome")))
+		}
+		var a Accountant
+		for i := 0; i < len(rows); i += 97 {
+			j := min(i+97, len(rows))
+			a.Observe(rows[i:j], outs[i:j])
+		}
+		if a.InputRows != a.EmittedRows+a.DroppedByWatermark+a.DroppedDuplicates {
+			rt.Fatalf("input identity broken: %+v", a)
+		}
+		if a.EmittedRows != a.LogicalEvents-a.FalseDrops+a.MissedDuplicates {
+			rt.Fatalf("emitted identity broken: %+v", a)
+		}
+		if a.LogicalEvents != int64(nEvents) || a.Pending() != 0 {
+			rt.Fatalf("logical events %d (want %d), %d still pending", a.LogicalEvents, nEvents, a.Pending())
+		}
+	})
+}
+
+func TestTimeseriesRoundTrip(t *testing.T) {
+	d := 600.5
+	recs := []BatchRecord{
+		{Query: "a,b", Delay: &d, BatchID: 3, ProcessingTime: 1_700_000_000_123, Watermark: 1_699_999_000_000, HasWatermark: true,
+			InputRows: 10, EmittedRows: 7, DroppedByWatermark: 1, DroppedDuplicates: 2, StateRows: 99, StateBytes: 9900, MissedDuplicates: 1, FalseDrops: 2},
+		{Query: "unbounded", BatchID: 0, ProcessingTime: 10_000, InputRows: 1, EmittedRows: 1, StateRows: 1},
+	}
+	var buf bytes.Buffer
+	if err := WriteTimeseries(&buf, recs); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadTimeseries(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || *got[0].Delay != d || got[1].Delay != nil || got[1].HasWatermark {
+		t.Fatalf("round trip: %+v", got)
+	}
+	got[0].Delay, recs[0].Delay = nil, nil
+	if !reflect.DeepEqual(got, recs) {
+		t.Fatalf("round trip:\n%+v\n%+v", got, recs)
+	}
+	if _, err := ReadTimeseries(bytes.NewBufferString("query,delay\n")); err == nil {
+		t.Fatal("a bad header was accepted")
+	}
+}
+
+func TestEntryBytes(t *testing.T) {
+	plan := func(q string) chain.Node {
+		c, err := chain.Parse(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := chain.PlanFor(c, generators.Schema())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.Nodes[len(p.Nodes)-1]
+	}
+	// UnsafeRow of one 36-char string: 8 (null bits) + 8 (slot) + 40.
+	if got := EntryBytes(plan(`dropDuplicates(["event_id"])`), generators.UUIDIDs); got != 56+ValueBytes+EntryOverheadBytes {
+		t.Errorf("event_id uuid: %d", got)
+	}
+	if got := EntryBytes(plan(`dropDuplicates(["event_id"])`), generators.IntIDs); got != 16+ValueBytes+EntryOverheadBytes {
+		t.Errorf("event_id int: %d", got)
+	}
+	if got := EntryBytes(plan(`withWatermark("event_time", "1 minute").dropDuplicates(["event_id", "event_time"])`), generators.UUIDIDs); got != 64+ValueBytes+EntryOverheadBytes {
+		t.Errorf("event_id, event_time: %d", got)
+	}
+}
