@@ -1,0 +1,627 @@
+package runner
+
+// The lessons of DESIGN.md ("Semantics are the product"), asserted in
+// numbers on the experiments/ scenarios that teach them: each test loads
+// the file a user runs, shrinks it where that keeps the lesson intact, runs
+// it and checks the property its opening comment promises, plus the
+// accounting identities of every query.
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dedupsim/dedupsim/metrics"
+	"github.com/dedupsim/dedupsim/sim/scenario"
+)
+
+const experimentsDir = "../../experiments"
+
+// lessonFiles lists the experiments whose lesson a test below asserts.
+// TestEveryExperimentHasALessonTest keeps it in step with the folder.
+var lessonFiles = []string{
+	"quickstart.yaml",
+	"unbounded-state.yaml",
+	"restamped-retries.yaml",
+	"watermark-pitfalls.yaml",
+	"bad-future-timestamp.yaml",
+	"stall.yaml",
+	"stall-heartbeat.yaml",
+	"key-choice.yaml",
+	"retries-beyond-horizon.yaml",
+	"retries-beyond-horizon-same.yaml",
+}
+
+func experimentFiles(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(experimentsDir, "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatalf("no scenario in %s", experimentsDir)
+	}
+	return files
+}
+
+// leadingComment returns the comment block that opens a file: its first
+// lines, as long as they are comments, without the "#".
+func leadingComment(data []byte) []string {
+	var out []string
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.HasPrefix(line, "#") {
+			break
+		}
+		out = append(out, strings.TrimSpace(strings.TrimPrefix(line, "#")))
+	}
+	return out
+}
+
+// TestExperimentsLoadAndOpenWithAComment: every experiment is a valid
+// scenario named after its file (so its results land in results/<file>/)
+// and opens with a comment saying what it shows and what to look for.
+func TestExperimentsLoadAndOpenWithAComment(t *testing.T) {
+	for _, f := range experimentFiles(t) {
+		base := strings.TrimSuffix(filepath.Base(f), ".yaml")
+		t.Run(base, func(t *testing.T) {
+			s, err := scenario.Load(f)
+			if err != nil {
+				t.Fatalf("does not load: %v", err)
+			}
+			if s.Name != base {
+				t.Errorf("name %q, want %q (the file's name)", s.Name, base)
+			}
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			comment := leadingComment(data)
+			if len(comment) < 3 {
+				t.Fatalf("opens with %d comment lines; want a comment saying what it shows and what to look for", len(comment))
+			}
+			text := strings.Join(comment, "\n")
+			for _, want := range []string{"What it shows", "What to look"} {
+				if !strings.Contains(text, want) {
+					t.Errorf("opening comment does not say %q", want)
+				}
+			}
+		})
+	}
+}
+
+// TestEveryExperimentHasALessonTest: a new experiment needs a test of its
+// lesson here, and a listed one must exist.
+func TestEveryExperimentHasALessonTest(t *testing.T) {
+	var have []string
+	for _, f := range experimentFiles(t) {
+		have = append(have, filepath.Base(f))
+	}
+	want := append([]string(nil), lessonFiles...)
+	sort.Strings(have)
+	sort.Strings(want)
+	if !reflect.DeepEqual(have, want) {
+		t.Errorf("experiments %v, lesson tests for %v", have, want)
+	}
+}
+
+// loadExperiment loads experiments/name as a user's run would.
+func loadExperiment(t *testing.T, name string) *scenario.Scenario {
+	t.Helper()
+	s, err := scenario.Load(filepath.Join(experimentsDir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// runLesson runs s, checks the accounting identities of every query and
+// that every query ran, and returns the results.
+func runLesson(t *testing.T, s *scenario.Scenario) *Results {
+	t.Helper()
+	r := run(t, s, 0)
+	checkIdentities(t, r)
+	for _, q := range r.Summary.Queries {
+		if q.Batches == 0 || q.InputRows == 0 || q.LogicalEvents == 0 {
+			t.Errorf("%s: nothing ran (%d batches, %d rows)", q.Name, q.Batches, q.InputRows)
+		}
+	}
+	return r
+}
+
+// byName indexes a run without a sweep by query name.
+func byName(t *testing.T, r *Results, names ...string) map[string]metrics.QuerySummary {
+	t.Helper()
+	m := map[string]metrics.QuerySummary{}
+	for _, q := range r.Summary.Queries {
+		if _, dup := m[q.Name]; dup {
+			t.Fatalf("query %s appears twice (a sweep?)", q.Name)
+		}
+		m[q.Name] = q
+	}
+	for _, n := range names {
+		if _, ok := m[n]; !ok {
+			t.Fatalf("no query %s in the results", n)
+		}
+	}
+	return m
+}
+
+// swept returns the summaries of one query of a sweep, by increasing delay.
+func swept(t *testing.T, r *Results, name string) []metrics.QuerySummary {
+	t.Helper()
+	var out []metrics.QuerySummary
+	for _, q := range r.Summary.Queries {
+		if q.Name == name {
+			if q.Delay == nil {
+				t.Fatalf("%s: no delay in a sweep", name)
+			}
+			out = append(out, q)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return *out[i].Delay < *out[j].Delay })
+	return out
+}
+
+// records returns the timeseries of one query (of a run without a sweep),
+// in batch order.
+func records(r *Results, name string) []metrics.BatchRecord {
+	var out []metrics.BatchRecord
+	for _, b := range r.Records {
+		if b.Query == name {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// at returns the processing time offset in ms from the scenario's start.
+func at(s *scenario.Scenario, b metrics.BatchRecord) int64 {
+	return b.ProcessingTime - s.Start.UnixMilli()
+}
+
+func shrink(s *scenario.Scenario, d time.Duration) { s.Duration = scenario.Duration(d) }
+
+func noLossNoMiss(t *testing.T, q metrics.QuerySummary) {
+	t.Helper()
+	if q.MissedDuplicates != 0 || q.FalseDrops != 0 {
+		t.Errorf("%s: missed %d duplicates and lost %d events; want 0 and 0", q.Name, q.MissedDuplicates, q.FalseDrops)
+	}
+}
+
+// neverEvicts asserts that a query's state never shrank from one batch to
+// the next.
+func neverEvicts(t *testing.T, r *Results, name string) {
+	t.Helper()
+	recs := records(r, name)
+	if len(recs) == 0 {
+		t.Fatalf("%s: no batches in the timeseries", name)
+	}
+	for i := 1; i < len(recs); i++ {
+		if recs[i].StateRows < recs[i-1].StateRows {
+			t.Fatalf("%s: state fell from %d to %d rows at batch %d; a query that cannot evict must never shrink", name, recs[i-1].StateRows, recs[i].StateRows, recs[i].BatchID)
+		}
+	}
+}
+
+func TestLessonQuickstart(t *testing.T) {
+	s := loadExperiment(t, "quickstart.yaml")
+	// ~1M rows at full size; 5 minutes keep the lesson.
+	shrink(s, 5*time.Minute)
+	q := byName(t, runLesson(t, s), "pair-keyed", "within-watermark", "unbounded")
+	pk, ww, ub := q["pair-keyed"], q["within-watermark"], q["unbounded"]
+	if pk.TrueDuplicates == 0 || pk.MissedDuplicates != pk.TrueDuplicates {
+		t.Errorf("pair-keyed: missed %d of %d re-stamped copies; want all", pk.MissedDuplicates, pk.TrueDuplicates)
+	}
+	if ww.MissedDuplicates*100 > ww.TrueDuplicates {
+		t.Errorf("within-watermark: missed %d of %d copies; want under 1%%", ww.MissedDuplicates, ww.TrueDuplicates)
+	}
+	noLossNoMiss(t, ub)
+	if ub.FinalStateRows != ub.LogicalEvents {
+		t.Errorf("unbounded: final state %d rows, want the %d logical events", ub.FinalStateRows, ub.LogicalEvents)
+	}
+}
+
+// (a) dropDuplicates(["event_id"]) without a watermark keeps every key
+// forever; with one, state is bounded.
+func TestLessonUnboundedState(t *testing.T) {
+	s := loadExperiment(t, "unbounded-state.yaml")
+	r := runLesson(t, s)
+	q := byName(t, r, "unbounded", "pair-keyed", "within-watermark")
+	ub := q["unbounded"]
+	if ub.TrueDuplicates == 0 {
+		t.Fatal("no duplicates in the input")
+	}
+	if ub.FinalStateRows != ub.LogicalEvents || ub.PeakStateRows != ub.LogicalEvents {
+		t.Errorf("unbounded: final state %d, peak %d rows; want both = the %d logical events", ub.FinalStateRows, ub.PeakStateRows, ub.LogicalEvents)
+	}
+	neverEvicts(t, r, "unbounded")
+	for _, name := range []string{"unbounded", "pair-keyed", "within-watermark"} {
+		noLossNoMiss(t, q[name])
+	}
+	// With a 10-minute delay over an hour, a bounded query holds at most
+	// the last ~2 delays of events: a third of the run, not all of it.
+	for _, name := range []string{"pair-keyed", "within-watermark"} {
+		if b := q[name]; b.PeakStateRows*2 > b.LogicalEvents {
+			t.Errorf("%s: peak state %d rows of %d logical events; want it bounded by the delay (under half)", name, b.PeakStateRows, b.LogicalEvents)
+		}
+	}
+	if pk, ww := q["pair-keyed"], q["within-watermark"]; pk.PeakStateRows >= ww.PeakStateRows {
+		t.Errorf("pair-keyed peak %d >= within-watermark peak %d; within-watermark keeps keys about twice as long", pk.PeakStateRows, ww.PeakStateRows)
+	}
+}
+
+// (b) Re-stamped retries: pair-keyed misses every copy, within-watermark
+// with a delay longer than the retry span misses none; a short delay misses
+// some.
+func TestLessonRestampedRetries(t *testing.T) {
+	s := loadExperiment(t, "restamped-retries.yaml")
+	q := byName(t, runLesson(t, s), "pair-keyed", "within-watermark", "within-watermark-30s")
+	pk, ww, short := q["pair-keyed"], q["within-watermark"], q["within-watermark-30s"]
+	if pk.TrueDuplicates == 0 || pk.MissedDuplicates != pk.TrueDuplicates {
+		t.Errorf("pair-keyed: missed %d of %d re-stamped copies; want every one", pk.MissedDuplicates, pk.TrueDuplicates)
+	}
+	if ww.MissedDuplicates != 0 {
+		t.Errorf("within-watermark (10 min > longest retry span): missed %d copies; want exactly 0", ww.MissedDuplicates)
+	}
+	if short.MissedDuplicates == 0 || short.MissedDuplicates >= short.TrueDuplicates {
+		t.Errorf("within-watermark-30s: missed %d of %d copies; want some but not all", short.MissedDuplicates, short.TrueDuplicates)
+	}
+	for _, x := range []metrics.QuerySummary{pk, ww, short} {
+		if x.FalseDrops != 0 {
+			t.Errorf("%s: %d false drops; want 0", x.Name, x.FalseDrops)
+		}
+	}
+	if ww.PeakStateRows <= pk.PeakStateRows || short.PeakStateRows >= pk.PeakStateRows {
+		t.Errorf("peak state: within-watermark %d, pair-keyed %d, within-watermark-30s %d; want that order, largest first", ww.PeakStateRows, pk.PeakStateRows, short.PeakStateRows)
+	}
+}
+
+// (c) A watermark after the dedup, or the event time missing from the
+// keys: neither ever evicts; the second still drops late rows.
+func TestLessonWatermarkPitfalls(t *testing.T) {
+	s := loadExperiment(t, "watermark-pitfalls.yaml")
+	r := runLesson(t, s)
+	q := byName(t, r, "reversed", "no-event-time-key", "within-watermark")
+	rev, nk, ww := q["reversed"], q["no-event-time-key"], q["within-watermark"]
+
+	if rev.FinalStateRows != rev.LogicalEvents {
+		t.Errorf("reversed: final state %d rows; want the %d logical events", rev.FinalStateRows, rev.LogicalEvents)
+	}
+	if rev.DroppedByWatermark != 0 {
+		t.Errorf("reversed: %d rows dropped as late; the watermark never reaches the operator", rev.DroppedByWatermark)
+	}
+	noLossNoMiss(t, rev)
+	neverEvicts(t, r, "reversed")
+
+	if nk.DroppedByWatermark == 0 || nk.FalseDropsByCause.Late == 0 {
+		t.Errorf("no-event-time-key: %d rows dropped as late, %d events lost late; want both > 0", nk.DroppedByWatermark, nk.FalseDropsByCause.Late)
+	}
+	if nk.FinalStateRows != nk.LogicalEvents-nk.FalseDrops {
+		t.Errorf("no-event-time-key: final state %d rows; want every event it admitted, %d - %d", nk.FinalStateRows, nk.LogicalEvents, nk.FalseDrops)
+	}
+	if nk.MissedDuplicates != 0 {
+		t.Errorf("no-event-time-key: missed %d duplicates; a key never evicted catches every copy", nk.MissedDuplicates)
+	}
+	neverEvicts(t, r, "no-event-time-key")
+
+	// The fix drops the same late rows (same watermark, same filter) with
+	// bounded state.
+	if ww.DroppedByWatermark != nk.DroppedByWatermark || ww.FalseDrops != nk.FalseDrops {
+		t.Errorf("within-watermark dropped %d late rows and lost %d events, no-event-time-key %d and %d; want the same", ww.DroppedByWatermark, ww.FalseDrops, nk.DroppedByWatermark, nk.FalseDrops)
+	}
+	if ww.FinalStateRows*2 > nk.FinalStateRows {
+		t.Errorf("within-watermark: final state %d rows against %d never evicted; want bounded (under half)", ww.FinalStateRows, nk.FinalStateRows)
+	}
+}
+
+// (d) One bad future timestamp moves the watermark ahead: normal rows are
+// dropped as late and state is evicted early.
+func TestLessonBadFutureTimestamp(t *testing.T) {
+	s := loadExperiment(t, "bad-future-timestamp.yaml")
+	r := runLesson(t, s)
+	var bad []metrics.Marker
+	for _, m := range r.Summary.Markers {
+		if m.Kind == "bad-clock" {
+			bad = append(bad, m)
+		}
+	}
+	if len(bad) != 1 {
+		t.Fatalf("%d bad-clock rows; the experiment promises exactly one", len(bad))
+	}
+	badAt := int64(bad[0].At * 1000)
+	skew := s.Workload.FutureTimestamps.Skew.Value // constant, in seconds
+
+	q := byName(t, r, "pair-keyed", "within-watermark", "unbounded")
+	noLossNoMiss(t, q["unbounded"])
+	for _, name := range []string{"pair-keyed", "within-watermark"} {
+		x := q[name]
+		if x.FalseDropsByCause.Late*5 < x.LogicalEvents || x.FalseDropsByCause.Collision != 0 {
+			t.Errorf("%s: %d late and %d collision false drops of %d events; want a large share late (the 20 minutes the watermark is ahead) and no collision", name, x.FalseDropsByCause.Late, x.FalseDropsByCause.Collision, x.LogicalEvents)
+		}
+		if x.MissedDuplicates != 0 {
+			t.Errorf("%s: missed %d duplicates; want 0", name, x.MissedDuplicates)
+		}
+		// Early eviction: the batch before the bad row holds a plateau of
+		// state; soon after it, all of it is gone, long before any key's
+		// normal lifetime.
+		var before, after int64 = -1, -1
+		ahead := false
+		for _, b := range records(r, name) {
+			p := at(s, b)
+			switch {
+			case p <= badAt:
+				before = b.StateRows
+			case p <= badAt+60_000:
+				if after < 0 || b.StateRows < after {
+					after = b.StateRows
+				}
+			}
+			if b.HasWatermark && b.Watermark > b.ProcessingTime {
+				ahead = true
+			}
+		}
+		if before < 1000 || after < 0 || after*100 > before {
+			t.Errorf("%s: %d state rows before the bad row, %d within a minute after; want the state evicted at once", name, before, after)
+		}
+		if !ahead {
+			t.Errorf("%s: the watermark never got ahead of processing time", name)
+		}
+	}
+	if skew < 30*60 {
+		t.Errorf("skew %gs; the experiment describes a 30-minute jump", skew)
+	}
+
+	// Without the bad row, the same traffic loses nothing: the losses above
+	// are the bad clock's.
+	// (A copy whose retries outlast the delay may still be dropped as late:
+	// that is a duplicate dropped, not an event lost.)
+	s.Workload.FutureTimestamps.Probability = 0
+	cr := runLesson(t, s)
+	for name, x := range byName(t, cr) {
+		noLossNoMiss(t, x)
+		for _, b := range records(cr, name) {
+			if b.HasWatermark && b.Watermark > b.ProcessingTime {
+				t.Errorf("%s without the bad clock: watermark ahead of processing time at batch %d", name, b.BatchID)
+				break
+			}
+		}
+	}
+}
+
+// lagOf returns a query's maxWatermarkLagSeconds, -1 without one.
+func lagOf(q metrics.QuerySummary) float64 {
+	if q.MaxWatermarkLagSeconds == nil {
+		return -1
+	}
+	return *q.MaxWatermarkLagSeconds
+}
+
+// stallOf returns the single stall of a run, in ms after the start.
+func stallOf(t *testing.T, r *Results) (from, until int64) {
+	t.Helper()
+	var stalls []metrics.Marker
+	for _, m := range r.Summary.Markers {
+		if m.Kind == "stall" {
+			stalls = append(stalls, m)
+		}
+	}
+	if len(stalls) != 1 || stalls[0].Until == nil {
+		t.Fatalf("want exactly one stall span, got %v", stalls)
+	}
+	return int64(stalls[0].At * 1000), int64(*stalls[0].Until * 1000)
+}
+
+// (e) A stall freezes the watermark: its lag grows by the stall, and no
+// state is evicted until traffic resumes.
+func TestLessonStall(t *testing.T) {
+	s := loadExperiment(t, "stall.yaml")
+	r := runLesson(t, s)
+	from, until := stallOf(t, r)
+	trigger := s.Trigger.Std().Milliseconds()
+	q := byName(t, r, "pair-keyed", "within-watermark")
+	for name, x := range q {
+		noLossNoMiss(t, x)
+		stall := float64(until-from) / 1000
+		if lag := lagOf(x); lag < stall+*x.Delay {
+			t.Errorf("%s: max watermark lag %g s; want at least the stall plus the delay, %g s", name, lag, stall+*x.Delay)
+		}
+		// From the first trigger into the stall to its end, every batch
+		// (the last retries trickling in) runs with the same watermark and
+		// leaves the same state.
+		var in []metrics.BatchRecord
+		var cliff int64 = -1
+		for _, b := range records(r, name) {
+			p := at(s, b)
+			if p > from+trigger && p <= until {
+				in = append(in, b)
+			}
+			if p > until && p <= until+60_000 && (cliff < 0 || b.StateRows < cliff) {
+				cliff = b.StateRows
+			}
+		}
+		if len(in) < 3 {
+			t.Fatalf("%s: %d batches during the stall; the experiment has retries arriving in it", name, len(in))
+		}
+		for _, b := range in[1:] {
+			if b.Watermark != in[0].Watermark || b.StateRows != in[0].StateRows {
+				t.Errorf("%s: during the stall, batch %d has watermark %d and %d state rows, batch %d had %d and %d; want both frozen", name, b.BatchID, b.Watermark, b.StateRows, in[0].BatchID, in[0].Watermark, in[0].StateRows)
+				break
+			}
+		}
+		// The held state is what the watermark would have evicted: it goes
+		// within a minute of traffic resuming.
+		if in[0].StateRows < 1000 || cliff < 0 || cliff*10 > in[0].StateRows {
+			t.Errorf("%s: %d state rows held through the stall, %d a minute after it; want most evicted once the watermark moves", name, in[0].StateRows, cliff)
+		}
+	}
+}
+
+// (e') Heartbeats keep the watermark moving through the same stall.
+func TestLessonStallHeartbeat(t *testing.T) {
+	plain := loadExperiment(t, "stall.yaml")
+	s := loadExperiment(t, "stall-heartbeat.yaml")
+	// The same traffic but for the heartbeat, so the comparison holds.
+	w := s.Workload
+	w.Heartbeat = plain.Workload.Heartbeat
+	if !reflect.DeepEqual(w, plain.Workload) || s.Seed != plain.Seed || s.Duration != plain.Duration || !reflect.DeepEqual(s.Queries, plain.Queries) {
+		t.Fatal("stall-heartbeat.yaml must be stall.yaml plus a heartbeat")
+	}
+	hb := s.Workload.Heartbeat.Std()
+	if hb <= 0 {
+		t.Fatal("no heartbeat")
+	}
+	r := runLesson(t, s)
+	from, until := stallOf(t, r)
+	pr := runLesson(t, plain)
+	pq := byName(t, pr)
+	for name, x := range byName(t, r, "pair-keyed", "within-watermark") {
+		noLossNoMiss(t, x)
+		bound := *x.Delay + hb.Seconds() + s.Trigger.Std().Seconds()
+		if lag := lagOf(x); lag > bound || lag >= float64(until-from)/1000 {
+			t.Errorf("%s: max watermark lag %g s; want at most delay + heartbeat + trigger = %g s, and less than the stall", name, lag, bound)
+		}
+		if beats := x.LogicalEvents - pq[name].LogicalEvents; beats < int64((until-from)/hb.Milliseconds()) {
+			t.Errorf("%s: %d more logical events than without heartbeats; want at least one heartbeat per interval of the stall", name, beats)
+		}
+		// State drains during the stall instead of being held.
+		var start, end int64 = -1, -1
+		for _, b := range records(r, name) {
+			p := at(s, b)
+			if p <= from {
+				start = b.StateRows
+			}
+			if p <= until {
+				end = b.StateRows
+			}
+		}
+		if start < 1000 || end*100 > start {
+			t.Errorf("%s: %d state rows at the stall's start, %d at its end; want it drained by the heartbeats", name, start, end)
+		}
+	}
+}
+
+// (f) Key choice: event_id is right, customer_id collides (real events
+// lost), all columns with differing retry metadata misses every copy.
+func TestLessonKeyChoice(t *testing.T) {
+	s := loadExperiment(t, "key-choice.yaml")
+	if !s.Workload.Retries.Varies(scenario.MetaAttempt) || !s.Workload.Retries.Varies(scenario.MetaIngestTime) {
+		t.Fatal("the lesson needs retry metadata that differs between copies")
+	}
+	q := byName(t, runLesson(t, s), "event-id", "customer-id", "all-columns")
+	ev, cu, all := q["event-id"], q["customer-id"], q["all-columns"]
+	if ev.TrueDuplicates == 0 {
+		t.Fatal("no duplicates in the input")
+	}
+	noLossNoMiss(t, ev)
+	if cu.FalseDropsByCause.Collision == 0 || cu.FalseDropsByCause.Late != 0 {
+		t.Errorf("customer-id: %d collision and %d late false drops; want collisions only", cu.FalseDropsByCause.Collision, cu.FalseDropsByCause.Late)
+	}
+	if cu.MissedDuplicates != 0 {
+		t.Errorf("customer-id: missed %d duplicates; the coarse key catches every copy", cu.MissedDuplicates)
+	}
+	if all.MissedDuplicates != all.TrueDuplicates || all.FalseDrops != 0 {
+		t.Errorf("all-columns: missed %d of %d copies, lost %d events; want every copy missed and none lost", all.MissedDuplicates, all.TrueDuplicates, all.FalseDrops)
+	}
+}
+
+// (g) Retries beyond the horizon: re-stamped copies that come back after
+// within-watermark forgot their key are missed, fewer with a longer delay;
+// pair-keyed misses all at any delay.
+func TestLessonRetriesBeyondHorizon(t *testing.T) {
+	s := loadExperiment(t, "retries-beyond-horizon.yaml")
+	r := runLesson(t, s)
+	ww := swept(t, r, "within-watermark")
+	pk := swept(t, r, "pair-keyed")
+	if len(ww) < 3 || len(pk) != len(ww) {
+		t.Fatalf("sweep: %d within-watermark and %d pair-keyed delays", len(ww), len(pk))
+	}
+	for _, x := range pk {
+		if x.TrueDuplicates == 0 || x.MissedDuplicates != x.TrueDuplicates {
+			t.Errorf("pair-keyed @ %gs: missed %d of %d re-stamped copies; want all", *x.Delay, x.MissedDuplicates, x.TrueDuplicates)
+		}
+	}
+	for i, x := range ww {
+		if x.FalseDrops != 0 || x.DroppedByWatermark != 0 {
+			t.Errorf("within-watermark @ %gs: %d false drops, %d late rows; re-stamped copies are never late", *x.Delay, x.FalseDrops, x.DroppedByWatermark)
+		}
+		if *x.Delay == 300 && (x.MissedDuplicates == 0 || x.MissedDuplicates*5 > x.TrueDuplicates) {
+			t.Errorf("within-watermark @ 5m: missed %d of %d copies; want the tail beyond the horizon, a few percent to a fifth", x.MissedDuplicates, x.TrueDuplicates)
+		}
+		if i > 0 {
+			p := ww[i-1]
+			if x.MissedDuplicates > p.MissedDuplicates || x.PeakStateRows <= p.PeakStateRows {
+				t.Errorf("within-watermark: @ %gs missed %d, peak %d; @ %gs missed %d, peak %d; a longer delay must miss no more and hold more", *p.Delay, p.MissedDuplicates, p.PeakStateRows, *x.Delay, x.MissedDuplicates, x.PeakStateRows)
+			}
+		}
+	}
+	if first, last := ww[0], ww[len(ww)-1]; last.MissedDuplicates*4 > first.MissedDuplicates {
+		t.Errorf("within-watermark: missed %d at the shortest delay, %d at the longest; want a steep fall", first.MissedDuplicates, last.MissedDuplicates)
+	}
+	noLossNoMiss(t, byNameUnswept(t, r, "unbounded"))
+}
+
+// byNameUnswept returns the one summary of a query that has no watermark
+// (run once in a sweep).
+func byNameUnswept(t *testing.T, r *Results, name string) metrics.QuerySummary {
+	t.Helper()
+	var out []metrics.QuerySummary
+	for _, q := range r.Summary.Queries {
+		if q.Name == name {
+			out = append(out, q)
+		}
+	}
+	if len(out) != 1 {
+		t.Fatalf("%s: %d summaries, want 1", name, len(out))
+	}
+	return out[0]
+}
+
+// (g') The same traffic with copies that keep their event time: the
+// copies beyond the horizon are dropped as late, nothing is missed or lost.
+func TestLessonRetriesBeyondHorizonSame(t *testing.T) {
+	restamp := loadExperiment(t, "retries-beyond-horizon.yaml")
+	s := loadExperiment(t, "retries-beyond-horizon-same.yaml")
+	w := s.Workload
+	w.Retries.Timestamp = restamp.Workload.Retries.Timestamp
+	if !reflect.DeepEqual(w, restamp.Workload) || s.Seed != restamp.Seed || s.Duration != restamp.Duration {
+		t.Fatal("retries-beyond-horizon-same.yaml must be retries-beyond-horizon.yaml with timestamp: same")
+	}
+	if s.Workload.Retries.Timestamp != scenario.SameTimestamp {
+		t.Fatalf("timestamp %q, want same", s.Workload.Retries.Timestamp)
+	}
+	r := runLesson(t, s)
+	q := byName(t, r, "pair-keyed", "within-watermark", "unbounded")
+	for _, name := range []string{"pair-keyed", "within-watermark"} {
+		x := q[name]
+		noLossNoMiss(t, x)
+		if x.DroppedByWatermark == 0 {
+			t.Errorf("%s: no copy dropped as late; the retry tail goes beyond the delay", name)
+		}
+		if x.DroppedByWatermark+x.DroppedDuplicates != x.TrueDuplicates {
+			t.Errorf("%s: %d late + %d duplicate drops != %d true duplicates; every copy must be dropped one way or the other", name, x.DroppedByWatermark, x.DroppedDuplicates, x.TrueDuplicates)
+		}
+	}
+	if ub := q["unbounded"]; ub.DroppedByWatermark != 0 || ub.DroppedDuplicates != ub.TrueDuplicates {
+		t.Errorf("unbounded: %d late, %d duplicates of %d copies; want 0 late, all as duplicates", ub.DroppedByWatermark, ub.DroppedDuplicates, ub.TrueDuplicates)
+	}
+
+	// Against the re-stamped run at the same delay: same traffic, and there
+	// within-watermark missed copies that here were dropped as late.
+	restamp.Sweep = nil
+	rq := byName(t, runLesson(t, restamp), "within-watermark")
+	rw, sw := rq["within-watermark"], q["within-watermark"]
+	if rw.LogicalEvents != sw.LogicalEvents || rw.TrueDuplicates != sw.TrueDuplicates {
+		t.Errorf("re-stamped run: %d events, %d copies; same-timestamp run %d, %d; want the same traffic", rw.LogicalEvents, rw.TrueDuplicates, sw.LogicalEvents, sw.TrueDuplicates)
+	}
+	if *rw.Delay != *sw.Delay || rw.MissedDuplicates == 0 {
+		t.Errorf("re-stamped within-watermark @ %gs missed %d copies; want some, at the same-timestamp run's delay %gs", *rw.Delay, rw.MissedDuplicates, *sw.Delay)
+	}
+}
