@@ -70,6 +70,7 @@ duplicates slip through and which real events it loses.`,
 		newReplayCmd(stdout),
 		newExplainCmd(stdout),
 		newReportCmd(stdout),
+		newPlanCmd(stdout, stderr),
 	)
 	return root
 }

@@ -1,0 +1,65 @@
+package interval
+
+import (
+	"testing"
+	"time"
+)
+
+func TestParseSpark(t *testing.T) {
+	ok := map[string]int64{
+		"10 seconds":              10_000,
+		"10 second":               10_000,
+		"4610 milliseconds":       4610,
+		"1 hour":                  3_600_000,
+		"1 minute 30 seconds":     90_000,
+		"interval 2 hours":        7_200_000,
+		"INTERVAL 1 Day":          86_400_000,
+		"2 weeks":                 14 * 86_400_000,
+		"1 month":                 31 * 86_400_000,
+		"1.5 seconds":             1500,
+		"1500 microseconds":       1,
+		"999 microseconds":        0,
+		"0 seconds":               0,
+		"  20   minutes  ":        1_200_000,
+		"1 day 2 hours 3 minutes": 86_400_000 + 7_200_000 + 180_000,
+	}
+	for in, want := range ok {
+		got, err := ParseSpark(in)
+		if err != nil || got != want {
+			t.Errorf("ParseSpark(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "interval", "10", "ten seconds", "10 parsecs", "-1 second", "10 seconds 5", "1e3 seconds"} {
+		if _, err := ParseSpark(in); err == nil {
+			t.Errorf("ParseSpark(%q): want an error", in)
+		}
+	}
+}
+
+func TestParse(t *testing.T) {
+	ok := map[string]time.Duration{
+		"90s": 90 * time.Second, "1h30m": 90 * time.Minute, "7d": 7 * 24 * time.Hour, "1d12h": 36 * time.Hour,
+		"0": 0, "20 minutes": 20 * time.Minute, "250ms": 250 * time.Millisecond, "-5s": -5 * time.Second,
+		"1.5d": 36 * time.Hour,
+	}
+	for in, want := range ok {
+		got, err := Parse(in)
+		if err != nil || got != want {
+			t.Errorf("Parse(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "abc", "5 parsecs", "d", "1d-2h"} {
+		if _, err := Parse(in); err == nil {
+			t.Errorf("Parse(%q): want an error", in)
+		}
+	}
+}
+
+func TestFormatRoundTrips(t *testing.T) {
+	for _, d := range []time.Duration{0, time.Millisecond, 90 * time.Second, 20 * time.Minute, time.Hour, 36 * time.Hour, 7 * 24 * time.Hour, 1500 * time.Millisecond} {
+		got, err := Parse(Format(d))
+		if err != nil || got != d {
+			t.Errorf("Parse(Format(%v) = %q) = %v, %v", d, Format(d), got, err)
+		}
+	}
+}
