@@ -36,6 +36,8 @@ var lessonFiles = []string{
 	"key-choice.yaml",
 	"retries-beyond-horizon.yaml",
 	"retries-beyond-horizon-same.yaml",
+	"horizon-tradeoff.yaml",
+	"capacity-plan.yaml",
 }
 
 func experimentFiles(t *testing.T) []string {

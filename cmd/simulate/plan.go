@@ -1,0 +1,148 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dedupsim/dedupsim/reports/plan"
+	"github.com/dedupsim/dedupsim/sim/scenario"
+)
+
+// exitNoPlan is plan's exit code when no delay is recommended: the
+// targets are unreachable, the budget is exceeded, or no delay applies.
+const exitNoPlan = 2
+
+func newPlanCmd(stdout, stderr io.Writer) *cobra.Command {
+	var (
+		query, missed, falseDrop, budget, prodRate string
+		asJSON, quiet                              bool
+		seed                                       uint64
+		workers                                    int
+	)
+	cmd := &cobra.Command{
+		Use:   "plan FILE --query NAME",
+		Short: "Find the smallest watermark delay that meets missed-duplicate and false-drop targets",
+		Long: `plan finds, by simulation, the smallest watermark delay at which one query of a
+scenario meets the targets: at most --max-missed-rate of duplicates emitted again
+and at most --max-false-drop-rate of events lost. It simulates a grid of delays
+(1s, 2s, 5s ... up to the scenario's duration), then bisects between the last
+failing and the first passing delay to 1s or 1%. The candidates run in parallel;
+the answer does not depend on the number of workers.
+
+It prints the delay with its peak state, from a closed-form model (an estimate:
+a key lives about delay + trigger in a pair-keyed dropDuplicates, about 2 x delay
++ trigger in dropDuplicatesWithinWatermark; state = unique-key rate x that
+horizon x bytes per entry) beside the simulated values.
+
+--production-rate sizes state for your real traffic: state grows linearly with
+the rate, so the scenario's state is scaled to it (the rates are not).
+--memory-budget fails the plan when the state of the smallest delay meeting the
+targets exceeds it.
+
+When no delay can meet the targets it says so and why: a pair-keyed
+dropDuplicates(["event_id", "event_time"]) sees every re-stamped copy as a new
+key at any delay, and a dedup that never evicts grows without bound.
+
+Exit status: 0 with a recommended delay, 2 without one (unreachable, over
+budget, or no watermark to plan), 1 on errors.`,
+		Example: `  simulate plan experiments/capacity-plan.yaml --query within-watermark --max-missed-rate 0.001
+  simulate plan experiments/capacity-plan.yaml --query within-watermark --production-rate 20000/s --memory-budget 4GiB
+  simulate plan experiments/capacity-plan.yaml --query pair-keyed --json`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return fmt.Errorf("want one scenario file, got %d arguments (e.g. simulate plan experiments/capacity-plan.yaml --query within-watermark)", len(args))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			file := args[0]
+			t := plan.DefaultTargets
+			var err error
+			if t.MaxMissedRate, err = plan.ParseShare(missed); err != nil {
+				return fmt.Errorf("--max-missed-rate %w", err)
+			}
+			if t.MaxFalseDropRate, err = plan.ParseShare(falseDrop); err != nil {
+				return fmt.Errorf("--max-false-drop-rate %w", err)
+			}
+			if cmd.Flags().Changed("memory-budget") {
+				if t.MemoryBudget, err = plan.ParseSize(budget); err != nil {
+					return fmt.Errorf("--memory-budget %w", err)
+				}
+			}
+			if cmd.Flags().Changed("production-rate") {
+				r, err := scenario.ParseRate(prodRate)
+				if err != nil || !(r > 0) || math.IsInf(float64(r), 0) {
+					return fmt.Errorf("--production-rate %q: want a rate of originals above 0, such as 20000/s or 1.2e6/m", prodRate)
+				}
+				t.ProductionRate = float64(r)
+			}
+			if workers < 0 {
+				return fmt.Errorf("--workers %d: want 0 (all cores) or more", workers)
+			}
+			sc, err := scenario.Load(file)
+			if err != nil {
+				return err
+			}
+			if cmd.Flags().Changed("seed") {
+				sc.Seed = seed
+			}
+			var names []string
+			for _, q := range sc.Queries {
+				names = append(names, q.Name)
+			}
+			if query == "" {
+				return fmt.Errorf("--query: required: name the query to plan; %s's queries are: %s", file, strings.Join(names, ", "))
+			}
+
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			opts := plan.Options{Workers: workers}
+			b := newBar(stderr, quiet, "plan "+query)
+			if b != nil {
+				opts.Progress = b
+			}
+			res, err := plan.Search(ctx, sc, query, t, opts)
+			if b != nil {
+				b.finish()
+			}
+			var nf *plan.QueryNotFoundError
+			if errors.As(err, &nf) {
+				return fmt.Errorf("--query %q: %s has no such query; its queries are: %s", query, file, strings.Join(nf.Names, ", "))
+			}
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				err = res.WriteJSON(stdout)
+			} else {
+				err = res.WriteText(stdout, file, sc.Seed)
+			}
+			if err != nil {
+				return err
+			}
+			if res.Recommended == nil {
+				return &exitCodeError{code: exitNoPlan, err: errors.New("no recommended delay: see the reason")}
+			}
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&query, "query", "", "name of the scenario's query to plan (required)")
+	fl.StringVar(&missed, "max-missed-rate", "0.001", "largest share of duplicates emitted again: a fraction (0.001) or a percentage (0.1%)")
+	fl.StringVar(&falseDrop, "max-false-drop-rate", "0.0001", "largest share of events lost: a fraction (0.0001) or a percentage (0.01%)")
+	fl.StringVar(&budget, "memory-budget", "", "largest peak state, such as 512MiB or 4GiB (at --production-rate if given)")
+	fl.StringVar(&prodRate, "production-rate", "", "your rate of originals, such as 20000/s: state is scaled to it from the scenario's rate")
+	fl.BoolVar(&asJSON, "json", false, "print the plan as JSON: query, recommendedDelaySeconds, predicted, simulated, reason")
+	fl.Uint64Var(&seed, "seed", 0, "seed for every random stream (default: the scenario's seed)")
+	fl.BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
+	fl.IntVar(&workers, "workers", 0, "simulations run at once (default: all cores); the answer does not depend on it")
+	return cmd
+}
