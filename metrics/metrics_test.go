@@ -145,3 +145,24 @@ func TestEntryBytes(t *testing.T) {
 		t.Errorf("event_id, event_time: %d", got)
 	}
 }
+
+func TestAccountantStateRoundTrip(t *testing.T) {
+	var a, b Accountant
+	rows := []generators.Row{row(0, 0, 3), row(1, 0, 1), row(0, 1, 3), row(2, 0, 2)}
+	a.Observe(rows, []sim.Outcome{sim.Emitted, sim.DroppedLate, sim.DroppedDuplicate, sim.Emitted})
+	data, _ := a.MarshalBinary()
+	if err := b.UnmarshalBinary(data); err != nil {
+		t.Fatal(err)
+	}
+	more := []generators.Row{row(0, 2, 3), row(2, 1, 2)}
+	outs := []sim.Outcome{sim.Emitted, sim.DroppedDuplicate}
+	a.Observe(more, outs)
+	b.Observe(more, outs)
+	a.win, b.win = eventWindow{}, eventWindow{}
+	if !reflect.DeepEqual(a, b) {
+		t.Fatalf("restored accountant diverged:\n%+v\n%+v", a, b)
+	}
+	if err := b.UnmarshalBinary(data[:len(data)-1]); err == nil {
+		t.Fatal("truncated state accepted")
+	}
+}

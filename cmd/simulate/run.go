@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
@@ -30,6 +31,7 @@ type runFlags struct {
 	workers    int
 	store      string
 	checkpoint string
+	snapshot   time.Duration
 	noReport   bool
 }
 
@@ -40,7 +42,8 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar")
 	fl.IntVar(&f.workers, "workers", 0, "queries (and sweep points) run at once (default: all cores)")
 	fl.StringVar(&f.store, "store", "", "state store backend: memory or pebble (default: the scenario's)")
-	fl.StringVar(&f.checkpoint, "checkpoint", "", "keep the queries' checkpoints in this folder (default: a temporary folder when the scenario has faults)")
+	fl.StringVar(&f.checkpoint, "checkpoint", "", "make the run resumable: keep checkpoints and run snapshots in this folder; rerun the same command to resume a killed run")
+	fl.DurationVar(&f.snapshot, "snapshot-interval", time.Second, "with --checkpoint: wall-clock time between run snapshots")
 	fl.BoolVar(&f.noReport, "no-report", false, "write the results files only, not report.md, report.html and the charts")
 }
 
@@ -133,7 +136,7 @@ func runScenario(ctx context.Context, sc *scenario.Scenario, f runFlags, stdout,
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	opts := runner.Options{Workers: f.workers, CheckpointDir: f.checkpoint, Store: f.store}
+	opts := runner.Options{Workers: f.workers, CheckpointDir: f.checkpoint, Store: f.store, SnapshotEvery: f.snapshot}
 	bar := newBar(stderr, f.quiet, sc.Name)
 	if bar != nil {
 		opts.Progress = bar

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/dedupsim/dedupsim/metrics"
 	"github.com/dedupsim/dedupsim/sim/scenario"
@@ -17,9 +19,14 @@ import (
 type Options struct {
 	// Workers is the number of jobs run at once [GOMAXPROCS].
 	Workers int
-	// CheckpointDir keeps the queries' checkpoints there; "" uses a
-	// temporary folder when the scenario has faults, and none otherwise.
+	// CheckpointDir makes the run resumable: the queries' checkpoints and
+	// snapshots of every job live there, and running again with the same
+	// folder resumes a killed run. "" uses a temporary folder when the
+	// scenario has faults, and none otherwise.
 	CheckpointDir string
+	// SnapshotEvery is the wall-clock interval between snapshots of a
+	// resumable run [1s].
+	SnapshotEvery time.Duration
 	// Store overrides the scenario's store ("memory" or "pebble").
 	Store string
 	// Progress, if set, is told the total simulated seconds once and then
@@ -58,14 +65,23 @@ func Run(ctx context.Context, s *scenario.Scenario, opts Options) (*Results, err
 	if err != nil {
 		return nil, err
 	}
-	ckRoot := opts.CheckpointDir
-	if ckRoot == "" && len(s.Faults) > 0 {
+	ckRoot, resumable := opts.CheckpointDir, opts.CheckpointDir != ""
+	if resumable {
+		if err := claimCheckpoint(ckRoot, s, storeName); err != nil {
+			return nil, err
+		}
+	} else if len(s.Faults) > 0 {
+		// Restarts need a checkpoint to restart from; keep it temporary.
 		dir, err := os.MkdirTemp("", "dedupsim-checkpoint-")
 		if err != nil {
 			return nil, err
 		}
 		defer os.RemoveAll(dir)
 		ckRoot = dir
+	}
+	snapEvery := opts.SnapshotEvery
+	if snapEvery <= 0 {
+		snapEvery = time.Second
 	}
 	newSource := opts.NewSource
 	if newSource == nil {
@@ -96,12 +112,21 @@ func Run(ctx context.Context, s *scenario.Scenario, opts Options) (*Results, err
 			defer wg.Done()
 			for i := range next {
 				env := jobEnv{
-					sc:             s,
-					newSource:      func() (Source, error) { return newSource(s) },
-					openStore:      open,
-					storeName:      storeName,
-					checkpointRoot: ckRoot,
-					progress:       prog.Add,
+					sc:            s,
+					newSource:     func() (Source, error) { return newSource(s) },
+					openStore:     open,
+					storeName:     storeName,
+					resumable:     resumable,
+					snapshotEvery: snapEvery,
+					progress:      prog.Add,
+				}
+				if ckRoot != "" {
+					env.jobDir = filepath.Join(ckRoot, jobs[i].FileName)
+					if err := os.MkdirAll(env.jobDir, 0o755); err != nil {
+						errs[i] = err
+						cancel()
+						continue
+					}
 				}
 				if i == 0 {
 					env.badClock = func(t int64) {
