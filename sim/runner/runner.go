@@ -61,7 +61,12 @@ func Run(ctx context.Context, s *scenario.Scenario, opts Options) (*Results, err
 	if opts.Store != "" {
 		storeName = opts.Store
 	}
-	open, err := storeOpener(storeName)
+	scratch, err := os.MkdirTemp("", "dedupsim-run-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(scratch)
+	open, err := storeOpener(storeName, scratch)
 	if err != nil {
 		return nil, err
 	}
