@@ -7,6 +7,7 @@ package runner
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/dedupsim/dedupsim/generators"
@@ -108,21 +109,27 @@ func WithDelay(c chain.Chain, d time.Duration) chain.Chain {
 	return out
 }
 
-// sparkInterval renders d the way users write a watermark delay.
+// sparkInterval renders d the way users write a watermark delay, largest
+// units first: "20 minutes", "5 minutes 38 seconds".
 func sparkInterval(d time.Duration) string {
 	ms := d.Milliseconds()
+	if ms <= 0 {
+		return "0 seconds"
+	}
 	units := []struct {
 		ms   int64
 		name string
 	}{{86_400_000, "day"}, {3_600_000, "hour"}, {60_000, "minute"}, {1000, "second"}, {1, "millisecond"}}
+	var parts []string
 	for _, u := range units {
-		if ms >= u.ms && ms%u.ms == 0 {
-			n := ms / u.ms
+		if n := ms / u.ms; n > 0 {
+			ms -= n * u.ms
 			if n == 1 {
-				return fmt.Sprintf("1 %s", u.name)
+				parts = append(parts, "1 "+u.name)
+			} else {
+				parts = append(parts, fmt.Sprintf("%d %ss", n, u.name))
 			}
-			return fmt.Sprintf("%d %ss", n, u.name)
 		}
 	}
-	return "0 seconds"
+	return strings.Join(parts, " ")
 }

@@ -7,6 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
+
+	"github.com/dedupsim/dedupsim/sim/interval"
 
 	"github.com/dedupsim/dedupsim/metrics"
 	"github.com/dedupsim/dedupsim/sim/scenario"
@@ -194,5 +197,21 @@ func TestPebbleAgreesWithMemory(t *testing.T) {
 	metrics.WriteTimeseries(&y, peb.Records)
 	if !bytes.Equal(x.Bytes(), y.Bytes()) {
 		t.Error("timeseries differ between memory and pebble")
+	}
+}
+
+func TestSparkInterval(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		20 * time.Minute: "20 minutes", 338 * time.Second: "5 minutes 38 seconds", time.Hour: "1 hour",
+		1500 * time.Millisecond: "1 second 500 milliseconds", 0: "0 seconds", 25 * time.Hour: "1 day 1 hour",
+	} {
+		got := sparkInterval(d)
+		if got != want {
+			t.Errorf("sparkInterval(%v) = %q, want %q", d, got, want)
+		}
+		ms, err := interval.ParseSpark(got)
+		if err != nil || ms != d.Milliseconds() {
+			t.Errorf("ParseSpark(%q) = %d, %v", got, ms, err)
+		}
 	}
 }
