@@ -10,7 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -46,7 +46,7 @@ func (l *changeLog) put(key []byte, expiresAt int64) {
 	l.n++
 }
 
-func (l *changeLog) remove(key string) {
+func (l *changeLog) remove(key []byte) {
 	l.buf = append(l.buf, recRemove)
 	l.buf = binary.AppendUvarint(l.buf, uint64(len(key)))
 	l.buf = append(l.buf, key...)
@@ -68,6 +68,12 @@ type Checkpointed struct {
 	snapshotEvery int64
 	// BytesWritten counts the checkpoint bytes written by all commits.
 	BytesWritten int64
+	// version is the number of committed batches: the state's version.
+	version int64
+	// snapped and snapVersion record the last Snapshot call on this
+	// store: the oldest version a reopen may still need (see Snapshot).
+	snapped     bool
+	snapVersion int64
 }
 
 // Open opens the checkpointed store in dir at the given version (the number
@@ -82,7 +88,7 @@ func Open(dir string, version int64, opts Options) (*Checkpointed, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("memstore %s: %w", dir, err)
 	}
-	c := &Checkpointed{Store: New(), dir: dir, snapshotEvery: opts.SnapshotEvery}
+	c := &Checkpointed{Store: New(), dir: dir, snapshotEvery: opts.SnapshotEvery, version: version}
 	if version > 0 {
 		if err := c.load(version); err != nil {
 			return nil, err
@@ -104,6 +110,7 @@ func (c *Checkpointed) Commit(batchID int64) error {
 	}
 	c.log.buf = c.log.buf[:0]
 	c.log.n = 0
+	c.version = v
 	if v%c.snapshotEvery == 0 {
 		return c.writeSnapshot(v)
 	}
@@ -112,20 +119,25 @@ func (c *Checkpointed) Commit(batchID int64) error {
 
 func (c *Checkpointed) writeSnapshot(v int64) error {
 	// Sorted keys make a snapshot's bytes a function of the state alone.
-	keys := make([]string, 0, len(c.keys))
-	for k := range c.keys {
-		keys = append(keys, k)
+	refs := make([]uint32, 0, c.tab.n)
+	for _, sl := range c.tab.slots {
+		if sl.ref != 0 {
+			refs = append(refs, sl.ref)
+		}
 	}
-	sort.Strings(keys)
+	slices.SortFunc(refs, func(a, b uint32) int {
+		return bytes.Compare(c.arena.key(a), c.arena.key(b))
+	})
 	var b bytes.Buffer
 	b.WriteString(snapshotMagic)
 	var tmp []byte
-	for _, k := range keys {
+	for _, ref := range refs {
+		k := c.arena.key(ref)
 		tmp = tmp[:0]
 		tmp = append(tmp, recPut)
 		tmp = binary.AppendUvarint(tmp, uint64(len(k)))
 		tmp = append(tmp, k...)
-		tmp = binary.AppendVarint(tmp, c.keys[k].expiresAt)
+		tmp = binary.AppendVarint(tmp, c.arena.expiry(ref))
 		b.Write(tmp)
 	}
 	return c.writeFile(fmt.Sprintf("%d.snapshot", v), b.Bytes())
@@ -192,7 +204,9 @@ func (c *Checkpointed) load(v int64) error {
 	// The store is built only from the final state: a key put and removed
 	// within the replayed deltas never enters the expiry index.
 	for k, exp := range state {
-		c.insert([]byte(k), exp)
+		if _, err := c.Add([]byte(k), exp); err != nil {
+			return fmt.Errorf("memstore %s: %w", c.dir, err)
+		}
 	}
 	return nil
 }

@@ -1,64 +1,92 @@
 // Package memstore is dedupsim's in-memory state store, the model of
-// Spark's HDFSBackedStateStore: every key lives in a hash map in memory.
+// Spark's HDFSBackedStateStore: every key lives in a hash table in memory.
 //
 // It is exact (keys are compared byte for byte, never by hash alone) and
-// allocation-free per row: key bytes are copied into arena slabs and the map
-// is keyed by strings that point into them; expiries live in a radix heap,
-// so eviction costs what it evicts.
+// allocation-free per row: key bytes are copied into arena slabs, an
+// open-addressing table of 8-byte, pointer-free slots finds them, and a
+// radix heap of expiries makes eviction cost what it evicts. The garbage
+// collector scans none of it but a pointer per arena slab (256 KiB) and per
+// index chunk (256 keys).
 package memstore
 
 import (
+	"bytes"
+	"hash/maphash"
 	"math"
-	"unsafe"
 
 	"github.com/dedupsim/dedupsim/engines"
 )
 
-type entry struct {
-	expiresAt int64
-	ref       keyRef
-}
-
 // Store is an in-memory engines.Store.
 type Store struct {
-	keys  map[string]entry
-	arena *arena
-	index *expiryIndex
+	tab   table
+	arena arena
+	index expiryIndex
+	// seed keys the table's hash: random per store, so that no stream of
+	// keys can be crafted to collide.
+	seed maphash.Seed
 	// evictFn is the eviction callback, bound once so that Evict does not
 	// allocate a closure per call.
-	evictFn func(keyRef)
-	log     changeLog
+	evictFn func([]expiryItem)
+	// sink keeps the eviction's touch pass from being optimized away.
+	sink uint32
+	log  changeLog
 }
 
 // New returns an empty store.
 func New() *Store {
 	s := &Store{
-		keys:  make(map[string]entry),
+		tab:   newTable(),
 		arena: newArena(),
 		index: newExpiryIndex(),
+		seed:  maphash.MakeSeed(),
 	}
-	s.evictFn = s.evictRef
+	s.evictFn = s.evictItems
 	return s
 }
 
-// Add inserts key with expiry expiresAt unless it is present.
+// Add inserts key with expiry expiresAt unless it is present. A new key
+// costs one hash and one probe sequence: the lookup that misses stops at
+// the free slot the key then takes.
 func (s *Store) Add(key []byte, expiresAt int64) (bool, error) {
-	if _, ok := s.keys[string(key)]; ok {
-		return false, nil
-	}
-	s.insert(key, expiresAt)
-	return true, nil
+	return s.add(key, s.tag(key), expiresAt)
 }
 
-func (s *Store) insert(key []byte, expiresAt int64) {
-	ref := s.arena.add(key)
-	s.keys[s.arena.str(ref)] = entry{expiresAt: expiresAt, ref: ref}
+// tag returns the hash tag of key: the high 32 bits of its seeded hash.
+func (s *Store) tag(key []byte) uint32 { return uint32(maphash.Bytes(s.seed, key) >> 32) }
+
+// add is Add with the key's tag already computed, so that a batched Add
+// can hash a run of keys and load their home slots ahead of inserting
+// them (see BENCHMARKS.md, "suggested next step").
+func (s *Store) add(key []byte, tag uint32, expiresAt int64) (bool, error) {
+	t := &s.tab
+	// Grow first: growing moves every slot, so it cannot happen between
+	// the lookup and the insert at the slot the lookup found.
+	t.grow()
+	i := tag >> t.shift
+	for {
+		sl := t.slots[i]
+		if sl.ref == 0 {
+			break
+		}
+		if sl.tag == tag && bytes.Equal(s.arena.key(sl.ref), key) {
+			return false, nil
+		}
+		i = (i + 1) & t.mask
+	}
+	ref, err := s.arena.add(key, expiresAt)
+	if err != nil {
+		return false, err
+	}
+	t.slots[i] = slot{tag: tag, ref: ref}
+	t.n++
 	if expiresAt != engines.NoExpiry {
-		s.index.push(expiryItem{at: orderKey(expiresAt), ref: ref})
+		s.index.push(expiryItem{at: orderKey(expiresAt), ref: ref, tag: tag})
 	}
 	if s.log.on {
 		s.log.put(key, expiresAt)
 	}
+	return true, nil
 }
 
 // Evict removes every key whose expiry is at or below watermark.
@@ -70,34 +98,52 @@ func (s *Store) Evict(watermark int64) (int, error) {
 	return s.index.popUpTo(orderKey(watermark), s.evictFn), nil
 }
 
-func (s *Store) evictRef(r keyRef) {
-	k := s.arena.str(r)
-	if s.log.on {
-		s.log.remove(k)
+// evictItems removes a run of expired keys. Without a change log it never
+// reads a key: the table finds each slot by ref.
+//
+// The slots of expired keys are scattered over the table, so each removal
+// is a cache miss. A first pass loads the home slot of every item in the
+// run; those loads do not depend on each other, so the processor keeps
+// many in flight at once, and the removals then find their slots in
+// cache. A run is at most a chunk, 256 slots, which stays in L1/L2.
+func (s *Store) evictItems(its []expiryItem) {
+	t := &s.tab
+	var sink uint32
+	for _, it := range its {
+		sink += t.slots[it.tag>>t.shift].ref
 	}
-	delete(s.keys, k)
-	s.arena.release(r)
+	s.sink += sink
+	for _, it := range its {
+		if s.log.on {
+			s.log.remove(s.arena.key(it.ref))
+		}
+		t.remove(it.tag, it.ref)
+		s.arena.release(it.ref)
+	}
 }
 
 // Len returns the number of keys.
-func (s *Store) Len() int { return len(s.keys) }
+func (s *Store) Len() int { return s.tab.n }
 
-// Close releases the store's memory.
+// Close releases the store's memory. It leaves an empty store behind
+// rather than nil fields, so that a stray use after Close cannot crash.
 func (s *Store) Close() error {
-	s.keys = nil
-	s.arena = nil
-	s.index = nil
+	s.tab = newTable()
+	s.arena = newArena()
+	s.index = newExpiryIndex()
 	return nil
 }
 
 // Range calls fn for every key, in unspecified order, until fn returns
-// false. The key slice is valid only during the call and must not be
-// modified.
+// false. The key slice is the arena's memory, not a copy (Range runs over
+// the whole state and must not allocate per key): it is valid only during
+// the call and must not be modified. fn must not modify the store.
 func (s *Store) Range(fn func(key []byte, expiresAt int64) bool) error {
-	for k, e := range s.keys {
-		// The callback sees the arena's bytes, not a copy: Range runs over
-		// the whole state and must not allocate per key.
-		if !fn(unsafe.Slice(unsafe.StringData(k), len(k)), e.expiresAt) {
+	for _, sl := range s.tab.slots {
+		if sl.ref == 0 {
+			continue
+		}
+		if !fn(s.arena.key(sl.ref), s.arena.expiry(sl.ref)) {
 			return nil
 		}
 	}

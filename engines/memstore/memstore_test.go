@@ -3,6 +3,7 @@ package memstore
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -186,5 +187,65 @@ func TestCorruptDeltaIsNamed(t *testing.T) {
 	_, err := Open(dir, 1, Options{})
 	if err == nil || !contains(err.Error(), "1.delta") {
 		t.Fatalf("want an error naming 1.delta, got %v", err)
+	}
+}
+
+// TestStoreMatchesModelAtScale replays a long stream against the model:
+// thousands of keys with nearly ordered expiries, far-future and
+// already-expired ones, watermarks that advance in jumps, stall or move
+// back, so that index buckets span many chunks, are evicted whole or cut,
+// and the table grows and shifts slots back on removal.
+func TestStoreMatchesModelAtScale(t *testing.T) {
+	for seed := uint64(1); seed <= 4; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 0))
+		s, m := New(), model{}
+		wm := int64(0)
+		for step := 0; step < 60_000; step++ {
+			switch r := rng.IntN(100); {
+			case r < 97:
+				// Keys repeat sometimes: a small id space per epoch.
+				k := fmt.Sprintf("key-%d", rng.IntN(step/4+10))
+				var e int64
+				switch rng.IntN(50) {
+				case 0:
+					e = engines.NoExpiry
+				case 1:
+					e = wm - rng.Int64N(1000) // already expired
+				case 2:
+					e = wm + 1<<40 // a bad clock
+				default:
+					e = int64(step)*10 + rng.Int64N(300)
+				}
+				got, err := s.Add([]byte(k), e)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := m.add(k, e); got != want {
+					t.Fatalf("seed %d step %d: Add(%q, %d) = %v, model %v", seed, step, k, e, got, want)
+				}
+			default:
+				if rng.IntN(10) == 0 {
+					wm -= rng.Int64N(5000) // moves back
+				} else {
+					wm = int64(step)*10 - rng.Int64N(2000)
+				}
+				got, _ := s.Evict(wm)
+				if want := m.evict(wm); got != want {
+					t.Fatalf("seed %d step %d: Evict(%d) = %d, model %d", seed, step, wm, got, want)
+				}
+			}
+			if s.Len() != len(m) {
+				t.Fatalf("seed %d step %d: Len = %d, model %d", seed, step, s.Len(), len(m))
+			}
+		}
+		got := contents(t, s)
+		if len(got) != len(m) {
+			t.Fatalf("seed %d: store has %d keys, model %d", seed, len(got), len(m))
+		}
+		for k, e := range m {
+			if g, ok := got[k]; !ok || g != e {
+				t.Fatalf("seed %d: key %q: store has (%d, %v), model %d", seed, k, g, ok, e)
+			}
+		}
 	}
 }
