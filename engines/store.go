@@ -44,3 +44,40 @@ type Entry struct {
 type Ranger interface {
 	Range(fn func(key []byte, expiresAt int64) bool) error
 }
+
+// Snapshotter is implemented by stores that must prepare, when asked, to be
+// reopened later at their current version, after more batches have been
+// committed on top of it. A resumable run (sim/runner) takes a job snapshot
+// every second or so of wall time while the query commits every batch, so a
+// resumed job reopens its stores at the snapshot's version, several
+// batches behind their latest commit. The runner calls Snapshot on every
+// store of the job right before it writes the job snapshot.
+//
+// version is the store's current version: the number of batches committed
+// (the state after batch version-1), with nothing uncommitted. Once Snapshot
+// returns, the store's folder can be reopened at version and at the version
+// of the Snapshot call before it (the job snapshot still on disk should the
+// process die before the new one is written), until the next Snapshot call
+// returns; older versions may be gone. A store that keeps only its latest
+// state (Pebble) saves a copy of it; a store that keeps every version
+// (the checkpointed memory store) drops the files no such reopen needs, so
+// that a long run does not keep one file per batch forever.
+type Snapshotter interface {
+	Snapshot(version int64) error
+}
+
+// BatchAdder is implemented by stores that add a run of keys at once. The
+// executor hands a dedup operator every key of a micro-batch together
+// (Operator.ProcessBatch), and a store that sees the run ahead can overlap
+// the cache misses of many keys (hash them all, load their hash-table
+// slots, then insert), where one Add at a time waits for each miss in
+// turn. Found by type assertion; a store without it gets one Add per key.
+type BatchAdder interface {
+	// AddBatch is Add for each key keys[ends[i-1]:ends[i]] (ends[-1] is
+	// 0), in order, with expiry expiresAt[i], and sets added[i] to Add's
+	// result: a key added earlier in the run is visible to a later one.
+	// ends, expiresAt and added have the same length. On error, the keys
+	// before the one that failed are added and added[i] is undefined from
+	// it on, as if Add had been called in a loop that stopped there.
+	AddBatch(keys []byte, ends []int32, expiresAt []int64, added []bool) error
+}

@@ -48,6 +48,10 @@ func Render(dir string) error {
 	if err := writeHTML(&page, res, charts, findings, yml); err != nil {
 		return fmt.Errorf("%s: report.html: %w", dir, err)
 	}
+	// A results folder of `simulate bench-stores` also compares backends.
+	if err := renderStores(dir, &md, &page); err != nil {
+		return err
+	}
 	write := func(name string, data []byte) error {
 		if err := metrics.WriteFileAtomic(filepath.Join(dir, name), data); err != nil {
 			return fmt.Errorf("writing report: %w", err)

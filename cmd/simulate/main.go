@@ -71,6 +71,8 @@ duplicates slip through and which real events it loses.`,
 		newExplainCmd(stdout),
 		newReportCmd(stdout),
 		newPlanCmd(stdout, stderr),
+		newBenchStoresCmd(stdout, stderr),
+		newStateCmd(stdout),
 	)
 	return root
 }

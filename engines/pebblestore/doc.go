@@ -66,6 +66,16 @@
 // store restoring the last committed version. Abort discards it without a
 // reopen.
 //
+// # Versioned reopen
+//
+// Pebble keeps only the latest state, but a resumed run reopens a store at
+// the version of its last job snapshot, a few batches back. Snapshot (the
+// engines.Snapshotter the runner calls before each job snapshot) saves a
+// Pebble checkpoint in <dir>.checkpoints/<version>, sstables hard-linked,
+// keeping the two newest; OpenAt reopens the live store if it is at the
+// wanted version and otherwise rebuilds it from that checkpoint, swapped in
+// with renames. See snapshot.go for the layout and the crash cases.
+//
 // # Durability
 //
 // A committed batch must survive a SIGKILL of the process; surviving a

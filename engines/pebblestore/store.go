@@ -95,6 +95,8 @@ type Store struct {
 	vbuf             [8]byte
 
 	metrics Metrics
+	// readOnly is set by OpenReadOnly: Pebble refuses every write.
+	readOnly bool
 	// err is returned by every call once the store is closed or a Commit
 	// failed.
 	err    error
@@ -123,7 +125,7 @@ func Open(dir string, opts Options) (*Store, error) {
 			return nil, err
 		}
 	}
-	return open(dir, opts)
+	return open(dir, opts, false)
 }
 
 // checkMarker checks that a non-empty dir is a pebblestore.
@@ -204,10 +206,12 @@ func populate(tmp string, opts Options) error {
 	return db.Close()
 }
 
-// open opens the existing store at dir.
-func open(dir string, opts Options) (*Store, error) {
+// open opens the existing store at dir; readOnly opens it without
+// writing anything to dir (see OpenReadOnly).
+func open(dir string, opts Options, readOnly bool) (*Store, error) {
 	popts, release := pebbleOptions(dir, opts)
 	popts.ErrorIfNotExists = true
+	popts.ReadOnly = readOnly
 	db, err := pebble.Open(dir, popts)
 	if err != nil {
 		release()
@@ -230,6 +234,7 @@ func open(dir string, opts Options) (*Store, error) {
 		n:         m.n,
 		low:       m.low,
 		clow:      m.low,
+		readOnly:  readOnly,
 	}
 	return s, nil
 }

@@ -51,6 +51,9 @@ type jobEnv struct {
 	resumable bool
 	// snapshotEvery is the wall-clock interval between job snapshots.
 	snapshotEvery time.Duration
+	// snapshotAt, if set, decides instead when to snapshot (tests; see
+	// Options.snapshotAt).
+	snapshotAt func(nextBatchID int64) bool
 	// progress receives processed simulated seconds, for the bar.
 	progress func(seconds float64)
 	// badClock collects bad-clock moments (job 0 only).
@@ -159,26 +162,49 @@ func (r *jobRun) init() error {
 	r.ck = &checkpointer{env: r.env.jobEnv, job: r.env.Job}
 	r.t = sc.Start.UnixMicro() + sc.Trigger.Micros()
 
+	// Nothing in the job's folder changes until the query is open: a
+	// snapshot or a state file that cannot be read fails the resume with
+	// the folder as it was.
 	state := sim.State{}
+	resumed := false
 	if r.env.resumable {
-		resumed, st, err := r.restore()
-		if err != nil {
+		if resumed, state, err = r.restore(); err != nil {
 			return fmt.Errorf("resume from %s: %w", r.env.jobDir, err)
 		}
-		if resumed {
-			state = st
-		}
-		if r.parts, err = openParts(r.env.jobDir, resumed, r.snapshotLens()); err != nil {
-			return err
-		}
 		if !resumed {
-			r.hasLook = r.src.Next(&r.look)
+			// A run killed before this job's first snapshot: its query
+			// checkpoints cannot be resumed (the stream restarts from the
+			// beginning), and a restart would recover from them.
+			if err := discardQueryFolders(r.env.jobDir, -1); err != nil {
+				return err
+			}
 		}
-	} else {
+	}
+	if !resumed {
 		r.hasLook = r.src.Next(&r.look)
 	}
-	r.q, err = r.ck.open(state)
-	return err
+	if r.q, err = r.ck.open(state); err != nil {
+		if resumed {
+			return fmt.Errorf("resume from %s: %w", r.env.jobDir, err)
+		}
+		return err
+	}
+	if r.env.resumable {
+		if resumed {
+			// Folders of checkpoints lost after the snapshot belong to
+			// the killed run: the resumed one loses them again.
+			err = discardQueryFolders(r.env.jobDir, r.ck.gen)
+		}
+		if err == nil {
+			r.parts, err = openParts(r.env.jobDir, resumed, r.snapshotLens())
+		}
+		if err != nil {
+			r.q.Close()
+			r.q = nil
+			return err
+		}
+	}
+	return nil
 }
 
 func (r *jobRun) loop(ctx context.Context) (*jobResult, error) {
@@ -256,7 +282,11 @@ func (r *jobRun) loop(ctx context.Context) (*jobResult, error) {
 			r.env.progress(float64(t-lastReported) / 1e6)
 			lastReported = t
 		}
-		if r.env.resumable && time.Since(lastSnapshot) >= r.env.snapshotEvery {
+		due := time.Since(lastSnapshot) >= r.env.snapshotEvery
+		if r.env.snapshotAt != nil {
+			due = r.env.snapshotAt(r.q.State().NextBatchID)
+		}
+		if r.env.resumable && due {
 			r.sum.WallSeconds += engineTime.Seconds()
 			engineTime = 0
 			r.t += trigger // the snapshot resumes at the next trigger
@@ -390,7 +420,9 @@ func (c *checkpointer) folder() string {
 
 // open starts the query from the current checkpoint folder: from state
 // when resuming a job snapshot, else from whatever the folder's logs hold
-// (nothing for a new folder).
+// (nothing for a new folder). Resuming a snapshot discards the log entries
+// of the batches after it, which the killed run wrote and the resumed one
+// redoes.
 func (c *checkpointer) open(state sim.State) (*sim.Query, error) {
 	dir := c.folder()
 	if dir == "" {
@@ -399,6 +431,7 @@ func (c *checkpointer) open(state sim.State) (*sim.Query, error) {
 	}
 	var cp *sim.Checkpoint
 	var err error
+	resume := state != (sim.State{})
 	if _, statErr := os.Stat(filepath.Join(dir, "metadata")); statErr == nil {
 		if cp, _, err = sim.OpenCheckpoint(dir); err != nil {
 			return nil, err
@@ -419,6 +452,12 @@ func (c *checkpointer) open(state sim.State) (*sim.Query, error) {
 	q, err := sim.NewQuery(c.job.Plan, stores, state)
 	if err != nil {
 		return nil, err
+	}
+	if resume {
+		if err := cp.DiscardFrom(state.NextBatchID); err != nil {
+			q.Close()
+			return nil, err
+		}
 	}
 	q.SetCheckpoint(cp)
 	return q, nil

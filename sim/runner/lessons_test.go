@@ -38,6 +38,8 @@ var lessonFiles = []string{
 	"retries-beyond-horizon-same.yaml",
 	"horizon-tradeoff.yaml",
 	"capacity-plan.yaml",
+	"exactly-once.yaml",
+	"store-comparison.yaml",
 }
 
 func experimentFiles(t *testing.T) []string {

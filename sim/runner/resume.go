@@ -13,7 +13,10 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 
+	"github.com/dedupsim/dedupsim/engines"
 	"github.com/dedupsim/dedupsim/generators"
 	"github.com/dedupsim/dedupsim/metrics"
 	"github.com/dedupsim/dedupsim/sim"
@@ -73,6 +76,17 @@ func (r *jobRun) snapshot() error {
 	}
 	if err := r.parts.flush(); err != nil {
 		return err
+	}
+	// The stores first: once job.state names this version, a resume
+	// reopens them at it, and until it does, at the previous one, which
+	// Snapshot keeps too.
+	version := r.q.State().NextBatchID
+	for k, op := range r.q.Operators() {
+		if sn, ok := op.Store().(engines.Snapshotter); ok {
+			if err := sn.Snapshot(version); err != nil {
+				return fmt.Errorf("operator %d: %w", k, err)
+			}
+		}
 	}
 	s := jobSnapshot{
 		Format: snapshotFormat, Query: r.env.Query, T: r.t, NextFault: r.nextFault, Gen: r.ck.gen,
@@ -246,4 +260,227 @@ func claimCheckpoint(dir string, s *scenario.Scenario, store string) error {
 	}
 	data, _ = json.MarshalIndent(want, "", "  ")
 	return metrics.WriteFileAtomic(path, append(data, '\n'))
+}
+
+// isAtomicTemp reports whether name is a temporary file of
+// metrics.WriteFileAtomic (".<name>.tmp-<random>"), left by a killed write.
+func isAtomicTemp(name string) bool {
+	return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp-")
+}
+
+// queryGen returns n for a query checkpoint folder "query.<n>".
+func queryGen(name string) (int, bool) {
+	rest, ok := strings.CutPrefix(name, "query.")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(rest)
+	if err != nil || n < 0 || strconv.Itoa(n) != rest {
+		return 0, false
+	}
+	return n, true
+}
+
+// checkRunFolder checks that the run checkpoint dir holds only what a run
+// writes: run.json and a folder per job.
+func checkRunFolder(dir string, jobs []Job) error {
+	names := map[string]bool{}
+	for _, j := range jobs {
+		names[j.FileName] = true
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("checkpoint %s: %w", dir, err)
+	}
+	for _, e := range ents {
+		n := e.Name()
+		if n == runMetaFile || isAtomicTemp(n) || names[n] && e.IsDir() {
+			continue
+		}
+		return fmt.Errorf("checkpoint %s: %s: not a file of this run checkpoint; refusing to resume from the folder", dir, filepath.Join(dir, n))
+	}
+	return nil
+}
+
+// checkJobFolder checks that a job's folder (if any) holds only what a job
+// writes (see the layout above).
+func checkJobFolder(dir string) error {
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("checkpoint %s: %w", dir, err)
+	}
+	for _, e := range ents {
+		n := e.Name()
+		switch {
+		case n == jobStateFile || n == jobDoneFile || n == tsPart || n == progPart:
+			if e.Type().IsRegular() {
+				continue
+			}
+		case isAtomicTemp(n):
+			continue
+		default:
+			if _, ok := queryGen(n); ok && e.IsDir() {
+				continue
+			}
+		}
+		return fmt.Errorf("checkpoint %s: %s: not a file of a dedupsim job; refusing to resume from the folder", dir, filepath.Join(dir, n))
+	}
+	return nil
+}
+
+// discardQueryFolders removes the job's query checkpoint folders past gen
+// (all of them for gen -1): folders a killed run made after the snapshot
+// the job resumes from, which the resumed run makes again.
+func discardQueryFolders(dir string, gen int) error {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("checkpoint %s: %w", dir, err)
+	}
+	for _, e := range ents {
+		if n, ok := queryGen(e.Name()); ok && n > gen {
+			if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+				return fmt.Errorf("checkpoint %s: %w", dir, err)
+			}
+		}
+	}
+	return nil
+}
+
+// checkResume checks, before any job runs and changes its folder, that the
+// run checkpoint root can be resumed: no foreign file in it, and for every
+// unfinished job with a snapshot, a readable job.state, the query
+// checkpoint it names, and every state store at the snapshot's version.
+// It writes nothing. Each error names the file at fault.
+func checkResume(root string, sc *scenario.Scenario, jobs []Job, check StoreChecker, newSource func(*scenario.Scenario) (Source, error)) error {
+	if err := checkRunFolder(root, jobs); err != nil {
+		return err
+	}
+	for _, j := range jobs {
+		dir := filepath.Join(root, j.FileName)
+		if err := checkJobFolder(dir); err != nil {
+			return err
+		}
+		if done, err := loadDone(dir); err != nil {
+			return fmt.Errorf("checkpoint %s: %w", dir, err)
+		} else if done != nil {
+			continue
+		}
+		src, err := newSource(sc)
+		if err != nil {
+			return err
+		}
+		r := &jobRun{env: job{jobEnv{sc: sc, jobDir: dir}, j}, src: src, ck: &checkpointer{}}
+		resumed, state, err := r.restore()
+		if err != nil {
+			return fmt.Errorf("resume from %s: %w", dir, err)
+		}
+		if !resumed {
+			continue
+		}
+		// Resuming truncates the part files to the snapshot's lengths:
+		// shorter files would be padded with zeros.
+		for i, name := range []string{tsPart, progPart} {
+			fi, err := os.Stat(filepath.Join(dir, name))
+			if err != nil {
+				return fmt.Errorf("resume from %s: %w", dir, err)
+			}
+			if fi.Size() < r.restoredLens[i] {
+				return fmt.Errorf("resume from %s: %s holds %d bytes, %s says %d were written", dir,
+					filepath.Join(dir, name), fi.Size(), filepath.Join(dir, jobStateFile), r.restoredLens[i])
+			}
+		}
+		qdir := filepath.Join(dir, fmt.Sprintf("query.%d", r.ck.gen))
+		cp, _, err := sim.OpenCheckpoint(qdir)
+		if err != nil {
+			return fmt.Errorf("resume from %s: %s resumes query.%d: %w", dir, filepath.Join(dir, jobStateFile), r.ck.gen, err)
+		}
+		if _, err := cp.Recover(); err != nil {
+			return fmt.Errorf("resume from %s: %w", dir, err)
+		}
+		for op := range j.Plan.Dedups() {
+			if err := check(cp.StateDir(op), state.NextBatchID); err != nil {
+				return fmt.Errorf("resume from %s: operator %d: %w", dir, op, err)
+			}
+		}
+	}
+	return nil
+}
+
+// RunCheckpoint is a run checkpoint folder as ReadRunCheckpoint finds it.
+type RunCheckpoint struct {
+	// Scenario is the name of the scenario the run belongs to.
+	Scenario string
+	// Jobs are the job folders, sorted by name.
+	Jobs []JobCheckpoint
+}
+
+// JobCheckpoint is one job's folder in a run checkpoint.
+type JobCheckpoint struct {
+	// Name is the folder's name: the job's file name (the query's name,
+	// with "@<delay>" in a sweep).
+	Name string
+	// Dir is the job's folder.
+	Dir string
+	// QueryDir is the job's newest query checkpoint folder (query.<n>,
+	// n counting lost checkpoints); "" before the job's first batch.
+	QueryDir string
+	// Done is set once the job finished (done.json).
+	Done bool
+}
+
+// ReadRunCheckpoint lists the jobs of the run checkpoint dir, for readers
+// such as `simulate state`. It writes nothing. A folder without run.json,
+// a run.json of another kind, or a file that no run writes is an error
+// naming the file.
+func ReadRunCheckpoint(dir string) (RunCheckpoint, error) {
+	var rc RunCheckpoint
+	path := filepath.Join(dir, runMetaFile)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return rc, fmt.Errorf("checkpoint %s: %w", dir, err)
+	}
+	var m runMeta
+	if err := json.Unmarshal(data, &m); err != nil || m.Format != "dedupsim-run/1" {
+		return rc, fmt.Errorf("checkpoint %s: %s is not a dedupsim run checkpoint", dir, path)
+	}
+	rc.Scenario = m.Scenario
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return rc, fmt.Errorf("checkpoint %s: %w", dir, err)
+	}
+	for _, e := range ents {
+		n := e.Name()
+		if n == runMetaFile || isAtomicTemp(n) {
+			continue
+		}
+		jdir := filepath.Join(dir, n)
+		if !e.IsDir() {
+			return rc, fmt.Errorf("checkpoint %s: %s: not a file of a run checkpoint", dir, jdir)
+		}
+		if err := checkJobFolder(jdir); err != nil {
+			return rc, err
+		}
+		j := JobCheckpoint{Name: n, Dir: jdir}
+		sub, err := os.ReadDir(jdir)
+		if err != nil {
+			return rc, fmt.Errorf("checkpoint %s: %w", dir, err)
+		}
+		gen := -1
+		for _, s := range sub {
+			if g, ok := queryGen(s.Name()); ok && g > gen {
+				gen = g
+			}
+			if s.Name() == jobDoneFile {
+				j.Done = true
+			}
+		}
+		if gen >= 0 {
+			j.QueryDir = filepath.Join(jdir, fmt.Sprintf("query.%d", gen))
+		}
+		rc.Jobs = append(rc.Jobs, j)
+	}
+	return rc, nil
 }

@@ -34,6 +34,14 @@ type Options struct {
 	Progress Progress
 	// NewSource overrides how a job's stream is made (tests).
 	NewSource func(sc *scenario.Scenario) (Source, error)
+	// StoreHook, if set, sees (and may wrap) every state store the run
+	// opens; see StoreHook.
+	StoreHook StoreHook
+	// snapshotAt, if set, replaces the wall-clock rule of a resumable
+	// run's snapshots: a snapshot is taken after a batch when it returns
+	// true for the id of the next batch. Tests use it to snapshot at a
+	// chosen batch, whatever the machine's speed.
+	snapshotAt func(nextBatchID int64) bool
 }
 
 // Progress receives a run's progress, in simulated seconds over all jobs.
@@ -66,13 +74,22 @@ func Run(ctx context.Context, s *scenario.Scenario, opts Options) (*Results, err
 		return nil, err
 	}
 	defer os.RemoveAll(scratch)
-	open, err := storeOpener(storeName, scratch)
+	be, err := storeBackend(storeName, scratch)
 	if err != nil {
 		return nil, err
+	}
+	newSource := opts.NewSource
+	if newSource == nil {
+		newSource = defaultSource
 	}
 	ckRoot, resumable := opts.CheckpointDir, opts.CheckpointDir != ""
 	if resumable {
 		if err := claimCheckpoint(ckRoot, s, storeName); err != nil {
+			return nil, err
+		}
+		// Every job is checked before any job changes a file: a corrupted
+		// or foreign file fails the run with the folder as it was.
+		if err := checkResume(ckRoot, s, jobs, be.check, newSource); err != nil {
 			return nil, err
 		}
 	} else if len(s.Faults) > 0 {
@@ -87,10 +104,6 @@ func Run(ctx context.Context, s *scenario.Scenario, opts Options) (*Results, err
 	snapEvery := opts.SnapshotEvery
 	if snapEvery <= 0 {
 		snapEvery = time.Second
-	}
-	newSource := opts.NewSource
-	if newSource == nil {
-		newSource = defaultSource
 	}
 	workers := opts.Workers
 	if workers <= 0 {
@@ -119,10 +132,11 @@ func Run(ctx context.Context, s *scenario.Scenario, opts Options) (*Results, err
 				env := jobEnv{
 					sc:            s,
 					newSource:     func() (Source, error) { return newSource(s) },
-					openStore:     open,
+					openStore:     opts.StoreHook.wrap(jobs[i].FileName, storeName, be.open),
 					storeName:     storeName,
 					resumable:     resumable,
 					snapshotEvery: snapEvery,
+					snapshotAt:    opts.snapshotAt,
 					progress:      prog.Add,
 				}
 				if ckRoot != "" {

@@ -169,10 +169,11 @@ func TestLostCheckpointReadmitsDuplicates(t *testing.T) {
 }
 
 // TestPebbleAgreesWithMemory runs the same seeded stream through both
-// backends: every result but the wall-clock fields must match, and the
-// timeseries byte for byte (its byte column is the same model for both).
+// backends, with a restart and a lost checkpoint: every result but the
+// wall-clock fields must match, and the timeseries byte for byte (its byte
+// column is the same model for both).
 func TestPebbleAgreesWithMemory(t *testing.T) {
-	base := load(t, small+"faults:\n  - {at: 100s, kind: restart}\n")
+	base := load(t, small+"faults:\n  - {at: 100s, kind: restart}\n  - {at: 170s, kind: lose-checkpoint}\n")
 	mem, err := Run(context.Background(), base, Options{Workers: 2})
 	if err != nil {
 		t.Fatal(err)
@@ -183,6 +184,9 @@ func TestPebbleAgreesWithMemory(t *testing.T) {
 	}
 	for i := range mem.Summary.Queries {
 		a, b := mem.Summary.Queries[i], peb.Summary.Queries[i]
+		if a.Restarts != 2 {
+			t.Fatalf("%s: %d restarts, want 2", a.Name, a.Restarts)
+		}
 		if b.Store != "pebble" {
 			t.Fatalf("store %q", b.Store)
 		}

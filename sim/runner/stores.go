@@ -15,46 +15,59 @@ import (
 // query (and sweep point) at once, on every core.
 var pebbleOptions = pebblestore.Options{CacheSize: 16 << 20, MemTableSize: 16 << 20}
 
-// storeOpener maps a store name to its constructor: the one place that
-// knows the backends. scratch is a folder for stores that need a directory
-// even when the run keeps no checkpoint (Pebble); the caller removes it.
-func storeOpener(name, scratch string) (StoreOpener, error) {
+// StoreChecker reports whether the state store in dir can be opened at
+// version, without writing anything: a resumed run checks every store of
+// every job before it changes any file.
+type StoreChecker func(dir string, version int64) error
+
+// backend is a state store backend: how to open a store and how to check
+// one before a resume.
+type backend struct {
+	open  StoreOpener
+	check StoreChecker
+}
+
+// storeBackend maps a store name to its backend: the one place that knows
+// the backends. scratch is a folder for stores that need a directory even
+// when the run keeps no checkpoint (Pebble); the caller removes it.
+//
+// Both backends reopen a store at an older version than its latest commit,
+// which a resumed run needs (engines.Snapshotter): the memory store keeps
+// every version in its delta and snapshot files, Pebble restores the
+// checkpoint its Snapshot saved.
+func storeBackend(name, scratch string) (backend, error) {
 	switch name {
 	case scenario.StoreMemory, "":
-		return func(dir string, op int, version int64) (engines.Store, error) {
-			if dir == "" {
-				return memstore.New(), nil
-			}
-			return memstore.Open(dir, version, memstore.Options{})
+		return backend{
+			open: func(dir string, op int, version int64) (engines.Store, error) {
+				if dir == "" {
+					return memstore.New(), nil
+				}
+				return memstore.Open(dir, version, memstore.Options{})
+			},
+			check: memstore.Check,
 		}, nil
 	case scenario.StorePebble:
-		return func(dir string, op int, version int64) (engines.Store, error) {
-			if dir == "" {
-				d, err := os.MkdirTemp(scratch, "pebble-")
-				if err != nil {
-					return nil, err
+		return backend{
+			open: func(dir string, op int, version int64) (engines.Store, error) {
+				if dir == "" {
+					d, err := os.MkdirTemp(scratch, "pebble-")
+					if err != nil {
+						return nil, err
+					}
+					if err := os.Remove(d); err != nil {
+						return nil, err
+					}
+					dir = d
 				}
-				if err := os.Remove(d); err != nil {
-					return nil, err
-				}
-				dir = d
-			}
-			s, err := pebblestore.Open(dir, pebbleOptions)
-			if err != nil {
-				return nil, err
-			}
-			have := int64(0)
-			if last, ok := s.LastCommitted(); ok {
-				have = last + 1
-			}
-			if have != version {
-				s.Close()
-				return nil, fmt.Errorf("pebble store %s holds state version %d, the query needs %d (a Pebble store keeps only its latest version)", dir, have, version)
-			}
-			return s, nil
+				return pebblestore.OpenAt(dir, version, pebbleOptions)
+			},
+			check: func(dir string, version int64) error {
+				return pebblestore.CheckAt(dir, version, pebbleOptions)
+			},
 		}, nil
 	}
-	return nil, fmt.Errorf("store %q: unknown state store (want memory or pebble)", name)
+	return backend{}, fmt.Errorf("store %q: unknown state store (want memory or pebble)", name)
 }
 
 // defaultSource is a job's stream: the scenario's generator.

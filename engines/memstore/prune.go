@@ -1,0 +1,170 @@
+package memstore
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Snapshot implements engines.Snapshotter. The store keeps every version
+// in its files already, so it saves nothing; it removes the files that no
+// reopen can need any more, since a long run otherwise keeps one delta per
+// batch forever.
+//
+// A reopen may need the state of version and of the previous Snapshot's
+// version (a job snapshot written at that version is the one still on disk
+// should the process die before the next). So Snapshot keeps every file
+// needed to rebuild the previous Snapshot's version or any later one: the
+// newest snapshot file at or below that version and everything after it.
+// It removes the snapshot files older than that one and the deltas it
+// covers. The previous Snapshot is known only within this Checkpointed: the
+// first call after Open removes nothing, since a Snapshot made before the
+// store was reopened (by a restart) may be the one on disk.
+//
+// For example, with a snapshot file every 10 versions and Snapshot called
+// at versions 12 and then 27, the second call keeps 10.snapshot,
+// 11.delta .. 27.delta and 20.snapshot, and removes 1.delta .. 10.delta.
+func (c *Checkpointed) Snapshot(version int64) error {
+	if version != c.version {
+		return fmt.Errorf("memstore %s: snapshot of version %d asked, the store is at version %d", c.dir, version, c.version)
+	}
+	if c.log.n > 0 {
+		return fmt.Errorf("memstore %s: snapshot of version %d: the current batch is not committed", c.dir, version)
+	}
+	if c.snapped {
+		if err := c.prune(c.snapVersion); err != nil {
+			return err
+		}
+	}
+	c.snapped, c.snapVersion = true, version
+	return nil
+}
+
+// prune removes the files that rebuilding version keep, or any later
+// version, does not read.
+func (c *Checkpointed) prune(keep int64) error {
+	snaps, deltas, err := c.listVersions()
+	if err != nil {
+		return err
+	}
+	base := int64(0)
+	for _, s := range snaps {
+		if s <= keep && s > base {
+			base = s
+		}
+	}
+	if base == 0 {
+		// Every version up to keep is rebuilt from 1.delta on.
+		return nil
+	}
+	remove := func(name string) error {
+		if err := os.Remove(filepath.Join(c.dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("memstore %s: pruning: %w", c.dir, err)
+		}
+		return nil
+	}
+	for _, s := range snaps {
+		if s < base {
+			if err := remove(fmt.Sprintf("%d.snapshot", s)); err != nil {
+				return err
+			}
+		}
+	}
+	for d := range deltas {
+		if d <= base {
+			if err := remove(fmt.Sprintf("%d.delta", d)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Load rebuilds the state of version (the number of committed batches) from
+// the checkpoint files in dir, for reading: it never writes to dir, and the
+// Store it returns does not either. A missing folder, a missing file or a
+// corrupted one is an error naming it.
+func Load(dir string, version int64) (*Store, error) {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("memstore %s: %w", dir, err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("memstore %s: not a folder", dir)
+	}
+	// A Checkpointed that is never committed: its change log is off, and
+	// only load reads its files.
+	c := &Checkpointed{Store: New(), dir: dir}
+	if version > 0 {
+		if err := c.load(version); err != nil {
+			return nil, err
+		}
+	} else if _, _, err := c.listVersions(); err != nil {
+		// Version 0 reads no file, but a folder of someone else's files is
+		// still not a store.
+		return nil, err
+	}
+	return c.Store, nil
+}
+
+// Check reports whether Open(dir, version) would find the files of
+// version intact, without building the state (a resumed run checks every
+// store before any job changes a file, and holding every job's state at
+// once for that would multiply the memory of the resume): every file Open
+// would read exists, with its header and checksum intact. It never writes.
+func Check(dir string, version int64) error {
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) && version == 0 {
+		// What Open creates.
+		return nil
+	}
+	c := &Checkpointed{dir: dir}
+	snaps, deltas, err := c.listVersions()
+	if err != nil {
+		return err
+	}
+	if version == 0 {
+		return nil
+	}
+	base := int64(0)
+	for _, s := range snaps {
+		if s <= version && s > base {
+			base = s
+		}
+	}
+	if base > 0 {
+		if err := c.verify(fmt.Sprintf("%d.snapshot", base), snapshotMagic); err != nil {
+			return err
+		}
+	}
+	for u := base + 1; u <= version; u++ {
+		if !deltas[u] {
+			return fmt.Errorf("memstore %s: %d.delta is missing: cannot rebuild state version %d", dir, u, version)
+		}
+		if err := c.verify(fmt.Sprintf("%d.delta", u), deltaMagic); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// verify checks one state file's header and checksum, as apply does
+// before it reads the records.
+func (c *Checkpointed) verify(name, magic string) error {
+	path := filepath.Join(c.dir, name)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("memstore %s: %w", c.dir, err)
+	}
+	if len(data) < len(magic)+4 || string(data[:len(magic)]) != magic {
+		return fmt.Errorf("memstore: %s: %w: bad header", path, errCorrupt)
+	}
+	body, sum := data[:len(data)-4], binary.BigEndian.Uint32(data[len(data)-4:])
+	if crc32.ChecksumIEEE(body) != sum {
+		return fmt.Errorf("memstore: %s: %w: checksum mismatch", path, errCorrupt)
+	}
+	return nil
+}

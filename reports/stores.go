@@ -1,0 +1,586 @@
+package reports
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"image/color"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/dedupsim/dedupsim/metrics"
+)
+
+// This file is the state-store comparison of `simulate bench-stores`:
+// the schema of stores.json, its table, its chart, stores.md and the
+// section Render adds to report.md and report.html when a results folder
+// holds a stores.json. The measuring itself lives in reports/storebench;
+// like the rest of reports, this file only reads results.
+
+// StoresFile is the name of the store comparison in a results folder.
+const StoresFile = "stores.json"
+
+// StoresFormat versions stores.json.
+const StoresFormat = "dedupsim-stores/1"
+
+// StoreBench is the content of stores.json: every query of one scenario
+// measured on each state store backend.
+type StoreBench struct {
+	Format   string `json:"format"`
+	Scenario string `json:"scenario"`
+	Seed     uint64 `json:"seed"`
+	// Identical is true when both backends produced the same results:
+	// every summary field but the wall-clock ones and the store name, and
+	// every timeseries row and progress line. bench-stores writes no
+	// stores.json otherwise, so a stored false means a hand-edited file.
+	Identical bool `json:"identical"`
+	// Machine is where the wall-clock numbers were measured.
+	Machine StoreMachine `json:"machine"`
+	// Runs holds one entry per query and backend: the queries in scenario
+	// order, memory before pebble.
+	Runs []StoreRun `json:"runs"`
+}
+
+// StoreMachine describes the machine of a measurement.
+type StoreMachine struct {
+	GOOS       string `json:"goos"`
+	GOARCH     string `json:"goarch"`
+	CPUs       int    `json:"cpus"`
+	GOMAXPROCS int    `json:"gomaxprocs"`
+	GoVersion  string `json:"goVersion"`
+}
+
+// StoreRun is one query run on one backend. Byte counts are bytes;
+// durations are seconds of wall-clock time.
+type StoreRun struct {
+	// Query is the job's name: the query's, with "@delay" in a sweep.
+	Query string `json:"query"`
+	// Store is the backend: "memory" or "pebble".
+	Store     string `json:"store"`
+	InputRows int64  `json:"inputRows"`
+	Batches   int64  `json:"batches"`
+	// EngineSeconds is the engine's wall-clock time (micro-batches,
+	// checkpoint commits included) minus MeasureSeconds.
+	EngineSeconds float64 `json:"engineSeconds"`
+	// MeasureSeconds is the time the bench's own measurements took inside
+	// the engine's time (forced GCs, Pebble's metrics), subtracted.
+	MeasureSeconds float64 `json:"measureSeconds"`
+	// CommitSeconds is the part of EngineSeconds spent in the stores'
+	// Commit: writing the checkpoint of each batch.
+	CommitSeconds float64 `json:"commitSeconds"`
+	// EventsPerSecond is InputRows / EngineSeconds.
+	EventsPerSecond float64 `json:"eventsPerSecond"`
+	PeakStateRows   int64   `json:"peakStateRows"`
+	// ModelPeakBytes is the peak of the per-entry state-bytes model
+	// (metrics.EntryBytes), the same for both backends.
+	ModelPeakBytes int64 `json:"modelPeakBytes"`
+	// GoHeapPeakBytes is the measured growth of the Go heap (memory
+	// backend only).
+	GoHeapPeakBytes *int64 `json:"goHeapPeakBytes,omitempty"`
+	// DiskPeakBytes and MemTablePeakBytes are Pebble's own metrics
+	// (pebble backend only).
+	DiskPeakBytes     *int64 `json:"diskPeakBytes,omitempty"`
+	MemTablePeakBytes *int64 `json:"memTablePeakBytes,omitempty"`
+	// CheckpointBytes is what the stores' commits wrote in all;
+	// CheckpointBytesPerBatch divides it by Batches.
+	CheckpointBytes         int64   `json:"checkpointBytes"`
+	CheckpointBytesPerBatch float64 `json:"checkpointBytesPerBatch"`
+	// RecoverySeconds is the time to reopen the query's stores from their
+	// last checkpoint after the run; RecoveredRows and RecoveredVersion
+	// are what the reopened stores held (checked against the run's end).
+	RecoverySeconds  float64 `json:"recoverySeconds"`
+	RecoveredRows    int64   `json:"recoveredRows"`
+	RecoveredVersion int64   `json:"recoveredVersion"`
+}
+
+// WriteStoreBench writes sb as dir/stores.json, atomically.
+func WriteStoreBench(dir string, sb *StoreBench) error {
+	data, err := json.MarshalIndent(sb, "", "  ")
+	if err != nil {
+		return fmt.Errorf("%s: %w", filepath.Join(dir, StoresFile), err)
+	}
+	if err := metrics.WriteFileAtomic(filepath.Join(dir, StoresFile), append(data, '\n')); err != nil {
+		return fmt.Errorf("writing %s: %w", StoresFile, err)
+	}
+	return nil
+}
+
+// ReadStoreBench reads dir/stores.json. A missing file is an error that
+// wraps fs.ErrNotExist.
+func ReadStoreBench(dir string) (*StoreBench, error) {
+	path := filepath.Join(dir, StoresFile)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var sb StoreBench
+	if err := json.Unmarshal(data, &sb); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if sb.Format != StoresFormat {
+		return nil, fmt.Errorf("%s: format %q, want %q", path, sb.Format, StoresFormat)
+	}
+	if len(sb.Runs) == 0 {
+		return nil, fmt.Errorf("%s: holds no runs", path)
+	}
+	return &sb, nil
+}
+
+// storesHeader names the columns of the store table.
+func storesHeader() []string {
+	return []string{
+		"query", "store", "events/s", "peak state (model)", "peak Go heap", "peak on disk",
+		"peak memtable", "checkpoint/batch", "recovery",
+	}
+}
+
+// storesRows returns one row per run, in the file's order.
+func storesRows(sb *StoreBench) [][]string {
+	opt := func(p *int64) string {
+		if p == nil {
+			return "-"
+		}
+		return formatBytes(*p)
+	}
+	rows := make([][]string, 0, len(sb.Runs))
+	for _, r := range sb.Runs {
+		rows = append(rows, []string{
+			r.Query, r.Store,
+			formatCount(int64(math.Round(r.EventsPerSecond))),
+			formatBytes(r.ModelPeakBytes),
+			opt(r.GoHeapPeakBytes), opt(r.DiskPeakBytes), opt(r.MemTablePeakBytes),
+			formatBytes(int64(math.Round(r.CheckpointBytesPerBatch))),
+			formatSeconds(r.RecoverySeconds),
+		})
+	}
+	return rows
+}
+
+// formatSeconds renders a wall-clock duration: "850 us", "12.3 ms", "1.42 s".
+func formatSeconds(s float64) string {
+	switch {
+	case s < 1e-3:
+		return fmt.Sprintf("%.0f us", s*1e6)
+	case s < 10e-3:
+		return fmt.Sprintf("%.2f ms", s*1e3)
+	case s < 1:
+		return fmt.Sprintf("%.1f ms", s*1e3)
+	case s < 100:
+		return fmt.Sprintf("%.2f s", s)
+	}
+	return fmt.Sprintf("%.0f s", s)
+}
+
+// StoreTable writes the store comparison of sb to w, one row per query and
+// backend: engine throughput, peak state (the model, the memory backend's
+// measured Go heap, Pebble's disk and memtable), checkpoint bytes per batch
+// and recovery time. With markdown it writes a GitHub-flavoured Markdown
+// table, otherwise a boxed table for the terminal.
+func StoreTable(w io.Writer, sb *StoreBench, markdown bool) error {
+	align := []tw.Align{tw.AlignLeft, tw.AlignLeft}
+	for range len(storesHeader()) - 2 {
+		align = append(align, tw.AlignRight)
+	}
+	opts := []tablewriter.Option{
+		// Keep the headers as written ("events/s" would be mangled).
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithHeaderAlignmentConfig(tw.CellAlignment{PerColumn: align}),
+		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
+		tablewriter.WithRowAutoWrap(tw.WrapNone),
+		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
+	}
+	if markdown {
+		opts = append(opts, tablewriter.WithRenderer(renderer.NewMarkdown()))
+	}
+	t := tablewriter.NewTable(w, opts...)
+	t.Header(storesHeader())
+	for _, row := range storesRows(sb) {
+		if err := t.Append(row); err != nil {
+			return fmt.Errorf("store table: %w", err)
+		}
+	}
+	if err := t.Render(); err != nil {
+		return fmt.Errorf("store table: %w", err)
+	}
+	return nil
+}
+
+// storesIntro is the paragraph above the store table.
+func storesIntro(sb *StoreBench) string {
+	var queries []string
+	for _, r := range sb.Runs {
+		if len(queries) == 0 || queries[len(queries)-1] != r.Query {
+			queries = append(queries, r.Query)
+		}
+	}
+	agree := "Both backends produced identical results: every summary counter and every timeseries row and progress line (wall-clock fields aside)."
+	if !sb.Identical {
+		agree = "The file says the backends did NOT produce identical results; its numbers compare different computations."
+	}
+	return fmt.Sprintf("`simulate bench-stores` ran the %d %s of scenario %s (seed %d) on both state store backends, "+
+		"one query at a time: memory, checkpointed every batch like Spark's HDFS-backed store, and Pebble, "+
+		"which stands for RocksDB. %s",
+		len(queries), plural(len(queries), "query", "queries"), sb.Scenario, sb.Seed, agree)
+}
+
+// storesNotes says how each number of the store table was measured.
+func storesNotes(sb *StoreBench) []string {
+	m := sb.Machine
+	return []string{
+		fmt.Sprintf("events/s: input rows divided by the engine's wall-clock time (micro-batches and their checkpoint commits; not the generator or the ground-truth accounting), "+
+			"minus the time the bench's own measurements took inside it. Wall clock, so machine-dependent: measured on %s/%s, %d CPUs, GOMAXPROCS %d, %s, "+
+			"with whatever else the machine ran at the time. Compare the backends with each other, not with another machine.",
+			m.GOOS, m.GOARCH, m.CPUs, m.GOMAXPROCS, m.GoVersion),
+		"One query at a time: the jobs of each backend ran one after the other (one worker), memory first, so that no other job's heap or CPU mixes into a measurement.",
+		"peak state (model): the largest state of the run in Spark's UnsafeRow bytes per entry (metrics.EntryBytes) times the keys held; the same for both backends, since both hold the same keys.",
+		"peak Go heap (memory backend): the Go heap after a forced garbage collection, minus the same measured when the job opened its store, sampled at every batch commit where the job's state had grown 5% past the last sample, and at the end. " +
+			"It is the memory the in-memory store really takes (hash table, key arena, expiry index, the batch's change log), plus the job's small bookkeeping (rows in flight, timeseries rows).",
+		"peak on disk, peak memtable (Pebble): Pebble's own metrics (DiskSpaceUsage: sstables, WAL, MANIFEST; MemTable.Size), sampled after every commit. " +
+			"Pebble allocates its memtables and block cache outside the Go heap (with cgo, the default build), so a Go heap figure would say nothing about them; MemTable.Size counts the memtables allocated, full or not, so it sits at a multiple of the memtable size.",
+		"checkpoint/batch: bytes the stores' commits wrote, divided by the batches. Memory: the delta file of every batch plus a full snapshot every 10 versions (Spark's minDeltasForSnapshot), as written. " +
+			"Pebble: the size of each committed write batch, about what goes to its WAL; Pebble rewrites the same data again when it flushes memtables and compacts sstables, which this does not count.",
+		"recovery: after the run, the query's stores were reopened from their last checkpoint, timed: the memory store rebuilds its state from the newest snapshot and the deltas after it, Pebble reopens its database and replays its WAL. " +
+			"Each reopened store was checked to hold the rows and version of the end of the run. The files were in the OS page cache; a cold start reads them from disk.",
+		"The memory store writes its snapshots inside Commit, on the batch's critical path, where Spark's HDFS-backed store leaves them to a background maintenance task; the commit share (stores.md, under Where the engine time went) shows what that costs here.",
+	}
+}
+
+// storesTimeRows breaks each run's engine time down, for stores.md.
+func storesTimeRows(sb *StoreBench) [][]string {
+	var rows [][]string
+	for _, r := range sb.Runs {
+		rows = append(rows, []string{
+			r.Query, r.Store, formatCount(r.InputRows), formatCount(r.Batches),
+			formatSeconds(r.EngineSeconds), formatSeconds(r.CommitSeconds),
+			formatPercent(r.CommitSeconds / math.Max(r.EngineSeconds, 1e-9)),
+			formatSeconds(r.MeasureSeconds), formatBytes(r.CheckpointBytes),
+			formatCount(r.RecoveredRows),
+		})
+	}
+	return rows
+}
+
+// storesMarkdown writes stores.md.
+func storesMarkdown(b *bytes.Buffer, sb *StoreBench) error {
+	fmt.Fprintf(b, "# State store backends: %s\n\n%s\n\n", sb.Scenario, storesIntro(sb))
+	if err := StoreTable(b, sb, true); err != nil {
+		return err
+	}
+	b.WriteString("\n![State store backends](stores.png)\n\nAlso as [stores.svg](stores.svg); every number is in [stores.json](stores.json).\n\n")
+	b.WriteString("## Where the engine time went\n\n")
+	b.WriteString("| query | store | input rows | batches | engine time | in commit | commit share | measurement (subtracted) | checkpoint bytes | recovered rows |\n")
+	b.WriteString("|:--|:--|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	for _, row := range storesTimeRows(sb) {
+		fmt.Fprintf(b, "| %s |\n", strings.Join(row, " | "))
+	}
+	b.WriteString("\n## How each number was measured\n\n")
+	for _, n := range storesNotes(sb) {
+		fmt.Fprintf(b, "- %s\n", n)
+	}
+	return nil
+}
+
+// renderStores adds the store comparison to a report when dir holds a
+// stores.json: it writes stores.png, stores.svg and stores.md, and inserts
+// a section into report.md (md) and report.html (page) before their
+// charts. Without a stores.json it does nothing.
+func renderStores(dir string, md, page *bytes.Buffer) error {
+	sb, err := ReadStoreBench(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	d := storesChart(sb)
+	png, err := renderPNG(d)
+	if err != nil {
+		return fmt.Errorf("%s: chart stores.png: %w", dir, err)
+	}
+	svg, err := renderSVG(d)
+	if err != nil {
+		return fmt.Errorf("%s: chart stores.svg: %w", dir, err)
+	}
+	var smd bytes.Buffer
+	if err := storesMarkdown(&smd, sb); err != nil {
+		return fmt.Errorf("%s: stores.md: %w", dir, err)
+	}
+	for name, data := range map[string][]byte{"stores.png": png, "stores.svg": svg, "stores.md": smd.Bytes()} {
+		if err := metrics.WriteFileAtomic(filepath.Join(dir, name), data); err != nil {
+			return fmt.Errorf("writing report: %w", err)
+		}
+	}
+
+	var sec bytes.Buffer
+	fmt.Fprintf(&sec, "## State store backends\n\n%s\n\n", storesIntro(sb))
+	if err := StoreTable(&sec, sb, true); err != nil {
+		return err
+	}
+	sec.WriteString("\n![State store backends](stores.png)\n\n")
+	sec.WriteString("events/s is wall clock, machine-dependent. How each number was measured, and where the engine time went: [stores.md](stores.md).\n\n")
+	insertBefore(md, "## Charts\n", sec.Bytes())
+
+	var h bytes.Buffer
+	t, err := template.New("stores").Parse(storesHTML())
+	if err != nil {
+		return err
+	}
+	err = t.Execute(&h, map[string]any{
+		"Intro":  strings.ReplaceAll(storesIntro(sb), "`", ""),
+		"Header": storesHeader(),
+		"Rows":   storesRows(sb),
+		"SVG":    inlineSVG(svg),
+		"Notes":  storesNotes(sb),
+	})
+	if err != nil {
+		return fmt.Errorf("%s: report.html: %w", dir, err)
+	}
+	insertBefore(page, "<h2>Charts</h2>", h.Bytes())
+	return nil
+}
+
+// insertBefore inserts sec into b before the first occurrence of mark, or
+// at the end when mark is missing.
+func insertBefore(b *bytes.Buffer, mark string, sec []byte) {
+	s := b.Bytes()
+	i := bytes.Index(s, []byte(mark))
+	if i < 0 {
+		b.Write(sec)
+		return
+	}
+	out := make([]byte, 0, len(s)+len(sec))
+	out = append(append(append(out, s[:i]...), sec...), s[i:]...)
+	b.Reset()
+	b.Write(out)
+}
+
+// storesHTML is the store section of report.html, in its styles.
+func storesHTML() string {
+	return `<h2>State store backends</h2>
+<p>{{.Intro}}</p>
+<div class="table-wrap">
+<table>
+<thead><tr>{{range $i, $h := .Header}}<th class="{{if lt $i 2}}text{{else}}num{{end}}">{{$h}}</th>{{end}}</tr></thead>
+<tbody>
+{{range .Rows}}<tr>{{range $i, $c := .}}<td class="{{if lt $i 2}}text{{else}}num{{end}}">{{$c}}</td>{{end}}</tr>
+{{end}}</tbody>
+</table>
+</div>
+<figure aria-label="State store backends">
+{{.SVG}}
+<figcaption>events/s is wall clock, machine-dependent. Details in stores.md.</figcaption>
+</figure>
+<ul class="findings">
+{{range .Notes}}<li>{{.}}</li>
+{{end}}</ul>
+
+`
+}
+
+// barSeries is one series of a grouped bar chart, drawn in data units (a
+// gonum BarChart takes its width in canvas units, which would have to be
+// guessed before the layout is known).
+type barSeries struct {
+	xs, ys []float64
+	// width is the bar width in x data units.
+	width  float64
+	fill   color.Color
+	labels []string
+}
+
+// Plot implements plot.Plotter.
+func (s *barSeries) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	st := sans(7.5, false)
+	st.XAlign, st.YAlign = draw.XCenter, draw.YBottom
+	for i, y := range s.ys {
+		x0, x1 := trX(s.xs[i]-s.width/2), trX(s.xs[i]+s.width/2)
+		top := trY(y)
+		if y > 0 {
+			r := vg.Rectangle{Min: vg.Point{X: x0, Y: trY(0)}, Max: vg.Point{X: x1, Y: top}}
+			c.SetColor(s.fill)
+			c.Fill(r.Path())
+		}
+		if i < len(s.labels) && s.labels[i] != "" {
+			c.FillText(st, vg.Point{X: (x0 + x1) / 2, Y: top + vg.Points(1.5)}, s.labels[i])
+		}
+	}
+}
+
+// DataRange implements plot.DataRanger.
+func (s *barSeries) DataRange() (xmin, xmax, ymin, ymax float64) {
+	xmin, xmax = math.Inf(1), math.Inf(-1)
+	for i, x := range s.xs {
+		xmin, xmax = min(xmin, x-s.width/2), max(xmax, x+s.width/2)
+		ymax = max(ymax, s.ys[i])
+	}
+	return xmin, xmax, 0, ymax
+}
+
+// hLine is a horizontal line segment in data units,
+// with an optional label above its left end.
+type hLine struct {
+	x0, x1, y float64
+	style     draw.LineStyle
+	label     string
+}
+
+// Plot implements plot.Plotter.
+func (l *hLine) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	c.StrokeLine2(l.style, trX(l.x0), trY(l.y), trX(l.x1), trY(l.y))
+	if l.label != "" {
+		st := sans(7.5, false)
+		st.XAlign, st.YAlign = draw.XLeft, draw.YBottom
+		c.FillText(st, vg.Point{X: trX(l.x0), Y: trY(l.y) + vg.Points(1.5)}, l.label)
+	}
+}
+
+// barThumb is a legend entry for a bar colour.
+type barThumb struct{ fill color.Color }
+
+// Thumbnail implements plot.Thumbnailer.
+func (t barThumb) Thumbnail(c *draw.Canvas) {
+	r := c.Rectangle
+	r.Min.X += vg.Points(4)
+	r.Max.X -= vg.Points(4)
+	c.SetColor(t.fill)
+	c.Fill(r.Path())
+}
+
+// byteUnit picks the unit of a bytes axis from its largest value.
+func byteUnit(maxBytes float64) (name string, size float64) {
+	switch {
+	case maxBytes >= 1<<30:
+		return "GiB", 1 << 30
+	case maxBytes >= 1<<20:
+		return "MiB", 1 << 20
+	}
+	return "KiB", 1 << 10
+}
+
+// storesChart draws, per query, the engine throughput of each backend
+// (top) and its peak state bytes (bottom): the memory backend's model and
+// measured Go heap beside Pebble's disk and memtable.
+func storesChart(sb *StoreBench) drawing {
+	var queries []string
+	mem, peb := map[string]StoreRun{}, map[string]StoreRun{}
+	for _, r := range sb.Runs {
+		if _, ok := mem[r.Query]; !ok {
+			if _, ok := peb[r.Query]; !ok {
+				queries = append(queries, r.Query)
+			}
+		}
+		if r.Store == "pebble" {
+			peb[r.Query] = r
+		} else {
+			mem[r.Query] = r
+		}
+	}
+	cs := seriesColors()
+	blue, vermillion, orange := cs[0], cs[1], cs[4]
+	val := func(p *int64) float64 {
+		if p == nil {
+			return 0
+		}
+		return float64(*p)
+	}
+	type series struct {
+		name  string
+		fill  color.Color
+		value func(q string) float64
+	}
+	rate := []series{
+		{"memory", blue, func(q string) float64 { return mem[q].EventsPerSecond }},
+		{"pebble", vermillion, func(q string) float64 { return peb[q].EventsPerSecond }},
+	}
+	size := []series{
+		{"memory: Go heap", blue, func(q string) float64 { return val(mem[q].GoHeapPeakBytes) }},
+		{"pebble: on disk", vermillion, func(q string) float64 { return val(peb[q].DiskPeakBytes) }},
+		{"pebble: memtable", orange, func(q string) float64 { return val(peb[q].MemTablePeakBytes) }},
+	}
+	// The model is the same for both backends (they hold the same keys):
+	// a line across each query's group, not a bar of either backend.
+	model := func(q string) float64 { return float64(max(mem[q].ModelPeakBytes, peb[q].ModelPeakBytes)) }
+	maxBytes := 1.0
+	for _, q := range queries {
+		maxBytes = max(maxBytes, model(q))
+		for _, s := range size {
+			maxBytes = max(maxBytes, s.value(q))
+		}
+	}
+	unit, div := byteUnit(maxBytes)
+	modelStyle := draw.LineStyle{Color: color.Black, Width: vg.Points(1.3), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}
+	items := []legendItem{
+		{name: "memory (events/s; measured Go heap)", thumbs: []plot.Thumbnailer{barThumb{blue}}},
+		{name: "pebble (events/s; bytes on disk)", thumbs: []plot.Thumbnailer{barThumb{vermillion}}},
+		{name: "pebble memtables", thumbs: []plot.Thumbnailer{barThumb{orange}}},
+		{name: "modelled state (UnsafeRow bytes, both)", thumbs: []plot.Thumbnailer{lineThumb(modelStyle)}},
+	}
+	title := "State store backends: throughput and peak state per query"
+	subtitle := fmt.Sprintf("%s, seed %d; events/s is wall clock on %d CPUs, machine-dependent", sb.Scenario, sb.Seed, sb.Machine.CPUs)
+	panel := func(ss []series, yLabel string, scale float64, label func(v float64) string, xLabel bool) *plot.Plot {
+		xl := ""
+		if xLabel {
+			xl = "query"
+		}
+		p := newPlot(xl, yLabel)
+		// A group of bars per query, 80% of the slot wide.
+		w := 0.8 / float64(len(ss))
+		top := 0.0
+		for k, s := range ss {
+			b := &barSeries{width: w * 0.92, fill: s.fill}
+			for i, q := range queries {
+				v := s.value(q) / scale
+				b.xs = append(b.xs, float64(i)+(float64(k)-float64(len(ss)-1)/2)*w)
+				b.ys = append(b.ys, v)
+				b.labels = append(b.labels, label(v))
+				top = max(top, v)
+			}
+			p.Add(b)
+		}
+		var ticks plot.ConstantTicks
+		for i, q := range queries {
+			ticks = append(ticks, plot.Tick{Value: float64(i), Label: q})
+		}
+		p.X.Tick.Marker = ticks
+		p.X.Tick.Width = 0
+		p.X.Tick.Length = 0
+		p.X.Min, p.X.Max = -0.5, float64(len(queries))-0.5
+		// Headroom for the value labels above the bars.
+		p.Y.Min, p.Y.Max = 0, max(top*1.15, 1e-9)
+		return p
+	}
+	return drawing{w: 8 * vg.Inch, h: 6.5 * vg.Inch, draw: func(dc draw.Canvas) {
+		area := frame(dc, title, subtitle, items)
+		top := panel(rate, "events/s (wall clock)", 1, humanNumber, false)
+		bottom := panel(size, "peak state ("+unit+")", div, func(v float64) string {
+			if v == 0 {
+				return ""
+			}
+			return trimFloat(v)
+		}, true)
+		for i, q := range queries {
+			y := model(q) / div
+			l := &hLine{x0: float64(i) - 0.42, x1: float64(i) + 0.42, y: y, style: modelStyle, label: "model " + trimFloat(y)}
+			bottom.Add(l)
+			bottom.Y.Max = max(bottom.Y.Max, l.y*1.08)
+		}
+		cs := stack([]*plot.Plot{top, bottom}, area, vg.Points(14))
+		top.Draw(cs[0])
+		bottom.Draw(cs[1])
+	}}
+}

@@ -1,0 +1,543 @@
+// Package statereader reads the state of a dedupsim checkpoint the way
+// Spark's state data source (spark.read.format("statestore")) reads a
+// query's: for each dedup operator, its keys decoded into their columns,
+// the expiry where the operator has one, and counts. It reads a run
+// checkpoint (the folder of `simulate run --checkpoint DIR`, with run.json)
+// or a single query checkpoint (a folder with a metadata file), at the last
+// batch of the query's commit log, and never writes to either: the memory
+// store's files are loaded with memstore.Load, Pebble is opened read-only.
+package statereader
+
+import (
+	"bytes"
+	"container/heap"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dedupsim/dedupsim/engines"
+	"github.com/dedupsim/dedupsim/engines/memstore"
+	"github.com/dedupsim/dedupsim/engines/pebblestore"
+	"github.com/dedupsim/dedupsim/generators"
+	"github.com/dedupsim/dedupsim/sim"
+	"github.com/dedupsim/dedupsim/sim/chain"
+	"github.com/dedupsim/dedupsim/sim/runner"
+	"github.com/dedupsim/dedupsim/sim/scenario"
+)
+
+// DefaultLimit is the number of rows listed per operator by default.
+const DefaultLimit = 20
+
+// TimeLayout renders event times and expiries: RFC 3339 in UTC with
+// microseconds, the precision of Spark's TimestampType.
+const TimeLayout = "2006-01-02T15:04:05.000000Z07:00"
+
+// Options choose what Read lists.
+type Options struct {
+	// Query selects one job of a run checkpoint by its folder name (the
+	// query's name, "name@delay" in a sweep); "" reads every job. It must
+	// be "" for a query checkpoint.
+	Query string
+	// Limit is the number of rows listed per operator, the first in key
+	// order; negative lists every row. Counts always cover every row.
+	Limit int
+}
+
+// State is what Read found in a checkpoint folder.
+type State struct {
+	// Dir is the folder read.
+	Dir string `json:"dir"`
+	// Kind is "run" for a run checkpoint, "query" for a query checkpoint.
+	Kind string `json:"kind"`
+	// Scenario is the scenario's name, for a run checkpoint.
+	Scenario string `json:"scenario,omitempty"`
+	// Queries holds one entry per query read, in folder name order.
+	Queries []Query `json:"queries"`
+}
+
+// Query is the state of one query checkpoint.
+type Query struct {
+	// Name is the job's folder name in a run checkpoint; "" otherwise.
+	Name string `json:"name,omitempty"`
+	// Dir is the query checkpoint folder; "" for a job that has not run a
+	// batch yet.
+	Dir string `json:"dir"`
+	// Query is the query text, from the checkpoint's metadata.
+	Query string `json:"query,omitempty"`
+	// Store is the state store backend: "memory" or "pebble".
+	Store string `json:"store,omitempty"`
+	// LastCommittedBatch is the last batch of the commit log; nil before
+	// the first commit.
+	LastCommittedBatch *int64 `json:"lastCommittedBatchId"`
+	// WatermarkMs is the watermark the next batch evicts with (the last
+	// commit's nextBatchWatermarkMs), when the query has a watermark.
+	WatermarkMs *int64 `json:"watermarkMs,omitempty"`
+	// Watermark is WatermarkMs in RFC 3339.
+	Watermark string `json:"watermark,omitempty"`
+	// Operators are the dedup operators in chain order.
+	Operators []Operator `json:"operators"`
+	// Note says why a query has no state to show.
+	Note string `json:"note,omitempty"`
+}
+
+// Operator is the state of one dedup operator.
+type Operator struct {
+	// ID is the operator's position among the query's dedup operators,
+	// its folder under state/.
+	ID int `json:"operatorId"`
+	// Name is Spark's operator name: "dedupe" or "dedupeWithinWatermark".
+	Name string `json:"name"`
+	// KeyColumns are the key's columns, in key order.
+	KeyColumns []string `json:"keyColumns"`
+	// HasExpiresAt is set when the operator's entries expire:
+	// dedupeWithinWatermark always, dedupe when the watermarked event
+	// time is one of its keys (its expiry is then that event time).
+	HasExpiresAt bool `json:"hasExpiresAt"`
+	// StateDir is the operator's state store folder.
+	StateDir string `json:"stateDir"`
+	// BatchID is the batch whose committed state this is; nil for the
+	// empty state before the first batch.
+	BatchID *int64 `json:"batchId"`
+	// NumRows is the number of keys in the state.
+	NumRows int64 `json:"numRows"`
+	// Rows are the first keys in key order, at most Options.Limit.
+	Rows []Row `json:"rows"`
+	// Note reports a state at another batch than the commit log's.
+	Note string `json:"note,omitempty"`
+}
+
+// Row is one key of an operator's state.
+type Row struct {
+	// Key is the key's columns, in key order.
+	Key Key `json:"key"`
+	// ExpiresAt is the entry's expiry in RFC 3339; "" when it has none.
+	ExpiresAt string `json:"expiresAt,omitempty"`
+}
+
+// Key is a key's columns, in key order.
+type Key []Column
+
+// Column is one decoded key column. Value is a string (a UUID event id,
+// or a timestamp in RFC 3339) or an int64.
+type Column struct {
+	Name  string
+	Value any
+}
+
+// MarshalJSON renders the key as a JSON object with its columns in key
+// order (a map would sort them by name).
+func (k Key) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, c := range k {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Quote(c.Name))
+		b.WriteByte(':')
+		switch v := c.Value.(type) {
+		case string:
+			b.WriteString(strconv.Quote(v))
+		case int64:
+			b.WriteString(strconv.FormatInt(v, 10))
+		default:
+			return nil, fmt.Errorf("key column %s: unexpected value %T", c.Name, c.Value)
+		}
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// Read reads the checkpoint folder dir: a run checkpoint (run.json) or a
+// query checkpoint (metadata). It writes nothing. A folder that is neither,
+// a foreign file in it, or a state file that is corrupted is an error
+// naming the file.
+func Read(dir string, opts Options) (*State, error) {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("%s: not a folder", dir)
+	}
+	_, runErr := os.Stat(filepath.Join(dir, "run.json"))
+	_, queryErr := os.Stat(filepath.Join(dir, "metadata"))
+	switch {
+	case runErr == nil:
+		return readRun(dir, opts)
+	case queryErr == nil:
+		if opts.Query != "" {
+			return nil, fmt.Errorf("%s: a query checkpoint holds one query: --query is for a run checkpoint", dir)
+		}
+		q, err := readQuery(dir, opts.Limit)
+		if err != nil {
+			return nil, err
+		}
+		return &State{Dir: dir, Kind: "query", Queries: []Query{*q}}, nil
+	}
+	if _, err := os.Stat(filepath.Join(dir, "job.state")); err == nil {
+		return nil, fmt.Errorf("%s: a job's folder in a run checkpoint, not a checkpoint itself: read the run checkpoint %s (with --query %s) or one of the job's query.<n> folders",
+			dir, filepath.Dir(filepath.Clean(dir)), filepath.Base(filepath.Clean(dir)))
+	}
+	return nil, fmt.Errorf("%s: not a dedupsim checkpoint: no run.json (a run checkpoint) and no metadata file (a query checkpoint)", dir)
+}
+
+// readRun reads the jobs of a run checkpoint.
+func readRun(dir string, opts Options) (*State, error) {
+	rc, err := runner.ReadRunCheckpoint(dir)
+	if err != nil {
+		return nil, err
+	}
+	st := &State{Dir: dir, Kind: "run", Scenario: rc.Scenario, Queries: []Query{}}
+	var names []string
+	for _, j := range rc.Jobs {
+		names = append(names, j.Name)
+		if opts.Query != "" && j.Name != opts.Query {
+			continue
+		}
+		if j.QueryDir == "" {
+			st.Queries = append(st.Queries, Query{Name: j.Name, Operators: []Operator{}, Note: "no query checkpoint yet: the job has not run a batch"})
+			continue
+		}
+		q, err := readQuery(j.QueryDir, opts.Limit)
+		if err != nil {
+			return nil, err
+		}
+		q.Name = j.Name
+		st.Queries = append(st.Queries, *q)
+	}
+	if opts.Query != "" && len(st.Queries) == 0 {
+		return nil, fmt.Errorf("%s: no query %q in the run checkpoint (it has %s)", dir, opts.Query, strings.Join(names, ", "))
+	}
+	return st, nil
+}
+
+// readQuery reads one query checkpoint at the last batch of its commit log.
+func readQuery(dir string, limit int) (*Query, error) {
+	cp, meta, err := sim.OpenCheckpoint(dir)
+	if err != nil {
+		return nil, err
+	}
+	metaPath := filepath.Join(dir, "metadata")
+	plan, err := planOf(meta.Query)
+	if err != nil {
+		return nil, fmt.Errorf("%s: query %q: %w", metaPath, meta.Query, err)
+	}
+	if meta.Store != scenario.StoreMemory && meta.Store != scenario.StorePebble {
+		return nil, fmt.Errorf("%s: unknown state store %q", metaPath, meta.Store)
+	}
+	nOps := len(plan.Dedups())
+	if err := checkQueryFolder(dir, nOps); err != nil {
+		return nil, err
+	}
+	rec, err := cp.Recover()
+	if err != nil {
+		return nil, err
+	}
+	q := &Query{Dir: dir, Query: meta.Query, Store: meta.Store, Operators: []Operator{}}
+	if rec.LastCommitted >= 0 {
+		last := rec.LastCommitted
+		q.LastCommittedBatch = &last
+		if plan.HasWatermark {
+			wm := rec.State.Watermark
+			q.WatermarkMs = &wm
+			q.Watermark = time.UnixMilli(wm).UTC().Format(TimeLayout)
+		}
+	}
+	version := rec.LastCommitted + 1
+	for op, idx := range plan.Dedups() {
+		o, err := readOperator(cp.StateDir(op), meta.Store, version, plan.Nodes[idx], limit)
+		if err != nil {
+			return nil, err
+		}
+		o.ID = op
+		q.Operators = append(q.Operators, *o)
+	}
+	return q, nil
+}
+
+// planOf plans a checkpoint's query against the generated rows' schema,
+// as the run did.
+func planOf(text string) (chain.Plan, error) {
+	c, err := chain.Parse(text)
+	if err != nil {
+		return chain.Plan{}, err
+	}
+	return chain.PlanFor(c, generators.Schema())
+}
+
+// checkQueryFolder checks that a query checkpoint holds nothing but the
+// checkpoint's own files, and state folders only for its nOps operators.
+func checkQueryFolder(dir string, nOps int) error {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		switch n := e.Name(); {
+		case n == "metadata" || n == "metadata.tmp":
+		case (n == "offsets" || n == "commits" || n == "state") && e.IsDir():
+		default:
+			return fmt.Errorf("%s: not a file of a dedupsim query checkpoint", filepath.Join(dir, n))
+		}
+	}
+	state := filepath.Join(dir, "state")
+	ents, err = os.ReadDir(state)
+	if err != nil {
+		return err
+	}
+	// Each operator's store folder, the sibling holding Pebble's
+	// checkpoints, and the temporary siblings a killed process may leave
+	// (".<op>.creating-*" and the like).
+	known := map[string]bool{}
+	var hidden []string
+	for op := range nOps {
+		d := filepath.Join(state, strconv.Itoa(op))
+		known[filepath.Base(d)] = true
+		known[filepath.Base(pebblestore.CheckpointsDir(d))] = true
+		hidden = append(hidden, "."+strconv.Itoa(op)+".")
+	}
+	for _, e := range ents {
+		n := e.Name()
+		if e.IsDir() && (known[n] || slices.ContainsFunc(hidden, func(p string) bool { return strings.HasPrefix(n, p) })) {
+			continue
+		}
+		return fmt.Errorf("%s: not the state of one of the query's %d dedup operators", filepath.Join(state, n), nOps)
+	}
+	return nil
+}
+
+// readOperator reads the state of one dedup operator at version.
+func readOperator(dir, store string, version int64, node chain.Node, limit int) (*Operator, error) {
+	o := &Operator{
+		Name:         node.Operator,
+		KeyColumns:   node.KeyNames,
+		HasExpiresAt: node.Op.Kind == chain.DropDuplicatesWithinWatermark || node.EventTimeInKeys && node.WatermarkReaches,
+		StateDir:     dir,
+		Rows:         []Row{},
+	}
+	if version > 0 {
+		b := version - 1
+		o.BatchID = &b
+	}
+	empty, err := isEmptyDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	if empty {
+		if version > 0 {
+			return nil, fmt.Errorf("%s: missing: the commit log ends at batch %d", dir, version-1)
+		}
+		return o, nil
+	}
+	var src engines.Ranger
+	var n int
+	switch store {
+	case scenario.StoreMemory:
+		s, err := memstore.Load(dir, version)
+		if err != nil {
+			return nil, err
+		}
+		src, n = s, s.Len()
+	case scenario.StorePebble:
+		s, err := pebblestore.OpenReadOnly(dir, pebblestore.Options{CacheSize: 1 << 20})
+		if err != nil {
+			return nil, err
+		}
+		defer s.Close()
+		// A process killed between the store's commit and the commit log
+		// leaves the store a batch ahead: Pebble keeps only its latest
+		// state, which is what is shown.
+		if last, ok := s.LastCommitted(); !ok && version > 0 || ok && last != version-1 {
+			o.BatchID = nil
+			have := "no batch"
+			if ok {
+				o.BatchID = &last
+				have = fmt.Sprintf("batch %d", last)
+			}
+			o.Note = fmt.Sprintf("the store holds the state of %s, the commit log ends at batch %d", have, version-1)
+		}
+		src, n = s, s.Len()
+	}
+	o.NumRows = int64(n)
+	rows, err := listRows(dir, src, node, o.HasExpiresAt, limit)
+	if err != nil {
+		return nil, err
+	}
+	o.Rows = rows
+	return o, nil
+}
+
+// isEmptyDir reports whether dir is missing or empty.
+func isEmptyDir(dir string) (bool, error) {
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return true, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return len(ents) == 0, nil
+}
+
+// layout is how a key's bytes split into columns: generated rows encode
+// every column with a fixed width (generators.Batch.AppendKey), 36 bytes
+// for a UUID event_id and 8 big-endian bytes for everything else.
+type layout struct {
+	cols  []int // schema indexes
+	names []string
+	width []int
+	size  int
+}
+
+// layoutFor infers the layout of node's keys from the length n of one: the
+// only unknown is whether event_id is a UUID or an integer.
+func layoutFor(node chain.Node, n int) (layout, error) {
+	l := layout{cols: node.KeyColumns, names: node.KeyNames}
+	fixed, hasID := 0, false
+	for _, c := range node.KeyColumns {
+		if c == generators.ColEventID {
+			hasID = true
+		} else {
+			fixed += 8
+		}
+	}
+	idWidth := 0
+	if hasID {
+		idWidth = n - fixed
+		if idWidth != 36 && idWidth != 8 {
+			return l, fmt.Errorf("a key of %d bytes matches no encoding of columns %s", n, strings.Join(node.KeyNames, ", "))
+		}
+	} else if n != fixed {
+		return l, fmt.Errorf("a key of %d bytes, columns %s take %d", n, strings.Join(node.KeyNames, ", "), fixed)
+	}
+	for _, c := range node.KeyColumns {
+		w := 8
+		if c == generators.ColEventID {
+			w = idWidth
+		}
+		l.width = append(l.width, w)
+	}
+	l.size = n
+	return l, nil
+}
+
+// sortKey returns key with the sign bit of every integer column flipped,
+// so that byte order is the order of the column values (integers and
+// timestamps as numbers, UUIDs as text).
+func (l layout) sortKey(dst, key []byte) []byte {
+	dst = append(dst[:0], key...)
+	off := 0
+	for _, w := range l.width {
+		if w == 8 {
+			dst[off] ^= 0x80
+		}
+		off += w
+	}
+	return dst
+}
+
+// decode splits key into its columns.
+func (l layout) decode(key []byte) Key {
+	k := make(Key, len(l.cols))
+	off := 0
+	for i, c := range l.cols {
+		w := l.width[i]
+		f := key[off : off+w]
+		off += w
+		var v any
+		switch {
+		case c == generators.ColEventID && w == 36:
+			v = string(f)
+		case c == generators.ColEventTime || c == generators.ColIngestTime:
+			v = formatMicros(int64(binary.BigEndian.Uint64(f)))
+		default:
+			v = int64(binary.BigEndian.Uint64(f))
+		}
+		k[i] = Column{Name: l.names[i], Value: v}
+	}
+	return k
+}
+
+func formatMicros(us int64) string { return time.UnixMicro(us).UTC().Format(TimeLayout) }
+
+// entry is one key kept for listing.
+type entry struct {
+	sort []byte
+	key  []byte
+	exp  int64
+}
+
+// topN keeps the limit smallest entries by sort key: a max-heap, so that
+// listing the first rows of a state of millions of keys holds only those.
+type topN []entry
+
+func (h topN) Len() int           { return len(h) }
+func (h topN) Less(i, j int) bool { return bytes.Compare(h[i].sort, h[j].sort) > 0 }
+func (h topN) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *topN) Push(x any)        { *h = append(*h, x.(entry)) }
+func (h *topN) Pop() any {
+	old := *h
+	e := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return e
+}
+
+// listRows decodes the first limit keys of src in key order (all of them
+// for a negative limit), checking that every key has the layout of the
+// first.
+func listRows(dir string, src engines.Ranger, node chain.Node, hasExpiry bool, limit int) ([]Row, error) {
+	var (
+		l      layout
+		seen   bool
+		bad    error
+		h      topN
+		sortKb []byte
+	)
+	err := src.Range(func(key []byte, exp int64) bool {
+		if !seen {
+			if l, bad = layoutFor(node, len(key)); bad != nil {
+				return false
+			}
+			seen = true
+		}
+		if len(key) != l.size {
+			bad = fmt.Errorf("keys of %d and %d bytes: not one encoding of columns %s", l.size, len(key), strings.Join(node.KeyNames, ", "))
+			return false
+		}
+		if limit == 0 {
+			return true
+		}
+		sortKb = l.sortKey(sortKb, key)
+		if limit > 0 && len(h) == limit {
+			if bytes.Compare(sortKb, h[0].sort) >= 0 {
+				return true
+			}
+			heap.Pop(&h)
+		}
+		heap.Push(&h, entry{sort: slices.Clone(sortKb), key: slices.Clone(key), exp: exp})
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	if bad != nil {
+		return nil, fmt.Errorf("%s: %w", dir, bad)
+	}
+	slices.SortFunc(h, func(a, b entry) int { return bytes.Compare(a.sort, b.sort) })
+	rows := make([]Row, len(h))
+	for i, e := range h {
+		rows[i].Key = l.decode(e.key)
+		if hasExpiry && e.exp != engines.NoExpiry {
+			rows[i].ExpiresAt = formatMicros(e.exp)
+		}
+	}
+	return rows, nil
+}
