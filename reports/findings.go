@@ -152,7 +152,7 @@ func (res *results) duplicateFinding(r *run) (finding, bool) {
 		}
 		return n(s + ".")
 	}
-	s := fmt.Sprintf("%s let %s of %s duplicate copies through (%s)", subject, formatCount(m), formatCount(t), formatPercent(rate(m, t)))
+	s := fmt.Sprintf("%s let %s of %s duplicate copies through (%s)", subject, formatCount(m), formatCount(t), FormatPercent(rate(m, t)))
 	if mk, after, ok := res.afterMarker(r, "lose-checkpoint", func(b metrics.BatchRecord) int64 { return b.MissedDuplicates }); ok && 2*after >= m {
 		return n(s + fmt.Sprintf(", %s after the checkpoint was lost at %s: a new checkpoint forgets every key.", share(after, m), formatOffset(mk.At)))
 	}
@@ -238,7 +238,7 @@ func (res *results) lossFindings(r *run) []finding {
 	q := r.sum
 	var out []finding
 	if late := q.FalseDropsByCause.Late; late > 0 {
-		head := fmt.Sprintf(" lost %s events as late (%s of all events)", formatCount(late), formatPercent(rate(late, q.LogicalEvents)))
+		head := fmt.Sprintf(" lost %s events as late (%s of all events)", formatCount(late), FormatPercent(rate(late, q.LogicalEvents)))
 		mk, after, ok := res.afterMarker(r, "bad-clock", func(b metrics.BatchRecord) int64 { return b.FalseDrops })
 		switch {
 		case ok && 2*after >= late:
@@ -255,7 +255,7 @@ func (res *results) lossFindings(r *run) []finding {
 	}
 	if c := q.FalseDropsByCause.Collision; c > 0 {
 		out = append(out, named(q.Name, fmt.Sprintf("%s lost %s events (%s) to key collisions: their copies were dropped as duplicates of a different event with the same key, so its key is too coarse to tell events apart.",
-			subject, formatCount(c), formatPercent(rate(c, q.LogicalEvents)))))
+			subject, formatCount(c), FormatPercent(rate(c, q.LogicalEvents)))))
 	}
 	return out
 }
@@ -273,22 +273,22 @@ func (res *results) stateFinding(r *run) (finding, bool) {
 		}, true
 	case q.Delay == nil && keptAll(q):
 		return n(fmt.Sprintf("%s never evicted a key: its final state of %s (%s) holds a key for every row it emitted; without a watermark nothing is ever evicted.",
-			subject, rows(q.FinalStateRows), formatBytes(q.FinalStateBytes)))
+			subject, rows(q.FinalStateRows), FormatBytes(q.FinalStateBytes)))
 	case keptAll(q):
 		s := fmt.Sprintf("%s never evicted a key although it has a %s watermark: its final state of %s (%s) holds a key for every row it emitted",
-			subject, formatDelay(q.Delay), rows(q.FinalStateRows), formatBytes(q.FinalStateBytes))
+			subject, formatDelay(q.Delay), rows(q.FinalStateRows), FormatBytes(q.FinalStateBytes))
 		if len(q.Warnings) > 0 {
 			return n(s + "; explain warns: " + strings.TrimSuffix(q.Warnings[0], ".") + ".")
 		}
 		return n(s + ".")
 	case q.PeakStateRows > 0 && q.PeakStateRows == q.FinalStateRows:
 		return n(fmt.Sprintf("%s's state peaked at the end of the run, at %s (%s, %s of the run's %s events).",
-			subject, rows(q.PeakStateRows), formatBytes(q.PeakStateBytes),
-			formatPercent(rate(q.PeakStateRows, q.LogicalEvents)), formatCount(q.LogicalEvents)))
+			subject, rows(q.PeakStateRows), FormatBytes(q.PeakStateBytes),
+			FormatPercent(rate(q.PeakStateRows, q.LogicalEvents)), formatCount(q.LogicalEvents)))
 	case q.PeakStateRows > 0:
 		return n(fmt.Sprintf("%s's state peaked at %s (%s, %s of the run's %s events) and ended at %s.",
-			subject, rows(q.PeakStateRows), formatBytes(q.PeakStateBytes),
-			formatPercent(rate(q.PeakStateRows, q.LogicalEvents)), formatCount(q.LogicalEvents), rows(q.FinalStateRows)))
+			subject, rows(q.PeakStateRows), FormatBytes(q.PeakStateBytes),
+			FormatPercent(rate(q.PeakStateRows, q.LogicalEvents)), formatCount(q.LogicalEvents), rows(q.FinalStateRows)))
 	}
 	return finding{}, false
 }
@@ -400,8 +400,8 @@ func (res *results) sweepFindings(runs []*run) []string {
 	fdRate := func(q *metrics.QuerySummary) float64 { return rate(q.FalseDrops, q.LogicalEvents) }
 	out := []string{fmt.Sprintf("Across delays from %s to %s, %s's missed-duplicate rate %s, its false-drop rate %s, and its peak state %s.",
 		d(runs[0]), d(runs[len(runs)-1]), name,
-		change(formatPercent(missRate(first)), formatPercent(missRate(last))),
-		change(formatPercent(fdRate(first)), formatPercent(fdRate(last))),
+		change(FormatPercent(missRate(first)), FormatPercent(missRate(last))),
+		change(FormatPercent(fdRate(first)), FormatPercent(fdRate(last))),
 		change(formatCount(first.PeakStateRows)+" rows", formatCount(last.PeakStateRows)+" rows"))}
 
 	// The smallest delay from which on every run is clean, by a test.
@@ -453,7 +453,7 @@ func (res *results) sweepFindings(runs []*run) []string {
 			return 0
 		})
 		out = append(out, fmt.Sprintf("%s let duplicates through at every delay of the sweep; fewest at %s (%s).",
-			name, d(best), formatPercent(missRate(best.sum))))
+			name, d(best), FormatPercent(missRate(best.sum))))
 	}
 
 	// A longer delay keeps keys longer over the same input, so it can

@@ -34,9 +34,10 @@ func formatCount(n int64) string {
 	return b.String()
 }
 
-// formatBytes renders a byte count in binary units: "512 B", "12.3 KiB",
-// "1.50 GiB".
-func formatBytes(n int64) string {
+// FormatBytes renders a byte count in binary units: "512 B", "12.3 KiB",
+// "1.50 GiB". Reports, the planner and bench-stores all print sizes
+// through it, so a size reads the same everywhere.
+func FormatBytes(n int64) string {
 	if n < 1024 {
 		return strconv.FormatInt(n, 10) + " B"
 	}
@@ -57,11 +58,11 @@ func formatBytes(n int64) string {
 	}
 }
 
-// formatPercent renders a rate in [0, 1] as a percentage with about three
+// FormatPercent renders a rate in [0, 1] as a percentage with about three
 // significant digits. It never rounds a rate below 1 up to "100%" nor a
-// rate above 0 down to "0%", since "missed 100%" and "lost 0%" are
-// findings in themselves.
-func formatPercent(r float64) string {
+// rate above 0 down to "0%", since
+// "missed 100%" and "lost 0%" are findings in themselves.
+func FormatPercent(r float64) string {
 	p := r * 100
 	switch {
 	case p == 0:

@@ -153,16 +153,16 @@ func storesRows(sb *StoreBench) [][]string {
 		if p == nil {
 			return "-"
 		}
-		return formatBytes(*p)
+		return FormatBytes(*p)
 	}
 	rows := make([][]string, 0, len(sb.Runs))
 	for _, r := range sb.Runs {
 		rows = append(rows, []string{
 			r.Query, r.Store,
 			formatCount(int64(math.Round(r.EventsPerSecond))),
-			formatBytes(r.ModelPeakBytes),
+			FormatBytes(r.ModelPeakBytes),
 			opt(r.GoHeapPeakBytes), opt(r.DiskPeakBytes), opt(r.MemTablePeakBytes),
-			formatBytes(int64(math.Round(r.CheckpointBytesPerBatch))),
+			FormatBytes(int64(math.Round(r.CheckpointBytesPerBatch))),
 			formatSeconds(r.RecoverySeconds),
 		})
 	}
@@ -265,8 +265,8 @@ func storesTimeRows(sb *StoreBench) [][]string {
 		rows = append(rows, []string{
 			r.Query, r.Store, formatCount(r.InputRows), formatCount(r.Batches),
 			formatSeconds(r.EngineSeconds), formatSeconds(r.CommitSeconds),
-			formatPercent(r.CommitSeconds / math.Max(r.EngineSeconds, 1e-9)),
-			formatSeconds(r.MeasureSeconds), formatBytes(r.CheckpointBytes),
+			FormatPercent(r.CommitSeconds / math.Max(r.EngineSeconds, 1e-9)),
+			formatSeconds(r.MeasureSeconds), FormatBytes(r.CheckpointBytes),
 			formatCount(r.RecoveredRows),
 		})
 	}

@@ -30,11 +30,11 @@ func summaryRows(s *metrics.Summary) [][]string {
 			formatDelay(q.Delay),
 			formatCount(q.EmittedRows),
 			fmt.Sprintf("%s of %s (%s)", formatCount(q.MissedDuplicates), formatCount(q.TrueDuplicates),
-				formatPercent(rate(q.MissedDuplicates, q.TrueDuplicates))),
+				FormatPercent(rate(q.MissedDuplicates, q.TrueDuplicates))),
 			fmt.Sprintf("%s (%s/%s)", formatCount(q.FalseDrops),
 				formatCount(q.FalseDropsByCause.Late), formatCount(q.FalseDropsByCause.Collision)),
 			formatCount(q.PeakStateRows),
-			formatBytes(q.PeakStateBytes),
+			FormatBytes(q.PeakStateBytes),
 			formatCount(int64(math.Round(q.EventsPerSecond))),
 		})
 	}

@@ -80,7 +80,7 @@ func (r *Result) WriteText(w io.Writer, file string, seed uint64) error {
 	fmt.Fprintf(&b, "plan for %s in %s (seed %d)\n", r.Query, file, seed)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "  query\t%s\n", r.QueryText)
-	fmt.Fprintf(tw, "  targets\tmissed duplicates <= %s, false drops <= %s", formatPercent(r.Targets.MaxMissedRate), formatPercent(r.Targets.MaxFalseDropRate))
+	fmt.Fprintf(tw, "  targets\tmissed duplicates <= %s, false drops <= %s", reports.FormatPercent(r.Targets.MaxMissedRate), reports.FormatPercent(r.Targets.MaxFalseDropRate))
 	if r.Targets.MemoryBudget > 0 {
 		fmt.Fprintf(tw, ", peak state <= %s", formatBytes(float64(r.Targets.MemoryBudget)))
 	}
@@ -114,8 +114,8 @@ func (r *Result) WriteText(w io.Writer, file string, seed uint64) error {
 		}
 		return f()
 	}
-	fmt.Fprintf(tw, "  missed duplicates\t%s\t%s\t\n", mod(func() string { return formatPercent(r.Model.MissedRate) }), formatPercent(q.MissedDuplicateRate))
-	fmt.Fprintf(tw, "  false drops\t%s\t%s\t\n", mod(func() string { return formatPercent(r.Model.FalseDropRate) }), formatPercent(q.FalseDropRate))
+	fmt.Fprintf(tw, "  missed duplicates\t%s\t%s\t\n", mod(func() string { return reports.FormatPercent(r.Model.MissedRate) }), reports.FormatPercent(q.MissedDuplicateRate))
+	fmt.Fprintf(tw, "  false drops\t%s\t%s\t\n", mod(func() string { return reports.FormatPercent(r.Model.FalseDropRate) }), reports.FormatPercent(q.FalseDropRate))
 	rows, bytes := "-", "-"
 	if v, ok := r.PredictedRows(); ok {
 		rows = fmtCount(v)
@@ -175,50 +175,13 @@ func fmtCount(v float64) string {
 	return b.String()
 }
 
-// formatBytes renders a byte count in binary units ("1.50 GiB").
+// formatBytes renders a byte count like reports.FormatBytes, and
+// "unbounded" for the model's infinite state.
 func formatBytes(v float64) string {
 	if math.IsInf(v, 0) || math.IsNaN(v) {
 		return "unbounded"
 	}
-	if v < 1024 {
-		return fmt.Sprintf("%.0f B", v)
-	}
-	units := []string{"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
-	u := -1
-	for v >= 1024 && u < len(units)-1 {
-		v /= 1024
-		u++
-	}
-	switch {
-	case v >= 100:
-		return fmt.Sprintf("%.0f %s", v, units[u])
-	case v >= 10:
-		return fmt.Sprintf("%.1f %s", v, units[u])
-	}
-	return fmt.Sprintf("%.2f %s", v, units[u])
-}
-
-// formatPercent renders a rate as a percentage with two significant
-// digits below 1%, never rounding a rate above 0 to "0%" (the smallest
-// shown is "<0.0001%") nor one below 1 to "100%".
-func formatPercent(r float64) string {
-	p := r * 100
-	switch {
-	case p == 0:
-		return "0%"
-	case p == 100:
-		return "100%"
-	case p > 99.9 && p < 100:
-		return "99.9%"
-	case p < 1e-4:
-		return "<0.0001%"
-	case p >= 10:
-		return strconv.FormatFloat(p, 'f', 1, 64) + "%"
-	case p >= 1:
-		return strconv.FormatFloat(p, 'f', 2, 64) + "%"
-	}
-	dec := int(-math.Floor(math.Log10(p))) + 1
-	return strconv.FormatFloat(p, 'f', dec, 64) + "%"
+	return reports.FormatBytes(int64(v))
 }
 
 // ParseSize parses a memory size: a number of bytes with an optional
