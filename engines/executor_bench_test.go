@@ -97,7 +97,7 @@ func benchExecutor(b *testing.B, st benchStore, size int) {
 	t.stop(&ex)
 
 	op := k.newOperator(st.open(b), live)
-	raw, err := runEngine(nil, op, k, live, newStreamGen(benchSeed), rows)
+	raw, err := runEngine(nil, op, k, live, newStreamGen(benchSeed), rows, false)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -28,6 +28,12 @@ type Operator interface {
 	// and reports true (emit) when the key is new, and reports false
 	// (duplicate) otherwise. eventTime is in microseconds.
 	Process(key []byte, eventTime int64) (bool, error)
+	// ProcessBatch is Process for each key keys[ends[i-1]:ends[i]] (ends[-1]
+	// is 0) with event time eventTimes[i], in order, setting added[i] to
+	// Process's result: a key earlier in the run is seen by a later one.
+	// ends, eventTimes and added have the same length. It hands the whole
+	// run to stores that implement BatchAdder.
+	ProcessBatch(keys []byte, ends []int32, eventTimes []int64, added []bool) error
 	// Evict removes the keys that the eviction watermark (microseconds)
 	// expires and returns how many.
 	Evict(watermark int64) (int, error)
@@ -41,6 +47,8 @@ type Operator interface {
 type Dedupe struct {
 	store     Store
 	evictable bool
+	// exps is ProcessBatch's buffer of expiries, reused across batches.
+	exps []int64
 }
 
 // NewDedupe returns a dropDuplicates operator over store. evictByEventTime
@@ -63,6 +71,17 @@ func (d *Dedupe) Process(key []byte, eventTime int64) (bool, error) {
 	return d.store.Add(key, exp)
 }
 
+// ProcessBatch is Process over a run of keys. The expiries are the event
+// times themselves, or NoExpiry.
+func (d *Dedupe) ProcessBatch(keys []byte, ends []int32, eventTimes []int64, added []bool) error {
+	exps := eventTimes
+	if !d.evictable {
+		d.exps = fill(d.exps, len(ends), NoExpiry)
+		exps = d.exps
+	}
+	return addBatch(d.store, keys, ends, exps, added)
+}
+
 // Evict removes keys whose event time is at or below watermark, when the
 // event time is a key; otherwise it removes nothing, as Spark's
 // removeKeysOlderThanWatermark does without a key watermark predicate.
@@ -83,6 +102,8 @@ func (d *Dedupe) Store() Store { return d.store }
 type DedupeWithinWatermark struct {
 	store       Store
 	delayMicros int64
+	// exps is ProcessBatch's buffer of expiries, reused across batches.
+	exps []int64
 }
 
 // NewDedupeWithinWatermark returns a dropDuplicatesWithinWatermark operator
@@ -99,6 +120,19 @@ func (d *DedupeWithinWatermark) Process(key []byte, eventTime int64) (bool, erro
 	return d.store.Add(key, eventTime+d.delayMicros)
 }
 
+// ProcessBatch is Process over a run of keys: expiresAt = eventTime +
+// delay for each.
+func (d *DedupeWithinWatermark) ProcessBatch(keys []byte, ends []int32, eventTimes []int64, added []bool) error {
+	if cap(d.exps) < len(eventTimes) {
+		d.exps = make([]int64, len(eventTimes))
+	}
+	d.exps = d.exps[:len(eventTimes)]
+	for i, et := range eventTimes {
+		d.exps[i] = et + d.delayMicros
+	}
+	return addBatch(d.store, keys, ends, d.exps, added)
+}
+
 // Evict removes keys with expiresAt <= watermark.
 func (d *DedupeWithinWatermark) Evict(watermark int64) (int, error) {
 	return d.store.Evict(watermark)
@@ -109,3 +143,33 @@ func (d *DedupeWithinWatermark) Len() int { return d.store.Len() }
 
 // Store returns the state store.
 func (d *DedupeWithinWatermark) Store() Store { return d.store }
+
+// addBatch adds a run of keys to s: in one call when s is a BatchAdder,
+// else one Add per key.
+func addBatch(s Store, keys []byte, ends []int32, exps []int64, added []bool) error {
+	if ba, ok := s.(BatchAdder); ok {
+		return ba.AddBatch(keys, ends, exps, added)
+	}
+	start := int32(0)
+	for i, end := range ends {
+		ok, err := s.Add(keys[start:end], exps[i])
+		if err != nil {
+			return err
+		}
+		added[i] = ok
+		start = end
+	}
+	return nil
+}
+
+// fill returns buf resized to n with every element v, reusing its memory.
+func fill(buf []int64, n int, v int64) []int64 {
+	if cap(buf) < n {
+		buf = make([]int64, n)
+	}
+	buf = buf[:n]
+	for i := range buf {
+		buf[i] = v
+	}
+	return buf
+}

@@ -283,15 +283,17 @@ func TestStreamMatchesEngines(t *testing.T) {
 				t.Fatalf("model emitted %d rows, the generator made %d distinct ids: a repeat was evicted before it came back", wantEmitted, unique)
 			}
 
-			s := memstore.New()
-			op := k.newOperator(s, live)
-			res, err := runEngine(nil, op, k, live, newStreamGen(seed), block)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.emitted != wantEmitted || res.evicted != wantEvicted || op.Len() != wantLeft {
-				t.Fatalf("engine: emitted %d, evicted %d, left %d; model: %d, %d, %d",
-					res.emitted, res.evicted, op.Len(), wantEmitted, wantEvicted, wantLeft)
+			for _, perRow := range []bool{false, true} {
+				s := memstore.New()
+				op := k.newOperator(s, live)
+				res, err := runEngine(nil, op, k, live, newStreamGen(seed), block, perRow)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.emitted != wantEmitted || res.evicted != wantEvicted || op.Len() != wantLeft {
+					t.Fatalf("engine (per row %v): emitted %d, evicted %d, left %d; model: %d, %d, %d",
+						perRow, res.emitted, res.evicted, op.Len(), wantEmitted, wantEvicted, wantLeft)
+				}
 			}
 
 			base, _ := runBaseline(nil, k, live, newStreamGen(seed), block)
@@ -305,7 +307,7 @@ func TestStreamMatchesEngines(t *testing.T) {
 				t.Fatalf("baseline evicted %d, model %d", base.evicted, wantEvicted)
 			}
 			if k.evicts() {
-				if l := op.Len(); l < live*9/10 || l > live*11/10 {
+				if l := wantLeft; l < live*9/10 || l > live*11/10 {
 					t.Fatalf("%d keys live, want about %d", l, live)
 				}
 			}

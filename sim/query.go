@@ -28,6 +28,7 @@ package sim
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 
 	"github.com/dedupsim/dedupsim/engines"
 	"github.com/dedupsim/dedupsim/sim/chain"
@@ -175,9 +176,17 @@ type Query struct {
 	opOf     []uint8
 	alive    []int32
 	next     []int32
-	key      []byte
-	prog     Progress
-	cp       *Checkpoint
+	// key, ends, ets and cand are one dedup step's input to
+	// Operator.ProcessBatch: the keys of the rows that passed the late
+	// filter, back to back, their end offsets, their event times and
+	// their row numbers. added is its output. All reused across batches.
+	key   []byte
+	ends  []int32
+	ets   []int64
+	cand  []int32
+	added []bool
+	prog  Progress
+	cp    *Checkpoint
 }
 
 // SetCheckpoint makes the query log every batch to cp (offsets before it
@@ -331,9 +340,14 @@ func (q *Query) run(rows Rows, noData bool, meta BatchMeta) (*Progress, error) {
 		opIdx := d.idx
 		p := &d.prog
 		p.NumRowsUpdated, p.NumRowsRemoved, p.NumRowsDroppedByWatermark, p.NumDroppedDuplicateRows = 0, 0, 0, 0
-		kept := q.next[:0]
+		// Three passes, so that the operator sees the batch's keys at once
+		// (engines.BatchAdder: a store overlaps the cache misses of many
+		// keys). First the late filter, and the keys of the rows that pass
+		// it, encoded back to back into one buffer with their end offsets.
 		filter := d.node.WatermarkReaches
 		etCol := d.node.EventTimeColumn
+		cand := q.cand[:0]
+		keys, ends, ets := q.key[:0], q.ends[:0], q.ets[:0]
 		for _, i := range alive {
 			var et int64
 			if etCol >= 0 {
@@ -345,12 +359,28 @@ func (q *Query) run(rows Rows, noData bool, meta BatchMeta) (*Progress, error) {
 				p.NumRowsDroppedByWatermark++
 				continue
 			}
-			q.key = rows.AppendKey(q.key[:0], int(i), d.node.KeyColumns)
-			added, err := d.op.Process(q.key, et)
-			if err != nil {
-				return nil, fmt.Errorf("batch %d: operator %d (%s): %w", q.st.NextBatchID, opIdx, d.prog.Name, err)
+			keys = rows.AppendKey(keys, int(i), d.node.KeyColumns)
+			if len(keys) > math.MaxInt32 {
+				return nil, fmt.Errorf("batch %d: operator %d (%s): the batch's keys exceed 2 GiB", q.st.NextBatchID, opIdx, d.prog.Name)
 			}
-			if added {
+			ends = append(ends, int32(len(keys)))
+			ets = append(ets, et)
+			cand = append(cand, i)
+		}
+		q.key, q.ends, q.ets, q.cand = keys, ends, ets, cand
+		// Then the operator, once, over every key in row order: the same
+		// decisions as one Process per row.
+		if cap(q.added) < len(cand) {
+			q.added = make([]bool, len(cand))
+		}
+		added := q.added[:len(cand)]
+		if err := d.op.ProcessBatch(keys, ends, ets, added); err != nil {
+			return nil, fmt.Errorf("batch %d: operator %d (%s): %w", q.st.NextBatchID, opIdx, d.prog.Name, err)
+		}
+		// Then the outcomes; survivors keep their order.
+		kept := q.next[:0]
+		for k, i := range cand {
+			if added[k] {
 				p.NumRowsUpdated++
 				kept = append(kept, i)
 			} else {

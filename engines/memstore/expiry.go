@@ -18,51 +18,309 @@ type expiryItem struct {
 // orderKey maps a signed time to an unsigned one that sorts the same way.
 func orderKey(t int64) uint64 { return uint64(t) ^ (1 << 63) }
 
-// expiryIndex is a radix heap (a monotone priority queue) of key expiries.
+// expiryIndex answers the one question dedup eviction asks: "remove
+// everything at or below the watermark", with a watermark that (almost
+// always) moves forward. It is a calendar queue over the live span with a
+// radix heap on either side:
 //
-// Dedup eviction only ever asks for "everything at or below the watermark",
-// and the watermark never moves back, which is exactly what a radix heap is
-// good at: Push is O(1), and each item is moved between buckets at most 16
-// times over its life (base 16, see bucketOf), so evicting k keys costs
-// O(k) amortized, however many keys stay. A binary heap would pay
-// O(log n) cache misses per evicted key, which grows with the keys that
-// stay.
+//   - ring: buckets of fixed event-time width 2^shift microseconds, one per
+//     bucket number lo, lo+1, ..., lo+len(ring)-1 (bucket number = at >>
+//     shift), kept in a ring so that advancing lo reuses the buckets it
+//     passes. An item is written once, into its bucket, and read once, when
+//     its bucket is evicted whole: no item moves between buckets, however
+//     wide the live span. Only the one bucket the watermark cuts is read
+//     item by item, and compacted in place.
+//   - near: a radix heap of the items below the ring (bucket < lo): keys
+//     added with an expiry the watermark has already passed (rows between
+//     the late filter's watermark and the eviction watermark), or below a
+//     watermark that moved back.
+//   - far: a radix heap of the items beyond the ring (bucket >= lo +
+//     len(ring)): far-future expiries (a bad clock). They move into the
+//     ring as it advances.
 //
-// Buckets cover ascending, disjoint ranges, so popUpTo takes every bucket
-// whose largest item is at or below the watermark whole, without moving
-// its items, and redistributes only the one bucket the watermark cuts.
-// (Popping one minimum at a time, the textbook way, redistributed a small
-// bucket per evicted key and cost 2-3x more per key; see BENCHMARKS.md.)
+// Why not the radix heap alone (the previous layout): a radix heap moves
+// an item once per base-16 digit between the span one Evict clears and
+// the span the state covers, so 2-3 times per key at 1e7 live keys, and
+// those moves were most of the eviction cost (BENCHMARKS.md). The ring
+// makes that about 0.
 //
-// Invariant: every item in a bucket is >= last and sits in the bucket
-// bucketOf gives it for the current last. last only advances to the
-// minimum of a bucket that is being redistributed, which is at or below
-// the watermark being applied, and every item of that bucket then lands
-// in a lower bucket. An item pushed below last (only possible when a
-// caller adds a key that an earlier watermark would already have expired)
-// goes to a small straggler list checked on every Evict.
+// Sizing, adapted as keys come, with no knob: the ring has at most
+// len(ring) >= 1 bucket per ringTarget keys (so a bucket holds hundreds of
+// keys on average, and the partly filled last chunk of each bucket wastes
+// a few bytes per key), and its width covers the live span: a key beyond
+// the ring first grows it (when the key count allows more buckets), else
+// coarsens it (doubles the bucket width, merging bucket pairs) when the
+// key is just beyond, or when more keys are beyond the ring than in it;
+// otherwise it goes to far. The bucket width never shrinks except when the
+// index empties; a finer width would only make the cut bucket smaller.
+//
+// Exactness does not depend on that placement: Evict(w) takes every item
+// <= w from near and far (radix heaps, exact), every ring bucket below w's
+// bucket whole, and the items <= w of w's own bucket.
 type expiryIndex struct {
-	last uint64
-	// nonEmpty has bit b set when bucket b is non-empty.
-	nonEmpty [(numBuckets + 63) / 64]uint64
-	buckets  [numBuckets]itemList
-	minOf    [numBuckets]uint64
-	maxOf    [numBuckets]uint64
-	// stragglers are items below last; they all go at the next Evict.
-	stragglers []expiryItem
-	// spare holds empty chunks for reuse: items move between buckets
-	// through recycled chunks, never through a growing slice.
-	spare []*itemChunk
-	size  int
+	pool *chunkPool
+	near radix
+	far  radix
+
+	ring  []itemList // bucket b is ring[b & (len(ring)-1)], for b in [lo, lo+len(ring))
+	lo    uint64     // lowest bucket number of the ring
+	shift uint       // log2 of the bucket width in microseconds
+	// anchored is false until the first item places the ring.
+	anchored bool
+	inRing   int // items in the ring
+	size     int // items in the index
+
+	// scratch collects the expired items of a cut bucket into runs.
+	scratch [chunkItems]expiryItem
+	// routeFn is x.route, bound once so that pulling from far does not
+	// allocate a closure.
+	routeFn func([]expiryItem)
+}
+
+const (
+	// minShift is the finest bucket width, 2^10 us (about a millisecond):
+	// a new or emptied index starts there and coarsens to fit its span.
+	minShift = 10
+	// minRing and maxRing bound the number of ring buckets. maxRing
+	// buckets of item lists take 2 MiB, for a state of at least
+	// maxRing*ringTarget (33 million) keys.
+	minRing = 64
+	maxRing = 1 << 16
+	// ringTarget is the keys per ring bucket the ring aims at: fewer
+	// buckets than keys/ringTarget. Big enough that the partial last chunk
+	// of a bucket costs a few bytes per key (half a 4 KiB chunk per 512
+	// keys: 4 B/key), small enough that the bucket an Evict cuts is a small
+	// share of what it evicts.
+	ringTarget = 512
+)
+
+func newExpiryIndex() expiryIndex {
+	p := &chunkPool{}
+	x := expiryIndex{pool: p, near: newRadix(p), far: newRadix(p), shift: minShift}
+	x.ring = make([]itemList, minRing)
+	return x
+}
+
+// bind sets routeFn; it must run on the index at its final address (the
+// Store's field), since the closure captures the pointer.
+func (x *expiryIndex) bind() {
+	if x.routeFn == nil {
+		x.routeFn = x.route
+	}
+}
+
+// horizon returns the largest expiry the ring covers (saturated).
+func (x *expiryIndex) horizon() uint64 {
+	end := x.lo + uint64(len(x.ring))
+	if end > math.MaxUint64>>x.shift {
+		return math.MaxUint64
+	}
+	return end<<x.shift - 1
+}
+
+func (x *expiryIndex) push(it expiryItem) {
+	x.bind()
+	if x.size == 0 {
+		// Empty: place the ring at this item, at the finest width. (The
+		// ring's buckets are all empty, near and far too.)
+		x.anchored = true
+		x.shift = minShift
+		x.lo = it.at >> x.shift
+	}
+	x.size++
+	b := it.at >> x.shift
+	if b < x.lo {
+		x.near.push(it)
+		return
+	}
+	if b-x.lo >= uint64(len(x.ring)) && !x.makeRoom(it.at) {
+		x.far.push(it)
+		if x.far.size > x.inRing && x.shift < 63 {
+			// More keys beyond the ring than in it: the ring is too narrow
+			// for the data, not looking at an outlier.
+			for x.far.size > x.inRing && x.shift < 63 {
+				x.coarsen()
+			}
+		}
+		return
+	}
+	b = it.at >> x.shift
+	x.pool.add(&x.ring[b&uint64(len(x.ring)-1)], it)
+	x.inRing++
+}
+
+// makeRoom grows or coarsens the ring so that it covers at, and reports
+// whether it does.
+func (x *expiryIndex) makeRoom(at uint64) bool {
+	for {
+		off := at>>x.shift - x.lo
+		l := uint64(len(x.ring))
+		if off < l {
+			return true
+		}
+		switch {
+		case 2*l <= maxRing && 2*l*ringTarget <= uint64(x.size):
+			x.grow()
+		case off < 2*l && x.shift < 63:
+			// Just beyond: the live span outgrew the ring.
+			x.coarsen()
+		default:
+			return false
+		}
+	}
+}
+
+// grow doubles the ring, same width: bucket headers move, items do not.
+func (x *expiryIndex) grow() {
+	old := x.ring
+	l := uint64(len(old))
+	x.ring = make([]itemList, 2*l)
+	for b := x.lo; b < x.lo+l; b++ {
+		x.ring[b&(2*l-1)] = old[b&(l-1)]
+	}
+	x.pullFar()
+}
+
+// coarsen doubles the bucket width: bucket pairs (2k, 2k+1) merge into
+// bucket k. The first bucket of a pair keeps its chunks; the items of the
+// second are appended to it. Rare: it happens while the live span grows.
+func (x *expiryIndex) coarsen() {
+	old := x.ring
+	l := uint64(len(old))
+	x.ring = make([]itemList, l)
+	for b := x.lo; b < x.lo+l; b++ {
+		src := &old[b&(l-1)]
+		dst := &x.ring[(b>>1)&(l-1)]
+		if len(dst.chunks) == 0 {
+			*dst = *src
+			continue
+		}
+		cs, tail := src.take()
+		for k := range cs {
+			for _, it := range items(cs, tail, k) {
+				x.pool.add(dst, it)
+			}
+			x.pool.put(cs[k])
+		}
+	}
+	x.shift++
+	x.lo >>= 1
+	x.pullFar()
+}
+
+// pullFar moves the far items that the ring now covers into it.
+func (x *expiryIndex) pullFar() {
+	if x.far.size > 0 {
+		x.far.popUpTo(x.horizon(), x.routeFn)
+	}
+}
+
+// route places items pulled from far: into the ring, or near if below it.
+func (x *expiryIndex) route(its []expiryItem) {
+	mask := uint64(len(x.ring) - 1)
+	for _, it := range its {
+		b := it.at >> x.shift
+		if b < x.lo {
+			x.near.push(it)
+			continue
+		}
+		x.pool.add(&x.ring[b&mask], it)
+		x.inRing++
+	}
+}
+
+// popUpTo removes every item at or below w (transformed) and passes them
+// to fn, a run at a time (a run is valid only during the call).
+func (x *expiryIndex) popUpTo(w uint64, fn func([]expiryItem)) int {
+	x.bind()
+	n := x.near.popUpTo(w, fn)
+	n += x.far.popUpTo(w, fn)
+	wb := w >> x.shift
+	if x.anchored && wb >= x.lo {
+		l := uint64(len(x.ring))
+		mask := l - 1
+		if x.inRing > 0 {
+			// Buckets below w's bucket go whole, in one run per chunk.
+			end := x.lo + l
+			if wb < end {
+				end = wb
+			}
+			for b := x.lo; b < end && x.inRing > 0; b++ {
+				cs, tail := x.ring[b&mask].take()
+				for k := range cs {
+					its := items(cs, tail, k)
+					fn(its)
+					n += len(its)
+					x.inRing -= len(its)
+					x.pool.put(cs[k])
+				}
+			}
+			if wb < x.lo+l {
+				n += x.cut(&x.ring[wb&mask], w, fn)
+			}
+		}
+		// w's bucket, now holding only items above w, is the ring's
+		// lowest; the ring's end moves up by as much.
+		x.lo = wb
+		x.pullFar()
+	}
+	x.size -= n
+	return n
+}
+
+// cut evicts the items <= w of one bucket, in runs of up to a chunk, and
+// compacts the others in place (a sequential pass over chunks in cache).
+func (x *expiryIndex) cut(l *itemList, w uint64, fn func([]expiryItem)) int {
+	cs, tail := l.chunks, l.tail
+	if len(cs) == 0 {
+		return 0
+	}
+	n, run := 0, 0
+	kept, wc := 0, 0 // items kept; write position: chunk wc, index kept%chunkItems
+	for k := range cs {
+		for _, it := range items(cs, tail, k) {
+			if it.at <= w {
+				x.scratch[run] = it
+				run++
+				if run == chunkItems {
+					fn(x.scratch[:run])
+					n += run
+					run = 0
+				}
+				continue
+			}
+			cs[wc][kept%chunkItems] = it
+			kept++
+			if kept%chunkItems == 0 {
+				wc++
+			}
+		}
+	}
+	if run > 0 {
+		fn(x.scratch[:run])
+		n += run
+	}
+	x.inRing -= n
+	// Keep ceil(kept/chunkItems) chunks; recycle the rest.
+	keep := (kept + chunkItems - 1) / chunkItems
+	for k := keep; k < len(cs); k++ {
+		x.pool.put(cs[k])
+	}
+	l.chunks = cs[:keep]
+	l.tail = kept - (keep-1)*chunkItems
+	if keep == 0 {
+		l.tail = 0
+	}
+	return n
 }
 
 // chunkItems is the items of one chunk: 4 KiB.
 const chunkItems = 256
 
 // itemChunk is a fixed block of items. Buckets are lists of chunks, not
-// slices, because a bucket's size swings between zero and the whole
-// window as the watermark advances: a slice would regrow (allocate, copy,
-// zero fresh pages) every time a bucket reaches a new size, and keep the
+// slices, because a bucket's size swings between zero and many thousands
+// as the watermark advances: a slice would regrow (allocate, copy, zero
+// fresh pages) every time a bucket reaches a new size, and keep the
 // capacity of every bucket's largest size. Chunks cost one pointer per 256
 // items and are recycled between buckets.
 type itemChunk [chunkItems]expiryItem
@@ -73,18 +331,28 @@ type itemList struct {
 	tail   int
 }
 
-func (x *expiryIndex) chunk() *itemChunk {
-	if k := len(x.spare); k > 0 {
-		c := x.spare[k-1]
-		x.spare = x.spare[:k-1]
+// chunkPool holds empty chunks for reuse, shared by the ring and both
+// radix heaps: items move between structures through recycled chunks,
+// never through a growing slice.
+type chunkPool struct {
+	spare []*itemChunk
+}
+
+func (p *chunkPool) get() *itemChunk {
+	if k := len(p.spare); k > 0 {
+		c := p.spare[k-1]
+		p.spare = p.spare[:k-1]
 		return c
 	}
 	return new(itemChunk)
 }
 
-func (x *expiryIndex) add(l *itemList, it expiryItem) {
+func (p *chunkPool) put(c *itemChunk) { p.spare = append(p.spare, c) }
+
+// add appends it to l.
+func (p *chunkPool) add(l *itemList, it expiryItem) {
 	if len(l.chunks) == 0 || l.tail == chunkItems {
-		l.chunks = append(l.chunks, x.chunk())
+		l.chunks = append(l.chunks, p.get())
 		l.tail = 0
 	}
 	l.chunks[len(l.chunks)-1][l.tail] = it
@@ -107,21 +375,40 @@ func items(cs []*itemChunk, tail, k int) []expiryItem {
 	return cs[k][:]
 }
 
-func newExpiryIndex() expiryIndex {
-	var x expiryIndex
-	for i := range x.minOf {
-		x.minOf[i] = math.MaxUint64
-	}
-	return x
+// radix is a radix heap (a monotone priority queue) of expiries: the
+// near and far sides of the expiry index, which hold few items in steady
+// state (see expiryIndex).
+//
+// Push is O(1), and each item is moved between buckets at most 16 times
+// over its life (base 16, see bucketOf). Buckets cover ascending, disjoint
+// ranges, so popUpTo takes every bucket whose largest item is at or below
+// the watermark whole, without moving its items, and redistributes only
+// the one bucket the watermark cuts.
+//
+// Invariant: every item in a bucket is >= last and sits in the bucket
+// bucketOf gives it for the current last. last only advances to the
+// minimum of a bucket that is being redistributed, which is at or below
+// the watermark being applied, and every item of that bucket then lands
+// in a lower bucket. An item pushed below last (only possible when a
+// caller adds a key that an earlier watermark would already have expired)
+// goes to a small straggler list checked on every Evict.
+type radix struct {
+	pool *chunkPool
+	last uint64
+	// nonEmpty has bit b set when bucket b is non-empty.
+	nonEmpty [(numBuckets + 63) / 64]uint64
+	buckets  [numBuckets]itemList
+	minOf    [numBuckets]uint64
+	maxOf    [numBuckets]uint64
+	// stragglers are items below last; they all go at the next Evict.
+	stragglers []expiryItem
+	size       int
 }
 
 // Radix: items are bucketed by their highest base-16 digit that differs
 // from last, and by their value of that digit. An item moves to a lower
 // bucket each time its bucket is redistributed, so base 16 bounds the
-// moves of an item by 16 digits where base 2 allowed 64 bits: in a
-// window spanning 2^33 microseconds evicted 2^23 at a time, about 3 moves
-// instead of 10, which is what kept eviction cost from growing with the
-// window (BENCHMARKS.md, BenchmarkEvict).
+// moves of an item by 16 digits where base 2 allowed 64 bits.
 const (
 	digitBits  = 4
 	digitVals  = 1 << digitBits
@@ -130,11 +417,19 @@ const (
 	numBuckets = 1 + numDigits*digitVals
 )
 
+func newRadix(p *chunkPool) radix {
+	x := radix{pool: p}
+	for i := range x.minOf {
+		x.minOf[i] = math.MaxUint64
+	}
+	return x
+}
+
 // bucketOf returns the bucket of an item at or above last: 0 if equal to
 // last, else 1 + 16*d + v for its highest differing digit d and its value
 // v there. Buckets in increasing order hold increasing, disjoint ranges:
 // items of (d, v) share last's digits above d and have digit v at d.
-func (x *expiryIndex) bucketOf(at uint64) int {
+func (x *radix) bucketOf(at uint64) int {
 	diff := at ^ x.last
 	if diff == 0 {
 		return eqBucket
@@ -145,7 +440,7 @@ func (x *expiryIndex) bucketOf(at uint64) int {
 }
 
 // lowest returns the lowest non-empty bucket, or -1.
-func (x *expiryIndex) lowest() int {
+func (x *radix) lowest() int {
 	for w, bitsSet := range x.nonEmpty {
 		if bitsSet != 0 {
 			return w*64 + bits.TrailingZeros64(bitsSet)
@@ -154,7 +449,7 @@ func (x *expiryIndex) lowest() int {
 	return -1
 }
 
-func (x *expiryIndex) push(it expiryItem) {
+func (x *radix) push(it expiryItem) {
 	x.size++
 	if it.at < x.last {
 		x.stragglers = append(x.stragglers, it)
@@ -164,17 +459,20 @@ func (x *expiryIndex) push(it expiryItem) {
 }
 
 // place puts an item at or above last into its bucket.
-func (x *expiryIndex) place(it expiryItem) {
+func (x *radix) place(it expiryItem) {
 	b := x.bucketOf(it.at)
-	x.add(&x.buckets[b], it)
+	x.pool.add(&x.buckets[b], it)
 	x.minOf[b] = min(x.minOf[b], it.at)
 	x.maxOf[b] = max(x.maxOf[b], it.at)
 	x.nonEmpty[b/64] |= 1 << (b % 64)
 }
 
-// popUpTo removes every item at or below w (transformed) and passes them
-// to fn, a run at a time (a run is valid only during the call).
-func (x *expiryIndex) popUpTo(w uint64, fn func([]expiryItem)) int {
+// popUpTo removes every item at or below w and passes them to fn, a run at
+// a time (a run is valid only during the call). fn must not push to x.
+func (x *radix) popUpTo(w uint64, fn func([]expiryItem)) int {
+	if x.size == 0 {
+		return 0
+	}
 	n := 0
 	if len(x.stragglers) > 0 {
 		// Partition: evicted stragglers first, kept ones after.
@@ -214,11 +512,9 @@ func (x *expiryIndex) popUpTo(w uint64, fn func([]expiryItem)) int {
 		// When bucket i is redistributed, every item moves to a lower
 		// bucket (its highest digit differing from the new last, its
 		// minimum, is below bucket i's digit), so bucket i is not added
-		// to while its chunks are read.
-		// Each chunk is recycled as soon as it is read, so the lower
-		// buckets fill the chunks just read, still in cache, instead of
-		// cold or fresh memory: redistributing a bucket of millions of
-		// items needs no more than a chunk per bucket of extra memory.
+		// to while its chunks are read. Each chunk is recycled as soon as
+		// it is read, so the lower buckets fill the chunks just read,
+		// still in cache.
 		cs, tail := x.buckets[i].take()
 		for k := range cs {
 			its := items(cs, tail, k)
@@ -230,7 +526,7 @@ func (x *expiryIndex) popUpTo(w uint64, fn func([]expiryItem)) int {
 					x.place(it)
 				}
 			}
-			x.spare = append(x.spare, cs[k])
+			x.pool.put(cs[k])
 		}
 	}
 	x.size -= n

@@ -3,8 +3,9 @@
 //
 // It is exact (keys are compared byte for byte, never by hash alone) and
 // allocation-free per row: key bytes are copied into arena slabs, an
-// open-addressing table of 8-byte, pointer-free slots finds them, and a
-// radix heap of expiries makes eviction cost what it evicts. The garbage
+// open-addressing table of 8-byte, pointer-free slots finds them, and an
+// expiry index (time buckets over the live span, expiry.go) makes
+// eviction cost what it evicts. The garbage
 // collector scans none of it but a pointer per arena slab (256 KiB) and per
 // index chunk (256 keys).
 package memstore
@@ -103,14 +104,18 @@ func (s *Store) Evict(watermark int64) (int, error) {
 //
 // The slots of expired keys are scattered over the table, so each removal
 // is a cache miss. A first pass loads the home slot of every item in the
-// run; those loads do not depend on each other, so the processor keeps
-// many in flight at once, and the removals then find their slots in
-// cache. A run is at most a chunk, 256 slots, which stays in L1/L2.
+// run, and the cache line after it (the backward shift of a removal reads
+// on to the next free slot, which at 1e7 keys is in the next line about
+// half the time: measured 120 -> 85-95 ns per evicted key there); those
+// loads do not depend on each other, so the processor keeps many in
+// flight at once, and the removals then find their slots in cache. A run
+// is at most a chunk, 256 items (512 lines, 32 KiB), which stays in L1/L2.
 func (s *Store) evictItems(its []expiryItem) {
 	t := &s.tab
 	var sink uint32
 	for _, it := range its {
-		sink += t.slots[it.tag>>t.shift].ref
+		h := it.tag >> t.shift
+		sink += t.slots[h].ref + t.slots[((h|7)+1)&t.mask].ref
 	}
 	s.sink += sink
 	for _, it := range its {

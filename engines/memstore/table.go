@@ -110,3 +110,54 @@ func (t *table) remove(tag, ref uint32) {
 		}
 	}
 }
+
+// addGroup is the number of keys AddBatch hashes and looks up ahead of
+// inserting them. The home-slot loads of a group are independent, so the
+// processor overlaps their cache misses; 32 keys of a few dozen bytes and
+// their slots stay in L1.
+const addGroup = 32
+
+// AddBatch implements engines.BatchAdder: Add for each key of a run, in
+// order. (It lives with the table because what it adds to Add is the
+// table's look-ahead.)
+//
+// In groups of addGroup keys, a first pass hashes every key and loads the
+// cache line of its home slot, where its probe starts; those loads do not
+// depend on each other, so their misses overlap. (Loading the next line
+// too, as eviction does, measured 3-8% slower here: a lookup usually ends
+// in its home line, a removal's backward shift often does not.) The
+// second pass adds the keys one by one with Add's own code, finding the
+// lines in cache. Results are Add's exactly: the first pass only reads,
+// and a key added earlier in the group is visible to a later one. A table
+// that grows during a group only makes the loaded lines useless, never
+// the result wrong.
+func (s *Store) AddBatch(keys []byte, ends []int32, expiresAt []int64, added []bool) error {
+	var tags [addGroup]uint32
+	start := int32(0)
+	for g := 0; g < len(ends); g += addGroup {
+		m := min(addGroup, len(ends)-g)
+		t := &s.tab
+		var sink uint32
+		off := start
+		for k := range m {
+			end := ends[g+k]
+			tag := s.tag(keys[off:end])
+			tags[k] = tag
+			sink += t.slots[tag>>t.shift].ref
+			off = end
+		}
+		s.sink += sink
+		off = start
+		for k := range m {
+			end := ends[g+k]
+			ok, err := s.add(keys[off:end], tags[k], expiresAt[g+k])
+			if err != nil {
+				return err
+			}
+			added[g+k] = ok
+			off = end
+		}
+		start = off
+	}
+	return nil
+}

@@ -1,0 +1,253 @@
+package engines_test
+
+import (
+	"encoding/binary"
+	"errors"
+	"path/filepath"
+	"testing"
+
+	"github.com/cockroachdb/pebble"
+	"github.com/cockroachdb/pebble/bloom"
+
+	"github.com/dedupsim/dedupsim/engines"
+	"github.com/dedupsim/dedupsim/engines/pebblestore"
+)
+
+// pebbleBenchStore is the Pebble store under BenchmarkEngine and
+// BenchmarkEvict, measured against a bare Pebble loop. Sizes: 1e5 and 1e6
+// live keys; 1e7 is left out because filling it takes minutes through
+// either loop on a 2-core machine (about 5 us per key), for each of the
+// three engines.
+func pebbleBenchStore() benchStore {
+	sizes := []int{1e5, 1e6}
+	if testing.Short() {
+		sizes = sizes[:1]
+	}
+	return benchStore{
+		name: "pebble",
+		open: func(b *testing.B) engines.Store {
+			s, err := pebblestore.Open(filepath.Join(b.TempDir(), "store"), pebblestore.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			return s
+		},
+		base:      runPebbleBaseline,
+		baseEvict: pebbleEvictWindow,
+		sizes:     sizes,
+	}
+}
+
+// barePebble is the bare Pebble loop: Pebble tuned as the store tunes it
+// (block cache and memtable sizes, bloom filters, no compression), one
+// key per id with its expiry as an 8-byte value, Get and, when absent, Set
+// in a pebble.Batch committed with NoSync once per micro-batch. Expired
+// keys are deleted through an arrival-order FIFO kept in memory, like the
+// map baseline. It has none of the store's work: no expiry index in
+// Pebble, no read-your-writes within a batch (a repeat within its batch
+// is Set again), no metadata, no count.
+type barePebble struct {
+	db    *pebble.DB
+	cache *pebble.Cache
+	batch *pebble.Batch
+	key   []byte
+	val   [8]byte
+	// ops counts the batch's writes, to commit the priming of
+	// dedupe-noevict (which never evicts) once per batchRows.
+	ops int
+}
+
+func openBarePebble(b *testing.B) *barePebble {
+	dir := filepath.Join(b.TempDir(), "bare")
+	cache := pebble.NewCache(pebblestore.DefaultCacheSize)
+	o := &pebble.Options{
+		Cache:                       cache,
+		MemTableSize:                pebblestore.DefaultMemTableSize,
+		MemTableStopWritesThreshold: 4,
+		FormatMajorVersion:          pebble.FormatNewest,
+	}
+	o.Levels = make([]pebble.LevelOptions, 7)
+	for i := range o.Levels {
+		o.Levels[i].Compression = pebble.NoCompression
+		o.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
+		o.Levels[i].FilterType = pebble.TableFilter
+	}
+	o.EnsureDefaults()
+	db, err := pebble.Open(dir, o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return &barePebble{db: db, cache: cache, batch: db.NewBatch(), key: []byte{'k'}}
+}
+
+func (p *barePebble) close() {
+	p.batch.Close()
+	p.db.Close()
+	p.cache.Unref()
+}
+
+// keyFIFO is barePebble's arrival-order FIFO of (key, expiry). Ids are
+// fixed-length, so entry i's key is keys[i*idLen:(i+1)*idLen], and the
+// FIFO costs no allocation per key.
+type keyFIFO struct {
+	keys []byte
+	exps []int64
+	head int
+}
+
+func (f *keyFIFO) push(key []byte, exp int64) {
+	f.keys = append(f.keys, key...)
+	f.exps = append(f.exps, exp)
+}
+
+// add is Get, then Set when absent; it reports whether it set.
+func (p *barePebble) add(key []byte, exp int64, fifo *keyFIFO) (bool, error) {
+	p.key = append(p.key[:1], key...)
+	_, closer, err := p.db.Get(p.key)
+	switch {
+	case err == nil:
+		return false, closer.Close()
+	case !errors.Is(err, pebble.ErrNotFound):
+		return false, err
+	}
+	binary.BigEndian.PutUint64(p.val[:], uint64(exp))
+	if err := p.batch.Set(p.key, p.val[:], nil); err != nil {
+		return false, err
+	}
+	p.ops++
+	if fifo != nil {
+		fifo.push(key, exp)
+	}
+	return true, nil
+}
+
+// evict deletes the expired keys at the front of the FIFO.
+func (p *barePebble) evict(wm int64, f *keyFIFO) (int, error) {
+	n := 0
+	for f.head < len(f.exps) && f.exps[f.head] <= wm {
+		p.key = append(p.key[:1], f.keys[f.head*idLen:(f.head+1)*idLen]...)
+		if err := p.batch.Delete(p.key, nil); err != nil {
+			return n, err
+		}
+		f.head++
+		n++
+	}
+	p.ops += n
+	// Compact once the popped front is the larger half: amortized O(1).
+	if f.head > len(f.exps)/2 {
+		f.keys = f.keys[:copy(f.keys, f.keys[f.head*idLen:])]
+		f.exps = f.exps[:copy(f.exps, f.exps[f.head:])]
+		f.head = 0
+	}
+	return n, nil
+}
+
+// commit commits the batch with NoSync.
+func (p *barePebble) commit() error {
+	err := p.batch.Commit(pebble.NoSync)
+	p.batch.Reset()
+	p.ops = 0
+	return err
+}
+
+// live counts the keys in the database (untimed, after a run).
+func (p *barePebble) live() int {
+	it, err := p.db.NewIter(nil)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for ok := it.First(); ok; ok = it.Next() {
+		n++
+	}
+	it.Close()
+	return n
+}
+
+// runPebbleBaseline is runEngine's twin over the bare Pebble loop: the same
+// priming, the same rows, one commit per batch. Its bytes per key are the
+// Go heap's growth (Pebble's memtables and block cache), as for the store.
+func runPebbleBaseline(b *testing.B, k engineKind, live int, g *streamGen, rows *rowBlock, before uint64) (runResult, float64) {
+	p := openBarePebble(b)
+	defer p.close()
+	var fifo *keyFIFO
+	if k.evicts() {
+		fifo = &keyFIFO{}
+	}
+	err := prime(g, k, live,
+		func(key []byte, et int64) error {
+			if _, err := p.add(key, k.expiry(et, live), fifo); err != nil {
+				return err
+			}
+			if p.ops >= batchRows {
+				return p.commit()
+			}
+			return nil
+		},
+		func(wm int64) error {
+			if _, err := p.evict(wm, fifo); err != nil {
+				return err
+			}
+			return p.commit()
+		})
+	if err == nil {
+		err = p.commit()
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	delay := k.delayMicros(live)
+	var r runResult
+	t := startLoop(nil)
+	for bi, start := 0, 0; start < rows.len(); bi, start = bi+1, start+batchRows {
+		end := min(start+batchRows, rows.len())
+		for i := start; i < end; i++ {
+			added, err := p.add(rows.key(i), k.expiry(rows.times[i], live), fifo)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if added {
+				r.emitted++
+			}
+		}
+		if k.evicts() {
+			n, err := p.evict(rows.batchMax[bi]-delay, fifo)
+			if err != nil {
+				b.Fatal(err)
+			}
+			r.evicted += n
+		}
+		if err := p.commit(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	t.stop(&r)
+	return r, perKey(before, p.live())
+}
+
+// pebbleEvictWindow is BenchmarkEvict's bare loop for the Pebble store:
+// Set in NoSync batches, and deletes through an arrival-order FIFO.
+func pebbleEvictWindow(b *testing.B, stay int) (*window, func() int, func()) {
+	p := openBarePebble(b)
+	fifo := &keyFIFO{}
+	w := &window{stay: stay,
+		add: func(key []byte, exp int64) error {
+			_, err := p.add(key, exp, fifo)
+			return err
+		},
+		evict:  func(wm int64) (int, error) { return p.evict(wm, fifo) },
+		commit: p.commit,
+	}
+	return w, p.live, p.close
+}
+
+// diskPerKey returns a Pebble store's disk and memtable bytes per key, 0
+// for other stores.
+func diskPerKey(s engines.Store) float64 {
+	ps, ok := s.(*pebblestore.Store)
+	if !ok || s.Len() == 0 {
+		return 0
+	}
+	m := ps.Metrics()
+	return float64(m.DiskBytes+m.MemTableBytes) / float64(s.Len())
+}
