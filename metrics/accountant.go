@@ -16,21 +16,35 @@ type eventState struct {
 }
 
 // eventWindow holds the events that still have copies to come, indexed by
-// logical event number. Events are numbered in creation order and finish
-// roughly in that order, so a ring from the oldest unfinished event to the
-// newest seen one holds them: its size follows the rows in flight, never the
-// length of the run.
+// logical event number. Events are numbered in creation order and most
+// finish soon after, so a ring from the oldest unfinished event to the
+// newest seen one holds them. A few events have a copy that comes back
+// hours later (a long retry tail); rather than let one of them stretch the
+// ring over every event since, the ring is capped at limit events and an
+// unfinished event that falls off its front moves to a small map of
+// stragglers. Memory then follows the rows in flight, never the run length.
 type eventWindow struct {
 	buf   []eventState
 	start int    // ring index of base
-	base  uint64 // oldest unfinished event
+	base  uint64 // oldest event in the ring
 	n     int    // events from base to the newest seen
+	// limit caps n; 0 means defaultWindow.
+	limit      int
+	stragglers map[uint64]*eventState
 }
+
+// defaultWindow is the ring's cap: 2^20 events (20 MiB), minutes of
+// traffic at tens of thousands of events per second.
+const defaultWindow = 1 << 20
 
 func (w *eventWindow) get(e uint64) *eventState {
 	if e < w.base {
-		// Every copy of an event below base has been counted already.
-		panic("metrics: a row of a finished logical event arrived; the generator's Copies is wrong")
+		s, ok := w.stragglers[e]
+		if !ok {
+			// Every copy of a finished event has been counted already.
+			panic("metrics: a row of a finished logical event arrived; the generator's Copies is wrong")
+		}
+		return s
 	}
 	off := int(e - w.base)
 	if off >= w.n {
@@ -51,19 +65,37 @@ func (w *eventWindow) grow(need int) {
 		size *= 2
 	}
 	nb := make([]eventState, size)
-	for i := 0; i < w.n; i++ {
-		nb[i] = w.buf[(w.start+i)&(len(w.buf)-1)]
+	if w.n > 0 {
+		// The ring's contents in order: the part from start, then the
+		// part that wrapped around.
+		k := copy(nb, w.buf[w.start:min(w.start+w.n, len(w.buf))])
+		copy(nb[k:w.n], w.buf)
 	}
 	w.buf, w.start = nb, 0
 }
 
-// advance drops finished events from the front of the window.
+// finished reports whether every copy of the event has been seen.
+func (s *eventState) finished() bool { return s.known && s.seen >= s.copies }
+
+// advance drops finished events from the front of the window, and moves
+// unfinished ones to the stragglers while the ring is over its cap.
 func (w *eventWindow) advance() {
+	limit := w.limit
+	if limit <= 0 {
+		limit = defaultWindow
+	}
 	mask := len(w.buf) - 1
 	for w.n > 0 {
 		s := &w.buf[w.start]
-		if !s.known || s.seen < s.copies {
-			return
+		if !s.finished() {
+			if w.n <= limit {
+				return
+			}
+			if w.stragglers == nil {
+				w.stragglers = map[uint64]*eventState{}
+			}
+			c := *s
+			w.stragglers[w.base] = &c
 		}
 		*s = eventState{}
 		w.start = (w.start + 1) & mask
@@ -117,17 +149,24 @@ func (a *Accountant) Observe(rows []generators.Row, outcomes []sim.Outcome) {
 		case sim.DroppedDuplicate:
 			a.DroppedDuplicates++
 		}
-		if ev.seen == ev.copies && ev.emitted == 0 {
-			a.FalseDrops++
-			if ev.late == ev.copies {
-				a.FalseDropsLate++
-			} else {
-				a.FalseDropsCollide++
+		if ev.seen == ev.copies {
+			if ev.emitted == 0 {
+				a.FalseDrops++
+				if ev.late == ev.copies {
+					a.FalseDropsLate++
+				} else {
+					a.FalseDropsCollide++
+				}
+			}
+			if t.Event < a.win.base {
+				delete(a.win.stragglers, t.Event)
 			}
 		}
 	}
 	a.win.advance()
 }
 
-// Pending returns the number of logical events with copies still to come.
-func (a *Accountant) Pending() int { return a.win.n }
+// Pending returns the number of logical events the accountant holds: those
+// with copies still to come, and finished ones not yet dropped from the
+// front of its window.
+func (a *Accountant) Pending() int { return a.win.n + len(a.win.stragglers) }
