@@ -13,7 +13,7 @@ import (
 func TestScenarioFiles(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join("..", "sim", "scenario", "testdata", "good", "*.yaml"))
 	if len(files) == 0 {
-		t.Skip("no scenarios in ../sim/scenario/testdata/good")
+		t.Fatal("no scenarios in ../sim/scenario/testdata/good")
 	}
 	for _, path := range files {
 		s, err := scenario.Load(path)
