@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"time"
+
+	"github.com/dedupsim/dedupsim/engines/fileio"
 )
 
 // timeLayout is how timeseries.csv prints instants: UTC, milliseconds.
@@ -173,26 +175,6 @@ func MarshalSummary(s *Summary) ([]byte, error) {
 }
 
 // WriteFileAtomic writes data to path through a temporary file in the same
-// folder and a rename, so readers never see a half-written file.
-func WriteFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	// CreateTemp makes the file private; results are for everyone to read.
-	err = f.Chmod(0o644)
-	if err == nil {
-		_, err = f.Write(data)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-	}
-	return err
-}
+// folder and a rename, so readers never see a half-written file; the file
+// gets mode 0666 less the umask (see fileio.WriteFile).
+func WriteFileAtomic(path string, data []byte) error { return fileio.WriteFile(path, data) }

@@ -3,10 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -65,21 +62,16 @@ report.md and report.html with a section on the backends.`,
 			if out == "" {
 				out = filepath.Join("results", sc.Name)
 			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
 			var opts storebench.Options
 			bar := newBar(stderr, f.quiet, sc.Name+" (memory, then pebble)")
 			if bar != nil {
 				opts.Progress = bar
 			}
-			res, err := storebench.Run(ctx, sc, opts)
+			res, err := storebench.RunTo(cmd.Context(), sc, opts, out)
 			if bar != nil {
 				bar.finish()
 			}
 			if err != nil {
-				return fmt.Errorf("%s: %w", args[0], err)
-			}
-			if err := storebench.Write(out, res); err != nil {
 				return err
 			}
 			if err := reports.StoreTable(stdout, res.Bench, false); err != nil {

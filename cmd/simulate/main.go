@@ -5,27 +5,69 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 )
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	ctx, stop := withSignals(context.Background())
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }
 
-// run executes the command line and returns the process exit code.
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+// withSignals returns a context cancelled, with the signal as its cause,
+// at the first SIGINT or SIGTERM. After that first signal the default
+// handling returns, so a second Ctrl-C kills at once.
+func withSignals(parent context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(parent)
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case sig := <-ch:
+			signal.Stop(ch)
+			cancel(&signalError{sig: sig.(syscall.Signal)})
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(ch)
+		close(done)
+		cancel(nil)
+	}
+}
+
+// signalError is the cause of a context cancelled by a signal.
+type signalError struct{ sig syscall.Signal }
+
+func (e *signalError) Error() string { return "interrupted" }
+
+// run executes the command line and returns the process exit code. A
+// command stopped by a signal prints "interrupted" and returns 128 plus
+// the signal's number (130 for SIGINT), as shells do.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := newRootCmd(stdout, stderr)
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	cmd, err := root.ExecuteC()
+	cmd, err := root.ExecuteContextC(ctx)
 	if err != nil {
+		var se *signalError
+		if errors.As(context.Cause(ctx), &se) {
+			fmt.Fprintf(stderr, "%s: interrupted\n", cmd.CommandPath())
+			return 128 + int(se.sig)
+		}
 		msg := strings.TrimSpace(err.Error())
 		fmt.Fprintf(stderr, "%s: %s\n", cmd.CommandPath(), msg)
 		return exitCode(err)

@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -133,28 +131,21 @@ func runScenario(ctx context.Context, sc *scenario.Scenario, f runFlags, stdout,
 	if out == "" {
 		out = filepath.Join("results", sc.Name)
 	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-
 	opts := runner.Options{Workers: f.workers, CheckpointDir: f.checkpoint, Store: f.store, SnapshotEvery: f.snapshot}
 	bar := newBar(stderr, f.quiet, sc.Name)
 	if bar != nil {
 		opts.Progress = bar
 	}
-	res, err := runner.Run(ctx, sc, opts)
+	var render runner.Renderer
+	if !f.noReport {
+		render = reports.Render
+	}
+	res, err := runner.RunTo(ctx, sc, opts, out, render)
 	if bar != nil {
 		bar.finish()
 	}
 	if err != nil {
 		return err
-	}
-	if err := runner.Write(out, res); err != nil {
-		return err
-	}
-	if !f.noReport {
-		if err := reports.Render(out); err != nil {
-			return fmt.Errorf("report %s: %w", out, err)
-		}
 	}
 	if err := reports.SummaryTable(stdout, res.Summary, false); err != nil {
 		return err

@@ -137,10 +137,11 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*Result, err
 	return &Result{Bench: sb, Memory: mem}, nil
 }
 
-// Write writes the results folder dir: the memory run's results
-// (summary.json, timeseries.csv, progress/), stores.json, and the report,
-// which gains the store comparison (stores.md, stores.png and .svg, and a
-// section of report.md and report.html).
+// Write writes the results files into the folder dir (a staging folder,
+// see Publish): the memory run's results (summary.json, timeseries.csv,
+// progress/), stores.json, and the report, which gains the store
+// comparison (stores.md, stores.png and .svg, and a section of report.md
+// and report.html).
 func Write(dir string, r *Result) error {
 	if err := runner.Write(dir, r.Memory); err != nil {
 		return err
@@ -152,6 +153,36 @@ func Write(dir string, r *Result) error {
 		return fmt.Errorf("report %s: %w", dir, err)
 	}
 	return nil
+}
+
+// RunTo compares the backends on sc and publishes the results folder at
+// out, with the guarantees of runner.RunTo: out is checked before anything
+// runs, everything is written into a staging folder beside it, and the
+// staging folder replaces out in one step; on failure out is untouched.
+func RunTo(ctx context.Context, sc *scenario.Scenario, opts Options, out string) (*Result, error) {
+	st, err := metrics.Stage(out)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Discard()
+	if opts.TempDir == "" {
+		// Temporaries beside the results: swept with the staging folder
+		// if the process is killed.
+		if opts.TempDir, err = st.ScratchDir(); err != nil {
+			return nil, err
+		}
+	}
+	res, err := Run(ctx, sc, opts)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", sc.File, err)
+	}
+	if err := Write(st.Dir, res); err != nil {
+		return nil, err
+	}
+	if err := st.Publish(); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // Compare returns an error naming the first difference between two runs of

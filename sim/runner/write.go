@@ -10,54 +10,29 @@ import (
 	"github.com/dedupsim/dedupsim/metrics"
 )
 
-// Write writes the results folder dir: summary.json, timeseries.csv and
-// progress/<query>.jsonl. It builds the folder beside dir and swaps it in
-// with renames, so an interrupted or failed write leaves the previous
-// results (or nothing), never a partial summary.json.
+// Write writes the results files into the folder dir, creating it if needed:
+// timeseries.csv, progress/<query>.jsonl and, last, summary.json. It does
+// not make dir appear atomically: write into a metrics.Staging folder and
+// publish it for that.
 func Write(dir string, r *Results) error {
-	parent := filepath.Dir(filepath.Clean(dir))
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".tmp-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		return err
-	}
-	if err := writeInto(tmp, r); err != nil {
+	if err := writeInto(dir, r); err != nil {
 		return fmt.Errorf("results %s: %w", dir, err)
-	}
-	old := ""
-	if _, err := os.Stat(dir); err == nil {
-		old = tmp + ".old"
-		if err := os.Rename(dir, old); err != nil {
-			return fmt.Errorf("results %s: %w", dir, err)
-		}
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		if old != "" {
-			os.Rename(old, dir)
-		}
-		return fmt.Errorf("results %s: %w", dir, err)
-	}
-	if old != "" {
-		os.RemoveAll(old)
 	}
 	return nil
 }
 
 func writeInto(dir string, r *Results) error {
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return err
+	}
 	var ts bytes.Buffer
 	if err := metrics.WriteTimeseries(&ts, r.Records); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "timeseries.csv"), ts.Bytes(), 0o644); err != nil {
+	if err := metrics.WriteFileAtomic(filepath.Join(dir, "timeseries.csv"), ts.Bytes()); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Join(dir, "progress"), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, "progress"), 0o777); err != nil {
 		return err
 	}
 	names := make([]string, 0, len(r.Progress))
@@ -66,7 +41,7 @@ func writeInto(dir string, r *Results) error {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		if err := os.WriteFile(filepath.Join(dir, "progress", n+".jsonl"), r.Progress[n], 0o644); err != nil {
+		if err := metrics.WriteFileAtomic(filepath.Join(dir, "progress", n+".jsonl"), r.Progress[n]); err != nil {
 			return err
 		}
 	}
@@ -74,6 +49,6 @@ func writeInto(dir string, r *Results) error {
 	if err != nil {
 		return err
 	}
-	// summary.json last: its presence means the folder is complete.
-	return os.WriteFile(filepath.Join(dir, "summary.json"), sum, 0o644)
+	// summary.json last: its presence means the files are complete.
+	return metrics.WriteFileAtomic(filepath.Join(dir, "summary.json"), sum)
 }
