@@ -169,10 +169,29 @@ func killRounds() int {
 	return 5
 }
 
-// TestKillAtRandomPointsKeepsResults kills `simulate run` with SIGKILL at
-// random moments while it replaces a complete results folder: after every
-// kill the folder is still complete and holds the same results, and the
-// next run sweeps the killed runs' staging folders.
+// newFileAppears returns a condition that holds once a file named name,
+// newer than since, exists in dir or one level below it (the results folder
+// or a staging folder beside it).
+func newFileAppears(dir, name string, since time.Time) func() bool {
+	return func() bool {
+		for _, p := range []string{filepath.Join(dir, name), filepath.Join(dir, "*", name)} {
+			found, _ := filepath.Glob(p)
+			for _, f := range found {
+				if fi, err := os.Stat(f); err == nil && fi.ModTime().After(since) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+}
+
+// TestKillAtRandomPointsKeepsResults kills `simulate run` with SIGKILL
+// while it replaces a complete results folder: at random moments, and the
+// moment each phase's first file appears (the timeseries written, a chart
+// rendered, the report written, the marker written). After every kill the
+// folder is still complete and holds the same results, and the next run
+// sweeps the killed runs' staging folders.
 func TestKillAtRandomPointsKeepsResults(t *testing.T) {
 	bin := buildSimulate(t)
 	dir := t.TempDir()
@@ -187,20 +206,38 @@ func TestKillAtRandomPointsKeepsResults(t *testing.T) {
 	want := normalized(t, filepath.Join(out, "summary.json"))
 	seed := uint64(time.Now().UnixNano())
 	rng := rand.New(rand.NewPCG(seed, 1))
-	for i := range killRounds() {
+	type point struct {
+		name string
+		cond func(since time.Time) func() bool
+	}
+	var points []point
+	for _, f := range []string{"timeseries.csv", "state-rows.png", "report.md", ".dedupsim-results"} {
+		points = append(points, point{"when " + f + " appears", func(since time.Time) func() bool { return newFileAppears(dir, f, since) }})
+	}
+	for range killRounds() {
 		at := time.Duration(rng.Int64N(int64(full)))
+		points = append(points, point{fmt.Sprintf("at %v of %v (seed %d)", at, full, seed), func(since time.Time) func() bool {
+			return func() bool { return time.Since(since) >= at }
+		}})
+	}
+	for _, p := range points {
+		since := time.Now()
+		time.Sleep(10 * time.Millisecond) // mtimes of the new run's files are after since
 		cmd := exec.Command(bin, args...)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(at)
+		cond := p.cond(since)
+		for !cond() && time.Since(since) < 30*time.Second {
+			time.Sleep(200 * time.Microsecond)
+		}
 		cmd.Process.Signal(syscall.SIGKILL)
 		cmd.Wait()
 		if m := complete(out); m != "" {
-			t.Fatalf("kill %d at %v of %v (seed %d): the results folder lacks %s", i, at, full, seed, m)
+			t.Fatalf("killed %s: the results folder lacks %s", p.name, m)
 		}
 		if got := normalized(t, filepath.Join(out, "summary.json")); got != want {
-			t.Fatalf("kill %d at %v (seed %d): summary.json changed", i, at, seed)
+			t.Fatalf("killed %s: summary.json changed", p.name)
 		}
 	}
 	if b, err := exec.Command(bin, args...).CombinedOutput(); err != nil {
