@@ -19,7 +19,7 @@ import (
 // contain.
 var conformanceReasons = map[string]string{
 	"deduplicate-without-event-time-column-should-result-in-error-all-columns": "dropDuplicatesWithinWatermark is not supported on streaming DataFrames/DataSets without watermark",
-	"own-error-key-column-missing": "not found",
+	"own-error-key-column-missing":                                             "not found",
 }
 
 // TestConformance runs the sample traces of the conformance contract
