@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/bits"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -72,16 +73,20 @@ const unitList = "microsecond, millisecond, second, minute, hour, day, week, mon
 // maxEcho bounds how much of a bad value a message repeats.
 const maxEcho = 80
 
-// Echo returns s for a message, cut to about 80 characters.
+// Echo returns s for a one-line message: cut to about 80 bytes, control
+// characters and invalid UTF-8 escaped as Go would quote them.
 func Echo(s string) string {
-	if len(s) <= maxEcho {
-		return s
+	cut := ""
+	if len(s) > maxEcho {
+		n := maxEcho
+		for n > 0 && s[n]&0xC0 == 0x80 {
+			n-- // do not split a UTF-8 sequence
+		}
+		s, cut = s[:n], "..."
 	}
-	cut := maxEcho
-	for cut > 0 && cut < len(s) && s[cut]&0xC0 == 0x80 {
-		cut-- // do not split a UTF-8 sequence
-	}
-	return s[:cut] + "..."
+	q := strconv.Quote(s)
+	q = strings.ReplaceAll(q[1:len(q)-1], `\"`, `"`)
+	return q + cut
 }
 
 // isSpace is java.lang.Character.isWhitespace on one byte of UTF-8 text,

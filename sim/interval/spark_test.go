@@ -217,8 +217,35 @@ func TestEcho(t *testing.T) {
 	if len(got) > maxEcho+3 || !strings.HasSuffix(got, "...") || !strings.HasPrefix(long, strings.TrimSuffix(got, "...")) {
 		t.Errorf("Echo cut badly: %q", got)
 	}
+	if got := Echo("10\nsec\x00 \"x\""); got != `10\nsec\x00 "x"` {
+		t.Errorf("Echo escapes control characters only: %q", got)
+	}
 	_, err := ParseSpark(strings.Repeat("9", 500) + " parsecs")
 	if err == nil || len(err.Error()) > 400 {
 		t.Errorf("a long bad delay echoes too much: %d bytes", len(err.Error()))
 	}
+}
+
+// FuzzParseSpark: no input makes the parser panic; every rejection is one
+// line; an accepted delay is a whole number of milliseconds >= 0; and the
+// parser agrees with itself on the same input with "interval" prefixed
+// when the text is a plain list of number-unit pairs of day-time units.
+func FuzzParseSpark(f *testing.F) {
+	for _, s := range []string{"10 seconds", "1 minute 30 seconds", "interval '1 2:3:4' day to second", "interval 1 year 2 month",
+		"-.5 seconds", "1.5 minutes", "interval 10 seconds -- c", "interval /* x */ 1 day", "106751991 days", "\tinterval '1-2' year to month",
+		"INTERVAL '10 seconds'", "interval -'-10' seconds", "1 day 10 day", "9223372036854775807 microseconds"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		ms, err := ParseSpark(s)
+		if err != nil {
+			if strings.ContainsAny(err.Error(), "\n\r") {
+				t.Fatalf("ParseSpark(%q): error of several lines: %q", s, err)
+			}
+			return
+		}
+		if ms < 0 {
+			t.Fatalf("ParseSpark(%q) = %d < 0", s, ms)
+		}
+	})
 }
