@@ -167,8 +167,11 @@ type QueryFailure struct {
 }
 
 func (e *QueryFailure) Error() string {
-	if e.BatchID == 0 {
+	switch e.BatchID {
+	case 0:
 		return fmt.Sprintf("Spark fails the query at batch 0: %s", e.Reason)
+	case 1:
+		return fmt.Sprintf("Spark fails the query at batch 1, after batch 0 ran and committed its output: %s", e.Reason)
 	}
 	return fmt.Sprintf("Spark fails the query at batch %d, after batches 0-%d ran and committed their output: %s", e.BatchID, e.BatchID-1, e.Reason)
 }
@@ -344,8 +347,10 @@ func (q *Query) ShouldRunAnotherBatch() (bool, error) {
 // redefined is the failure of a chain with a second withWatermark when
 // Spark propagates watermark wm (ms), not 0, for the next batch.
 func (q *Query) redefined(wm int64) error {
+	r := q.plan.Redefinition
 	return &QueryFailure{BatchID: q.st.NextBatchID, Reason: fmt.Sprintf(
-		"it is planned with watermark %d ms, the first other than 0, and %s", wm, q.plan.Redefinition.Message)}
+		"Redefining watermark is disallowed (AnalysisException): operator %d withWatermark follows operator %d's, "+
+			"and batch %d is the first planned with a watermark other than 0 (%d ms)", r.Node+1, r.First+1, q.st.NextBatchID, wm)}
 }
 
 // RunBatch runs one data batch over rows (possibly empty: a batch whose
