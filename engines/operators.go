@@ -116,12 +116,23 @@ func NewDedupeWithinWatermark(store Store, delayMs int64) *DedupeWithinWatermark
 func (d *DedupeWithinWatermark) Name() string { return "dedupeWithinWatermark" }
 
 // Process stores key with expiresAt = eventTime + delay unless present.
+//
+// The sum is a plain 64-bit addition that wraps, as Spark's is
+// (StreamingDeduplicateWithinWatermarkExec.putDupInfoIntoState:
+// timestamp + DateTimeUtils.millisToMicros(delayThresholdMs), a Scala Long
+// +): when it exceeds 2^63-1 microseconds, expiresAt is negative, the
+// key is evicted by the batch that stored it (any watermark >= 0 is >=
+// expiresAt), and its next copy is emitted again. Spark accepts delays up
+// to 2^63-1 microseconds (about 292,000 years; IntervalUtils.getDuration
+// throws beyond), so only such delays, or event times near that limit,
+// wrap. The stores order expiries as signed numbers, so they evict a
+// wrapped key at once, as Spark's full scan does.
 func (d *DedupeWithinWatermark) Process(key []byte, eventTime int64) (bool, error) {
 	return d.store.Add(key, eventTime+d.delayMicros)
 }
 
 // ProcessBatch is Process over a run of keys: expiresAt = eventTime +
-// delay for each.
+// delay for each, wrapping as Process does.
 func (d *DedupeWithinWatermark) ProcessBatch(keys []byte, ends []int32, eventTimes []int64, added []bool) error {
 	if cap(d.exps) < len(eventTimes) {
 		d.exps = make([]int64, len(eventTimes))

@@ -187,7 +187,9 @@ type Recovered struct {
 // Recover reads the state a restarted query resumes from, the way Spark's
 // MicroBatchExecution.populateStartOffsets does: the batch id after the
 // last commit, the watermark recorded by that commit (nextBatchWatermarkMs)
-// and, for the late filter, the watermark that batch ran with.
+// and, for the late filter, the watermark that batch ran with. A query
+// recovered from committed batches is Restarted: it has no last execution
+// to ask for a no-data batch.
 func (c *Checkpoint) Recover() (Recovered, error) {
 	r := Recovered{LastCommitted: -1}
 	lastC, okC, err := c.latest("commits")
@@ -209,7 +211,7 @@ func (c *Checkpoint) Recover() (Recovered, error) {
 		}
 		r.LastCommitted = lastC
 		r.Offsets = &oe
-		r.State = State{NextBatchID: lastC + 1, Watermark: ce.NextBatchWatermarkMs, LastBatchWatermark: oe.BatchWatermarkMs}
+		r.State = State{NextBatchID: lastC + 1, Watermark: max(ce.NextBatchWatermarkMs, oe.BatchWatermarkMs), LastBatchWatermark: oe.BatchWatermarkMs, Restarted: true}
 	}
 	if okO && (!okC || lastO > lastC) {
 		if lastO != r.LastCommitted+1 {

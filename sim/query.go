@@ -3,6 +3,14 @@
 // batch ids, checkpoints and restarts. The dedup operators themselves live
 // in engines; the query chain parser and planner in sim/chain.
 //
+// What "exactly" covers: for every executed batch, its id, whether it is a
+// no-data batch, its input row count, the watermark it ran with, the rows
+// it emitted (which and in what order), and for each dedup operator the
+// counters of Spark's StateOperatorProgress: numRowsTotal, numRowsUpdated,
+// numRowsRemoved, numRowsDroppedByWatermark and the custom metric
+// numDroppedDuplicateRows. Byte sizes, timings and partition-level metrics
+// are estimated elsewhere (metrics, the spark: cost model), not modelled.
+//
 // The watermark rules, as Spark 3.5 applies them:
 //
 //   - Each withWatermark node tracks the largest event time (in whole
@@ -12,17 +20,27 @@
 //     node that has seen no rows counts as 0) and never moves back.
 //   - A batch runs with two watermarks: eviction uses the query's current
 //     watermark (computed after the previous batch); the late-row filter
-//     uses the watermark the previous batch ran with (0 for batch 0).
-//     A row is late when its event time is at or below the late-row
-//     watermark (event time <= watermark x 1000 microseconds).
-//   - After a data batch, if no-data batches are enabled and the watermark
-//     now exceeds the one the batch evicted with, for an operator the
-//     watermark reaches, Spark runs a no-data batch to evict.
+//     uses the watermark the previous batch ran with (0 for batch 0), read
+//     from the offset log. A row is late when its event time is at or
+//     below the late-row watermark (event time <= watermark x 1000
+//     microseconds). So the late filter lags the eviction watermark
+//     whenever a data batch follows a data batch that moved the watermark,
+//     with no no-data batch between them: no-data batches disabled, data
+//     arriving at the very next trigger, or a restart in between.
+//   - After a batch, if no-data batches are enabled and the watermark now
+//     exceeds the one the batch evicted with, for an operator the
+//     watermark reaches, Spark runs a no-data batch (at the next trigger)
+//     to evict. It asks the last batch's execution (MicroBatchExecution
+//     .lastExecution) whether another batch is needed; after a restart
+//     there is none until a batch runs, so a restarted query runs no no-data
+//     batch until data arrives (State.Restarted).
 //
 // Worked example (delay 10 s, no-data batches off): batch 0 holds a@10 and
 // b@30 and runs with watermark 0; the watermark becomes 20 s. Batch 1 runs
 // with eviction watermark 20 s but late-row watermark 0: c@15 is not late
-// and is emitted, then evicted in the same batch because 15 <= 20.
+// and is emitted, then evicted in the same batch because 15 <= 20. The
+// same happens with no-data batches on if the query restarts between the
+// two batches, or if c arrives at the trigger right after batch 0.
 package sim
 
 import (
@@ -117,8 +135,9 @@ func MemoryStores(op int, node chain.Node) (engines.Store, error) {
 	return newMemStore(), nil
 }
 
-// State is what a query keeps across batches and restarts: exactly what
-// Spark records in its offset and commit logs.
+// State is what a query keeps across batches and restarts: what Spark
+// records in its offset and commit logs, and whether the running query has
+// executed a batch since it started from them.
 type State struct {
 	// NextBatchID is the id of the next batch to run.
 	NextBatchID int64
@@ -128,6 +147,33 @@ type State struct {
 	// LastBatchWatermark is the watermark the last executed batch ran with
 	// (the offset log's batchWatermarkMs); the next batch's late filter.
 	LastBatchWatermark int64
+	// Restarted is set when the query was started from a checkpoint that
+	// holds committed batches and has run no batch since (Recover sets
+	// it, the next batch clears it). Spark's lastExecution is then empty:
+	// constructNextBatch asks nothing about another batch, so no no-data
+	// batch runs, however far the recovered watermark is ahead of the last
+	// batch's, until data arrives and a batch runs.
+	Restarted bool
+}
+
+// QueryFailure is an error Spark raises while the query runs, at a batch:
+// the batches before it ran and committed their output, the failing one
+// emitted nothing.
+type QueryFailure struct {
+	// BatchID is the batch Spark was planning when it failed.
+	BatchID int64
+	// Reason is Spark's error and why it fires there.
+	Reason string
+}
+
+func (e *QueryFailure) Error() string {
+	switch e.BatchID {
+	case 0:
+		return fmt.Sprintf("Spark fails the query at batch 0: %s", e.Reason)
+	case 1:
+		return fmt.Sprintf("Spark fails the query at batch 1, after batch 0 ran and committed its output: %s", e.Reason)
+	}
+	return fmt.Sprintf("Spark fails the query at batch %d, after batches 0-%d ran and committed their output: %s", e.BatchID, e.BatchID-1, e.Reason)
 }
 
 type dedupOp struct {
@@ -263,18 +309,48 @@ func (q *Query) Outcomes() []Outcome { return q.outcomes }
 func (q *Query) OutcomeOperators() []uint8 { return q.opOf }
 
 // NeedsNoDataBatch reports whether Spark would run a no-data batch now
-// (when no-data batches are enabled): an operator that the watermark
-// reaches would evict with a newer watermark than its last batch did.
+// (when no-data batches are enabled): a batch ran since the query started
+// (Spark's lastExecution exists, see State.Restarted) and an operator that
+// the watermark reaches would evict with a newer watermark than that batch
+// did. A query that Spark fails at this point (ShouldRunAnotherBatch)
+// needs none.
 func (q *Query) NeedsNoDataBatch() bool {
+	need, err := q.ShouldRunAnotherBatch()
+	return need && err == nil
+}
+
+// ShouldRunAnotherBatch is what Spark's constructNextBatch asks at every
+// trigger when no-data batches are enabled (IncrementalExecution
+// .shouldRunAnotherBatch on the last batch's execution): whether a no-data
+// batch is needed, as NeedsNoDataBatch says, or the failure Spark raises
+// while asking. Asking propagates the next batch's watermark through the
+// plan, which for a chain with a second withWatermark raises "Redefining
+// watermark is disallowed" once that watermark is not 0.
+func (q *Query) ShouldRunAnotherBatch() (bool, error) {
+	if q.st.Restarted {
+		return false, nil // no lastExecution: nothing is asked
+	}
+	if r := q.plan.Redefinition; r != nil && q.st.Watermark != 0 {
+		return false, q.redefined(q.st.Watermark)
+	}
 	if q.st.Watermark <= q.st.LastBatchWatermark {
-		return false
+		return false, nil
 	}
 	for _, d := range q.ops {
 		if d.node.WatermarkReaches {
-			return true
+			return true, nil
 		}
 	}
-	return false
+	return false, nil
+}
+
+// redefined is the failure of a chain with a second withWatermark when
+// Spark propagates watermark wm (ms), not 0, for the next batch.
+func (q *Query) redefined(wm int64) error {
+	r := q.plan.Redefinition
+	return &QueryFailure{BatchID: q.st.NextBatchID, Reason: fmt.Sprintf(
+		"Redefining watermark is disallowed (AnalysisException): operator %d withWatermark follows operator %d's, "+
+			"and batch %d is the first planned with a watermark other than 0 (%d ms)", r.Node+1, r.First+1, q.st.NextBatchID, wm)}
 }
 
 // RunBatch runs one data batch over rows (possibly empty: a batch whose
@@ -305,6 +381,13 @@ func (q *Query) run(rows Rows, noData bool, meta BatchMeta) (*Progress, error) {
 		if err != nil {
 			return nil, fmt.Errorf("batch %d: %w", q.st.NextBatchID, err)
 		}
+	}
+	// Planning the batch propagates both of its watermarks (the previous
+	// batch's, for late rows, and its own): Spark fails a chain with a
+	// second withWatermark here once either is not 0. The offsets are
+	// written by then; nothing runs.
+	if q.plan.Redefinition != nil && (lateWm != 0 || evictWm != 0) {
+		return nil, q.redefined(max(lateWm, evictWm))
 	}
 
 	if cap(q.outcomes) < n {
@@ -423,6 +506,7 @@ func (q *Query) run(rows Rows, noData bool, meta BatchMeta) (*Progress, error) {
 	}
 
 	q.st.LastBatchWatermark = evictWm
+	q.st.Restarted = false
 	q.updateWatermark()
 	if q.cp != nil {
 		if err := q.cp.WriteCommit(q.st.NextBatchID, CommitEntry{NextBatchWatermarkMs: q.st.Watermark}); err != nil {

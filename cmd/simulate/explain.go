@@ -22,11 +22,19 @@ the way Spark's analyzer does, and prints the physical dedup operators with
 their keys, watermark and eviction rule, followed by a warning in plain words
 for every pitfall: no watermark (state grows forever), a watermark after the
 dedup (it never reaches the operator), dropDuplicates with a watermark but
-without the event time among its keys (global dedup, never evicted), and the
-event time among the keys (re-stamped retries are different keys).
+without the event time among its keys (global dedup, never evicted), the
+event time among the keys (re-stamped retries are different keys), and a key
+name that matches columns differing only in case (Spark keys on all of them).
+
+Delays must be what Spark's withWatermark accepts: "10 seconds", "1 minute 30
+seconds", "interval 2 hours", "interval '1 2:3:4' day to second"; not "10 s",
+"10 sec", "10 min", "1 h", "10ms", "10seconds" or "1.5 minutes" (Spark's error
+class is named).
 
 Exit status: 0 when the query can run (even with warnings), 1 when Spark
-would reject it.
+would reject it, before it starts or while it runs (a second withWatermark:
+Spark fails the query at the first micro-batch planned with a watermark other
+than 0; the message says so).
 
 Columns: by default the query's own column names are assumed to exist and the
 withWatermark column is a timestamp; --generated plans against the columns of

@@ -15,15 +15,22 @@ func newReplayCmd(stdout io.Writer) *cobra.Command {
 	return &cobra.Command{
 		Use:   "replay FILE",
 		Short: "Run a micro-batch trace through one query and print each batch's progress",
-		Long: `replay runs one hand-written micro-batch trace (the JSON format of
-shared/conformance/FORMAT.md) through its query and prints, as JSON Lines, what
-every executed micro-batch did: batch id, watermark, each dedup operator's
-counters (numRowsTotal, numRowsUpdated, numRowsRemoved,
-numRowsDroppedByWatermark, numDroppedDuplicateRows) and the rows emitted.
+		Long: `replay runs one hand-written micro-batch trace (the conformance trace
+format) through its query and prints, as JSON Lines, what every executed
+micro-batch did: batch id, watermark, each dedup operator's counters
+(numRowsTotal, numRowsUpdated, numRowsRemoved, numRowsDroppedByWatermark,
+numDroppedDuplicateRows) and the rows emitted.
 
-A bad trace (broken JSON, unknown operator, unparsable delay, a key column no
-row has, a non-timestamp event time, dropDuplicatesWithinWatermark without a
-watermark) is rejected with one line on stderr and nothing on stdout.`,
+A trace with "manualClock": true runs as Spark's StreamTest with a manual
+clock: addData only adds rows, and each {"advanceManualClock": true} step fires
+one trigger (one data batch of the rows added since the last batch, else a
+no-data batch if Spark runs one, else nothing).
+
+A bad trace (broken JSON, unknown operator, a delay Spark's withWatermark
+rejects, a key column no row has, a non-timestamp event time,
+dropDuplicatesWithinWatermark without a watermark), or a query Spark fails
+while it runs (a second withWatermark, once the watermark is not 0), is
+rejected with one line on stderr and nothing on stdout.`,
 		Example: `  simulate replay experiments/traces/restamped-retry-within-watermark.json`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -3,14 +3,16 @@ package chain
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/dedupsim/dedupsim/sim/interval"
 )
 
-// warnings finds the pitfalls of DESIGN.md in a resolved plan: one warning
-// per dedup operator concerned, in chain order.
+// warnings finds the pitfalls of DESIGN.md in a resolved plan: for each
+// dedup operator in chain order, at most one about its watermark and keys,
+// then one if a key name matches columns that differ only in case.
 func (p Plan) warnings() []Warning {
 	var out []Warning
 	for i, n := range p.Nodes {
@@ -33,7 +35,7 @@ func (p Plan) warnings() []Warning {
 				"Add withWatermark(\"<event time column>\", \"<delay>\") before it and use dropDuplicatesWithinWatermark(%s) so that keys expire.",
 				call, idList(n))
 		case n.Op.Kind != DropDuplicates:
-			continue // dropDuplicatesWithinWatermark with its watermark: the intended use
+			// dropDuplicatesWithinWatermark with its watermark: the intended use
 		case !n.EventTimeInKeys:
 			et := showName(p.Schema[n.EventTimeColumn].Name)
 			w.Code = EventTimeNotInKeys
@@ -64,19 +66,66 @@ func (p Plan) warnings() []Warning {
 				"If copies may carry different timestamps, use %s instead.",
 				call, what, instead)
 		}
-		out = append(out, w)
+		if w.Code != "" {
+			out = append(out, w)
+		}
+		if m := p.caseVariants(n); m != "" {
+			out = append(out, Warning{Code: CaseVariantKeys, Node: i, Message: call + " " + m})
+		}
 	}
 	return out
 }
 
+// caseVariants describes the keys of dedup n that match several columns
+// differing only in case, or returns "".
+func (p Plan) caseVariants(n Node) string {
+	if n.Op.AllColumns {
+		return "" // every column is a key anyway
+	}
+	var parts, cols []string
+	seen := map[string]bool{}
+	for _, k := range n.Op.Keys {
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		m := p.Schema.matches(k)
+		if len(m) < 2 {
+			continue
+		}
+		names := make([]string, len(m))
+		for j, c := range m {
+			names[j] = showName(p.Schema[c].Name)
+		}
+		parts = append(parts, fmt.Sprintf("key %s matches columns %s", pyQuote(k), strings.Join(names, ", ")))
+		for _, c := range names {
+			if !slices.Contains(cols, c) {
+				cols = append(cols, c)
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return strings.Join(parts, "; ") + ": Spark resolves names case-insensitively and keys on every match " +
+		"(Dataset.dropDuplicates), so two rows are duplicates only when " + strings.Join(cols, ", ") + " are all equal. " +
+		"Rename or drop the column you do not mean before the dedup."
+}
+
 // idList renders the keys of a dedup as a Python list to suggest in a
-// message: its keys as resolved, or a placeholder for all columns, which
-// would include the event time.
+// message: its keys as written, each once, or a placeholder for all
+// columns, which would include the event time.
 func idList(n Node) string {
 	if n.Op.AllColumns {
 		return `["<id column>"]`
 	}
-	return pyList(n.KeyNames, false)
+	var keys []string
+	for _, k := range n.Op.Keys {
+		if !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	return pyList(keys, false)
 }
 
 // pyList renders names as a Python list literal, or nothing for all

@@ -151,7 +151,7 @@ func structuredOp(n int, raw json.RawMessage) (Op, error) {
 		}
 		ms, err := interval.ParseSpark(delay)
 		if err != nil {
-			return Op{}, opErr(n, kind, "delay %v", err)
+			return Op{}, opErr(n, kind, "delay: %v", err)
 		}
 		op.Column, op.Delay, op.DelayMs = col, delay, ms
 		return op, nil

@@ -439,7 +439,7 @@ func watermarkOp(n int, s segment) (Op, error) {
 	}
 	ms, err := interval.ParseSpark(delay.str)
 	if err != nil {
-		return op, opErr(n, WithWatermark, "delay %v", err)
+		return op, opErr(n, WithWatermark, "delay: %v", err)
 	}
 	op.Column, op.Delay, op.DelayMs = col.str, delay.str, ms
 	return op, nil

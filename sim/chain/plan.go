@@ -9,44 +9,71 @@ import (
 	"github.com/dedupsim/dedupsim/sim/interval"
 )
 
+// MaxDedups is the most dedup operators a query may hold: the executor
+// numbers them in a byte. Spark has no such limit; dedupsim rejects such a
+// query before it runs.
+const MaxDedups = 255
+
 // PlanFor resolves c against schema and plans it the way Spark 3.5's
 // analyzer, UnsupportedOperationChecker and watermark propagation would,
+// and rejects every chain that Spark would fail, whenever it fails it,
 // reporting the first error in the order Spark raises them:
 //
 //  1. column resolution, operator by operator in chain order (Spark
-//     analyses each Dataset method eagerly): a missing column, and a
-//     withWatermark column that is not a timestamp ("Event time must be
-//     defined on a window or a timestamp");
+//     analyses each Dataset method eagerly): a missing column, a
+//     withWatermark column that matches several columns case-insensitively
+//     (AMBIGUOUS_REFERENCE), and a withWatermark column that is not a
+//     timestamp ("Event time must be defined on a window or a timestamp");
 //  2. at query start: dropDuplicatesWithinWatermark whose input carries no
 //     watermark ("dropDuplicatesWithinWatermark is not supported on
 //     streaming DataFrames/DataSets without watermark");
-//  3. at the first batch: a withWatermark downstream of another one
-//     ("Redefining watermark is disallowed", PropagateWatermarkSimulator,
-//     the default since spark.sql.streaming.statefulOperator.allowMultiple
-//     became true).
+//  3. later, while the query runs: a second withWatermark ("Redefining
+//     watermark is disallowed"), which Spark raises only when it plans a
+//     micro-batch with a non-zero watermark (see Redefinition). PlanFor
+//     rejects it, saying when Spark would fail; PlanDeferred keeps it in
+//     the plan so that the executor fails at that batch.
 //
-// A chain with no operator or no dedup operator is rejected first: dedupsim
-// only simulates dedup queries.
+// A chain with no operator, no dedup operator or more than MaxDedups is
+// rejected first: dedupsim only simulates dedup queries.
 //
-// Column names resolve case-insensitively (spark.sql.caseSensitive=false);
-// an exact-case match wins, and a name that matches several columns only
-// case-insensitively is ambiguous. Keys that resolve to the same column
-// are collapsed, first occurrence kept.
+// Column names resolve case-insensitively (spark.sql.caseSensitive=false).
+// A dedup key resolves as Dataset.groupColsFromDropDuplicates does: its
+// distinct names, each expanded to every column it matches, so that
+// dropDuplicates(["id"]) on a frame with id and ID keys on both, and
+// dropDuplicates() names every column (see Node.KeyColumns).
 func PlanFor(c Chain, schema Schema) (Plan, error) {
+	p, err := PlanDeferred(c, schema)
+	if err != nil {
+		return Plan{}, err
+	}
+	if r := p.Redefinition; r != nil {
+		return Plan{}, opErr(r.Node+1, WithWatermark, "%s", r.Message)
+	}
+	return p, nil
+}
+
+// PlanDeferred is PlanFor without the failures Spark raises only while the
+// query runs: a chain with a second withWatermark gets a plan whose
+// Redefinition says where and when Spark fails it. The replay executor
+// uses it to run the batches Spark runs before that failure.
+func PlanDeferred(c Chain, schema Schema) (Plan, error) {
 	if len(c.Ops) == 0 {
 		return Plan{}, errors.New("query: no operators (want at least a dropDuplicates or dropDuplicatesWithinWatermark)")
 	}
-	hasDedup := false
+	dedups := 0
 	for i, op := range c.Ops {
 		switch op.Kind {
 		case WithWatermark:
 		case DropDuplicates, DropDuplicatesWithinWatermark:
-			hasDedup = true
+			dedups++
+			if dedups > MaxDedups {
+				return Plan{}, opErr(i+1, op.Kind, "more than %d dedup operators (dedupsim numbers a query's dedup operators in a byte; split the query)", MaxDedups)
+			}
 		default:
 			return Plan{}, fmt.Errorf("query: operator %d: unknown operator kind %d", i+1, int(op.Kind))
 		}
 	}
-	if !hasDedup {
+	if dedups == 0 {
 		return Plan{}, errors.New("query: no dedup operator (want dropDuplicates or dropDuplicatesWithinWatermark; dedupsim simulates dedup queries only)")
 	}
 
@@ -68,7 +95,7 @@ func PlanFor(c Chain, schema Schema) (Plan, error) {
 			ms := op.DelayMs
 			if op.Delay != "" {
 				if ms, err = interval.ParseSpark(op.Delay); err != nil {
-					return Plan{}, opErr(n, op.Kind, "delay %v", err)
+					return Plan{}, opErr(n, op.Kind, "delay: %v", err)
 				}
 			} else if ms < 0 {
 				return Plan{}, opErr(n, op.Kind, "delay %d ms: a watermark delay must not be negative", ms)
@@ -81,24 +108,29 @@ func PlanFor(c Chain, schema Schema) (Plan, error) {
 			if op.Kind == DropDuplicatesWithinWatermark {
 				node.Operator = "dedupeWithinWatermark"
 			}
+			names := op.Keys
 			if op.AllColumns {
-				// An input without columns makes every row the same key, as
-				// Spark's Deduplicate over no attributes would.
+				// dropDuplicates() is dropDuplicates(df.columns). An input
+				// without columns makes every row the same key, as Spark's
+				// Deduplicate over no attributes would.
+				names = make([]string, len(schema))
 				for j, col := range schema {
-					node.KeyColumns = append(node.KeyColumns, j)
-					node.KeyNames = append(node.KeyNames, col.Name)
+					names[j] = col.Name
 				}
-				break
-			}
-			if len(op.Keys) == 0 {
+			} else if len(op.Keys) == 0 {
 				return Plan{}, opErr(n, op.Kind, "keys: empty key list (want %s() for all columns, or at least one column name)", op.Kind)
 			}
-			for _, k := range op.Keys {
-				col, err := schema.resolve(k)
-				if err != nil {
-					return Plan{}, opErr(n, op.Kind, "key %q %s", k, err)
+			seen := map[string]bool{}
+			for _, k := range names {
+				if seen[k] {
+					continue // colNames.toSet: a name given twice counts once
 				}
-				if !slices.Contains(node.KeyColumns, col) {
+				seen[k] = true
+				cols := schema.matches(k)
+				if len(cols) == 0 {
+					return Plan{}, opErr(n, op.Kind, "key %q not found (columns: %s)", k, schema.names())
+				}
+				for _, col := range cols {
 					node.KeyColumns = append(node.KeyColumns, col)
 					node.KeyNames = append(node.KeyNames, schema[col].Name)
 				}
@@ -108,14 +140,15 @@ func PlanFor(c Chain, schema Schema) (Plan, error) {
 	}
 
 	// Pass 2: propagate the watermark down the chain, as the event-time
-	// metadata of the column flows through Spark's plan.
-	wm := -1 // index in Nodes of the withWatermark upstream, if any
+	// metadata of the column flows through Spark's plan: a dedup sees the
+	// column and delay of the nearest withWatermark before it (a later
+	// withWatermark replaces the delay key of the column's metadata, and
+	// removes it from any other column).
+	wm := -1 // index in Nodes of the nearest withWatermark upstream
 	for i := range p.Nodes {
 		node := &p.Nodes[i]
 		if !node.IsDedup() {
-			if wm < 0 {
-				wm = i
-			}
+			wm = i
 			continue
 		}
 		if wm >= 0 {
@@ -132,19 +165,40 @@ func PlanFor(c Chain, schema Schema) (Plan, error) {
 		}
 	}
 
-	// Pass 3: one watermark per query.
+	// Pass 3: one watermark per query, checked when Spark checks it.
 	first := -1
 	for i, node := range p.Nodes {
 		if node.IsDedup() {
 			continue
 		}
 		if first >= 0 {
-			return Plan{}, opErr(i+1, WithWatermark, "Redefining watermark is disallowed (operator %d already sets one on %q; since Spark 3.5 a query may hold only one withWatermark)", first+1, p.Schema[p.Nodes[first].EventTimeColumn].Name)
+			p.Redefinition = &Redefinition{Node: i, First: first, Message: fmt.Sprintf(
+				"Redefining watermark is disallowed (AnalysisException; operator %d already sets a watermark, on %s): "+
+					"Spark 3.5 starts this query and fails it at the first micro-batch it plans with a watermark other than 0, "+
+					"that is once rows move the watermark past 0; the batches before it run and commit their output",
+				first+1, p.colName(p.Nodes[first].EventTimeColumn))}
+			break
 		}
 		first = i
 	}
 	p.Warnings = p.warnings()
 	return p, nil
+}
+
+// Redefinition is a second withWatermark in a chain. Spark 3.5 (with
+// spark.sql.streaming.statefulOperator.allowMultiple=true, the default)
+// raises "Redefining watermark is disallowed" from its watermark
+// propagation (PropagateWatermarkSimulator), which skips a watermark of 0:
+// so the query fails at the first micro-batch planned with a late-event or
+// eviction watermark other than 0, or, with no-data batches enabled, at
+// the trigger after the batch that moved the watermark (when Spark asks
+// the last batch whether another one is needed), never before.
+type Redefinition struct {
+	// Node is the index in Plan.Nodes of the second withWatermark, First
+	// that of the first one.
+	Node, First int
+	// Message says what Spark raises and when.
+	Message string
 }
 
 // watermarkAfter returns the index of the first withWatermark after node
@@ -158,34 +212,37 @@ func (p Plan) watermarkAfter(i int) int {
 	return -1
 }
 
-// resolve finds the column name refers to, the way Spark's default
-// case-insensitive resolver would, preferring an exact-case match. The
-// error text continues a message that names the column.
+// resolve finds the one column name refers to, the way Spark's analyzer
+// resolves withWatermark's UnresolvedAttribute with the default
+// case-insensitive resolver: every column whose name equals it ignoring
+// case is a candidate, an exact-case match has no precedence, and several
+// candidates are an AMBIGUOUS_REFERENCE. The error text continues a
+// message that names the column.
 func (s Schema) resolve(name string) (int, error) {
-	exact, folded := -1, []int(nil)
+	cols := s.matches(name)
+	switch len(cols) {
+	case 1:
+		return cols[0], nil
+	case 0:
+		return -1, fmt.Errorf("not found (columns: %s)", s.names())
+	}
+	names := make([]string, len(cols))
+	for j, i := range cols {
+		names[j] = showName(s[i].Name)
+	}
+	return -1, fmt.Errorf("is ambiguous (Spark: AMBIGUOUS_REFERENCE): it matches columns %s, names being case-insensitive", strings.Join(names, ", "))
+}
+
+// matches returns, in schema order, every column whose name equals name
+// ignoring case (Spark's caseInsensitiveResolution).
+func (s Schema) matches(name string) []int {
+	var out []int
 	for i, c := range s {
-		if c.Name == name {
-			if exact >= 0 {
-				return -1, fmt.Errorf("is ambiguous: the input has two columns of that name")
-			}
-			exact = i
-		} else if strings.EqualFold(c.Name, name) {
-			folded = append(folded, i)
+		if strings.EqualFold(c.Name, name) {
+			out = append(out, i)
 		}
 	}
-	switch {
-	case exact >= 0:
-		return exact, nil
-	case len(folded) == 1:
-		return folded[0], nil
-	case len(folded) > 1:
-		names := make([]string, len(folded))
-		for j, i := range folded {
-			names[j] = pyQuote(s[i].Name)
-		}
-		return -1, fmt.Errorf("is ambiguous: it matches columns %s (names are case-insensitive; spell one exactly)", strings.Join(names, ", "))
-	}
-	return -1, fmt.Errorf("not found (columns: %s)", s.names())
+	return out
 }
 
 // names lists the schema's column names for messages.

@@ -32,6 +32,8 @@ func TestPlanFor(t *testing.T) {
 		nodes    []Node
 		hasWM    bool
 		warnings []WarningCode
+		// deferred: only PlanDeferred plans it (a Redefinition).
+		deferred bool
 	}{
 		{
 			name:  "watermark before dropDuplicates, event time in keys: evicts",
@@ -92,19 +94,49 @@ func TestPlanFor(t *testing.T) {
 			hasWM: true, warnings: []WarningCode{EventTimeInKeys},
 		},
 		{
-			name:  "duplicate keys collapse, first occurrence kept",
+			// Dataset.groupColsFromDropDuplicates: colNames.toSet drops the
+			// repeated "event_id", not "EVENT_TIME", which resolves to
+			// event_time again: Spark's key row holds it twice.
+			name:  "a name given twice counts once; two spellings of one column key on it twice",
 			query: `dropDuplicates(["event_time", "event_id", "EVENT_TIME", "event_id"])`,
 			nodes: []Node{{Op: dd("event_time", "event_id", "EVENT_TIME", "event_id"), Operator: "dedupe", EventTimeColumn: -1,
-				KeyColumns: []int{2, 0}, KeyNames: []string{"event_time", "event_id"}}},
+				KeyColumns: []int{2, 0, 2}, KeyNames: []string{"event_time", "event_id", "event_time"}}},
 			warnings: []WarningCode{NoWatermark},
 		},
 		{
-			name:   "an exact-case match wins over case-insensitive ones",
+			name:   "a key matching case variants keys on every one of them, exact case or not",
 			query:  `dropDuplicates(["Id"])`,
 			schema: Schema{{Name: "id"}, {Name: "Id"}, {Name: "ID"}},
 			nodes: []Node{{Op: dd("Id"), Operator: "dedupe", EventTimeColumn: -1,
-				KeyColumns: []int{1}, KeyNames: []string{"Id"}}},
+				KeyColumns: []int{0, 1, 2}, KeyNames: []string{"id", "Id", "ID"}}},
+			warnings: []WarningCode{NoWatermark, CaseVariantKeys},
+		},
+		{
+			name:   "two columns of one name are both keys",
+			query:  `withWatermark("t", "1 minute").dropDuplicates(["id"])`,
+			schema: Schema{{Name: "id"}, {Name: "t", Type: Timestamp}, {Name: "id"}},
+			nodes: []Node{{Op: wm("t", "1 minute", 60000), EventTimeColumn: 1, DelayMs: 60000},
+				{Op: dd("id"), Operator: "dedupe", EventTimeColumn: 1, DelayMs: 60000,
+					KeyColumns: []int{0, 2}, KeyNames: []string{"id", "id"}, WatermarkReaches: true}},
+			hasWM: true, warnings: []WarningCode{EventTimeNotInKeys, CaseVariantKeys},
+		},
+		{
+			// dropDuplicates() is dropDuplicates(df.columns): each distinct
+			// name expands to every case variant, so id and ID come twice.
+			name:   "all columns over case variants",
+			query:  `dropDuplicates()`,
+			schema: Schema{{Name: "id"}, {Name: "ID"}, {Name: "v"}},
+			nodes: []Node{{Op: dd(), Operator: "dedupe", EventTimeColumn: -1,
+				KeyColumns: []int{0, 1, 0, 1, 2}, KeyNames: []string{"id", "ID", "id", "ID", "v"}}},
 			warnings: []WarningCode{NoWatermark},
+		},
+		{
+			name:  "a dedup after two watermarks takes the nearest one's column and delay",
+			query: `withWatermark("event_time", "20 minutes").withWatermark("ingest_time", "1 minute").dropDuplicatesWithinWatermark(["event_id"])`,
+			nodes: []Node{wm20, wmNode(3, "1 minute", 60000),
+				{Op: ddw("event_id"), Operator: "dedupeWithinWatermark", EventTimeColumn: 3, DelayMs: 60000,
+					KeyColumns: []int{0}, KeyNames: []string{"event_id"}, WatermarkReaches: true}},
+			hasWM: true, deferred: true,
 		},
 		{
 			name:  "watermark on another timestamp column: event_time is then an ordinary key",
@@ -144,7 +176,14 @@ func TestPlanFor(t *testing.T) {
 				schema = events
 			}
 			p, err := PlanFor(c, schema)
-			if err != nil {
+			if tc.deferred {
+				if err == nil {
+					t.Fatalf("PlanFor accepted a chain Spark fails while it runs")
+				}
+				if p, err = PlanDeferred(c, schema); err != nil || p.Redefinition == nil {
+					t.Fatalf("PlanDeferred: %v, redefinition %v", err, p.Redefinition)
+				}
+			} else if err != nil {
 				t.Fatalf("PlanFor: %v", err)
 			}
 			if len(p.Nodes) != len(tc.nodes) {
@@ -213,7 +252,7 @@ func TestPlanDelay(t *testing.T) {
 }
 
 func TestPlanErrors(t *testing.T) {
-	ambiguous := Schema{{Name: "id"}, {Name: "Id"}, {Name: "t", Type: Timestamp}}
+	ambiguous := Schema{{Name: "id"}, {Name: "Id"}, {Name: "t", Type: Timestamp}, {Name: "T", Type: Timestamp}}
 	for _, tc := range []struct {
 		name   string
 		chain  Chain
@@ -223,8 +262,8 @@ func TestPlanErrors(t *testing.T) {
 		{name: "unknown key column", query: `withWatermark("event_time", "10 seconds").dropDuplicates(["user"])`},
 		{name: "unknown watermark column", query: `withWatermark("ts", "10 seconds").dropDuplicates(["event_id"])`},
 		{name: "watermark column not a timestamp", query: `withWatermark("event_id", "10 seconds").dropDuplicates(["event_id"])`},
-		{name: "ambiguous case-insensitive key", query: `dropDuplicates(["ID"])`, schema: ambiguous},
-		{name: "ambiguous exact duplicates", query: `dropDuplicates(["id"])`, schema: Schema{{Name: "id"}, {Name: "id"}}},
+		{name: "ambiguous case-insensitive watermark column", query: `withWatermark("t", "1 minute").dropDuplicates(["id"])`, schema: ambiguous},
+		{name: "ambiguous exact-case watermark column", query: `withWatermark("t", "1 minute").dropDuplicates(["id"])`, schema: Schema{{Name: "id"}, {Name: "t", Type: Timestamp}, {Name: "t", Type: Timestamp}}},
 		{name: "key on an empty schema", query: `dropDuplicates(["id"])`, schema: Schema{}},
 		{name: "within watermark without watermark", query: `dropDuplicatesWithinWatermark(["event_id"])`},
 		{name: "within watermark, all columns, without watermark", query: `dropDuplicatesWithinWatermark()`, schema: Schema{{Name: "value"}}},
@@ -268,8 +307,8 @@ func TestPlanErrors(t *testing.T) {
 		{`withWatermark("event_time", "10 seconds").dropDuplicates(["user"])`, events},
 		{`withWatermark("ts", "10 seconds").dropDuplicates(["event_id"])`, events},
 		{`withWatermark("event_id", "10 seconds").dropDuplicates(["event_id"])`, events},
-		{`dropDuplicates(["ID"])`, ambiguous},
-		{`dropDuplicates(["id"])`, Schema{{Name: "id"}, {Name: "id"}}},
+		{`withWatermark("t", "1 minute").dropDuplicates(["ID"])`, ambiguous},
+		{`withWatermark("t", "1 minute").dropDuplicates(["id"])`, Schema{{Name: "id"}, {Name: "t", Type: Timestamp}, {Name: "t", Type: Timestamp}}},
 		{`dropDuplicates(["id"])`, Schema{}},
 		{`dropDuplicatesWithinWatermark(["event_id"])`, events},
 		{`dropDuplicatesWithinWatermark()`, Schema{{Name: "value"}}},
@@ -362,4 +401,59 @@ func TestExplain(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "explain/generator-schema.txt", Explain(p))
+	// Columns that differ only in case: Spark keys on both.
+	c, _ = Parse(`withWatermark("t", "10 seconds").dropDuplicates(["id"])`)
+	p, err = PlanFor(c, Schema{{Name: "id"}, {Name: "ID"}, {Name: "t", Type: Timestamp}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "explain/case-variant-keys.txt", Explain(p))
+}
+
+// TestMaxDedups: a query of MaxDedups dedup operators plans, one more is
+// rejected, naming the operator, before anything runs.
+func TestMaxDedups(t *testing.T) {
+	ops := []Op{wm("event_time", "1 minute", 60000)}
+	for range MaxDedups {
+		ops = append(ops, dd("event_id"))
+	}
+	if _, err := PlanFor(Chain{Ops: ops}, events); err != nil {
+		t.Fatalf("%d dedups: %v", MaxDedups, err)
+	}
+	ops = append(ops, ddw("event_id"))
+	_, err := PlanFor(Chain{Ops: ops}, events)
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("operator %d (dropDuplicatesWithinWatermark): more than 255 dedup operators", len(ops))) {
+		t.Fatalf("%d dedups: %v", MaxDedups+1, err)
+	}
+	checkOneLine(t, "max dedups", err)
+}
+
+// TestRedefinitionDeferred: PlanFor rejects a second withWatermark, saying
+// when Spark fails it; PlanDeferred plans it and records both operators.
+func TestRedefinitionDeferred(t *testing.T) {
+	for _, tc := range []struct {
+		query       string
+		node, first int
+	}{
+		{`withWatermark("event_time", "1 minute").withWatermark("ingest_time", "1 minute").dropDuplicates()`, 1, 0},
+		{`withWatermark("event_time", "1 minute").dropDuplicates(["event_id"]).withWatermark("ingest_time", "1 minute")`, 2, 0},
+		{`dropDuplicates(["event_id"]).withWatermark("event_time", "1 minute").dropDuplicates().withWatermark("event_time", "2 minutes").withWatermark("event_time", "3 minutes")`, 3, 1},
+	} {
+		c, err := Parse(tc.query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = PlanFor(c, events)
+		if err == nil || !strings.Contains(err.Error(), "Redefining watermark is disallowed") || !strings.Contains(err.Error(), "watermark other than 0") {
+			t.Errorf("PlanFor(%s): %v", tc.query, err)
+		}
+		p, err := PlanDeferred(c, events)
+		if err != nil || p.Redefinition == nil || p.Redefinition.Node != tc.node || p.Redefinition.First != tc.first {
+			t.Errorf("PlanDeferred(%s) = %+v, %v; want redefinition at %d of %d", tc.query, p.Redefinition, err, tc.node, tc.first)
+		}
+	}
+	c, _ := Parse(`withWatermark("event_time", "1 minute").dropDuplicates()`)
+	if p, err := PlanDeferred(c, events); err != nil || p.Redefinition != nil {
+		t.Errorf("one watermark: %+v, %v", p.Redefinition, err)
+	}
 }

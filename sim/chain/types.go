@@ -94,8 +94,15 @@ type Node struct {
 	// WithWatermark node, its own delay).
 	DelayMs int64
 
-	// KeyColumns are the schema indexes of a dedup node's keys, resolved
-	// (AllColumns expanded to every schema column), in key order.
+	// KeyColumns are the schema indexes of a dedup node's keys, resolved as
+	// Spark's Dataset.groupColsFromDropDuplicates resolves them: each
+	// distinct key name (AllColumns: every column's name) expanded to every
+	// column it matches case-insensitively, in schema order. A column can
+	// appear twice (dropDuplicates(["id", "ID"]) on a frame with only id
+	// keys on [id, id]), as in Spark's state key row; equality of keys is
+	// unaffected. Spark orders more than four distinct names as a Scala
+	// hash set does; dedupsim keeps the order written, which no counter
+	// depends on.
 	KeyColumns []int
 	// KeyNames are the resolved key column names, as in the schema.
 	KeyNames []string
@@ -137,6 +144,9 @@ type Plan struct {
 	HasWatermark bool
 	// Warnings are the pitfalls of this plan, in plain words.
 	Warnings []Warning
+	// Redefinition is set (by PlanDeferred only) for a chain with a second
+	// withWatermark, which Spark fails while it runs.
+	Redefinition *Redefinition
 }
 
 // Dedups returns the indexes in Nodes of the dedup operators, in chain order.
@@ -166,6 +176,9 @@ const (
 	// EventTimeInKeys: dropDuplicates keyed on the event time treats copies
 	// with re-stamped timestamps as different keys.
 	EventTimeInKeys WarningCode = "event-time-in-keys"
+	// CaseVariantKeys: a key name matches several columns that differ only
+	// in case, and Spark keys on all of them.
+	CaseVariantKeys WarningCode = "case-variant-keys"
 )
 
 // Warning is one pitfall found in a plan.

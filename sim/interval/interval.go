@@ -1,12 +1,21 @@
-// Package interval parses the time spans dedupsim accepts: Spark interval
-// strings as passed to withWatermark ("10 seconds", "1 minute 30 seconds",
-// "interval 2 hours"), Go durations ("90s", "1h30m") and Go durations with a
-// day unit ("7d", "1d12h").
+// Package interval parses the time spans dedupsim accepts, in two
+// grammars that must not be confused:
 //
-// Spark converts a watermark delay to whole milliseconds with
-// IntervalUtils.getDuration: a month counts as 31 days, a year as 12 months,
-// and microseconds below a millisecond are dropped. ParseSpark does the same so
-// that a delay means exactly what it means to Spark.
+//   - ParseSpark is the delay of a withWatermark inside a query: exactly
+//     what Spark 3.5's Dataset.withWatermark accepts (IntervalUtils
+//     .fromIntervalString, see StringToInterval and the SQL literal forms)
+//     and nothing else, so that a query dedupsim runs is one Spark runs,
+//     with the same delay in milliseconds (EventTimeWatermark.getDelayMs:
+//     a month counts 31 days, microseconds below a millisecond dropped).
+//     "10 s", "10 sec", "10 min", "1 h", "10ms", "10seconds" and "1.5
+//     minutes" are rejected, with Spark's error class in the message.
+//   - Parse is a scenario's own durations (trigger, duration, sweep
+//     delays, distribution parameters): friendly forms, Go durations
+//     ("90s", "1h30m"), days ("7d", "1d12h") and unit words ("20 minutes",
+//     "10 min", "1.5 hours").
+//
+// Where dedupsim writes a delay into a query itself (a sweep replacing a
+// query's delay), it renders it in units ParseSpark accepts.
 package interval
 
 import (
@@ -29,10 +38,11 @@ const (
 	msPerYear   = 12 * msPerMonth
 )
 
-// unitMicros maps every unit spelling ParseSpark accepts to its size in
-// microseconds, so that fractional values ("1.5 seconds") stay exact until
-// the final truncation to milliseconds.
-var unitMicros = map[string]int64{
+// wordMicros maps every unit spelling of Parse's word form to its size in
+// microseconds, so that fractional values ("1.5 hours") stay exact until
+// the final truncation to milliseconds. It is deliberately wider than
+// Spark's grammar: it is for scenario files, never for queries.
+var wordMicros = map[string]int64{
 	"microsecond": 1, "microseconds": 1, "us": 1,
 	"millisecond": 1000, "milliseconds": 1000, "ms": 1000,
 	"second": 1000 * msPerSecond, "seconds": 1000 * msPerSecond, "sec": 1000 * msPerSecond, "secs": 1000 * msPerSecond, "s": 1000 * msPerSecond,
@@ -44,15 +54,13 @@ var unitMicros = map[string]int64{
 	"year": 1000 * msPerYear, "years": 1000 * msPerYear,
 }
 
-// ErrEmpty is returned for an empty interval string.
+// ErrEmpty is returned for an empty duration.
 var ErrEmpty = errors.New("empty interval")
 
-// ParseSpark parses a Spark interval string such as "10 seconds",
-// "4610 milliseconds", "1 minute 30 seconds" or "interval 2 hours" and returns
-// it in whole milliseconds, as Spark's withWatermark stores it. Units are
-// case-insensitive, singular or plural. Negative intervals are rejected,
-// because Spark rejects a negative watermark delay.
-func ParseSpark(s string) (int64, error) {
+// parseWords parses Parse's word form: "20 minutes", "1 minute 30 seconds",
+// "interval 2 hours", "10 min", "1.5 hours", "10seconds", in whole
+// milliseconds. Negative totals are rejected.
+func parseWords(s string) (int64, error) {
 	fields := strings.Fields(strings.ToLower(strings.TrimSpace(s)))
 	if len(fields) > 0 && fields[0] == "interval" {
 		fields = fields[1:]
@@ -79,7 +87,7 @@ func ParseSpark(s string) (int64, error) {
 	total := new(big.Rat)
 	for i := 0; i < len(toks); i += 2 {
 		num, unit := toks[i], toks[i+1]
-		size, ok := unitMicros[unit]
+		size, ok := wordMicros[unit]
 		if !ok {
 			return 0, fmt.Errorf("%q: unknown unit %q (want milliseconds, seconds, minutes, hours, days or weeks)", s, unit)
 		}
@@ -90,7 +98,7 @@ func ParseSpark(s string) (int64, error) {
 		total.Add(total, v.Mul(v, new(big.Rat).SetInt64(size)))
 	}
 	if total.Sign() < 0 {
-		return 0, fmt.Errorf("%q: a watermark delay must not be negative", s)
+		return 0, fmt.Errorf("%q: a duration must not be negative", s)
 	}
 	micros := new(big.Int).Quo(total.Num(), total.Denom())
 	ms := micros.Quo(micros, big.NewInt(1000))
@@ -100,11 +108,11 @@ func ParseSpark(s string) (int64, error) {
 	return ms.Int64(), nil
 }
 
-// Parse parses a duration in any form dedupsim accepts: a Go duration
-// ("90s", "1h30m", "250ms"), a Go duration with days ("7d", "1d12h"), or a
-// Spark interval string ("20 minutes", "interval 1 hour"). A bare "0" is
+// Parse parses a scenario duration in any friendly form: a Go duration
+// ("90s", "1h30m", "250ms"), a Go duration with days ("7d", "1d12h"), or
+// unit words ("20 minutes", "interval 1 hour", "10 min"). A bare "0" is
 // zero. Negative durations are returned as such; callers decide whether
-// they are allowed.
+// they are allowed. It is not the grammar of a query's delay (ParseSpark).
 func Parse(s string) (time.Duration, error) {
 	t := strings.TrimSpace(s)
 	if t == "" {
@@ -120,7 +128,7 @@ func Parse(s string) (time.Duration, error) {
 		return d, nil
 	}
 	neg := strings.HasPrefix(t, "-")
-	ms, err := ParseSpark(strings.TrimPrefix(t, "-"))
+	ms, err := parseWords(strings.TrimPrefix(t, "-"))
 	if err != nil {
 		return 0, fmt.Errorf("%q is not a duration: want a Go duration (90s, 1h30m), days (7d) or a Spark interval (\"20 minutes\")", s)
 	}

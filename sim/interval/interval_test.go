@@ -41,6 +41,8 @@ func TestParse(t *testing.T) {
 		"90s": 90 * time.Second, "1h30m": 90 * time.Minute, "7d": 7 * 24 * time.Hour, "1d12h": 36 * time.Hour,
 		"0": 0, "20 minutes": 20 * time.Minute, "250ms": 250 * time.Millisecond, "-5s": -5 * time.Second,
 		"1.5d": 36 * time.Hour,
+		// Friendly words that a query's delay may not use (ParseSpark).
+		"10 min": 10 * time.Minute, "1.5 hours": 90 * time.Minute, "10seconds": 10 * time.Second, "1 h": time.Hour,
 	}
 	for in, want := range ok {
 		got, err := Parse(in)

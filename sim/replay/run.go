@@ -87,7 +87,8 @@ func NewBatchLine(p *sim.Progress, step int, rows []json.RawMessage) BatchLine {
 // Run executes t and returns one line per executed micro-batch. Restarts
 // are real: the query's state lives in a checkpoint folder (a temporary
 // one, removed afterwards), and a restart closes the query and starts a new
-// one from that checkpoint.
+// one from that checkpoint. A query Spark fails while it runs returns the
+// failure (a *sim.QueryFailure, wrapped) and no lines.
 func Run(t *Trace) ([]BatchLine, error) {
 	dir, err := os.MkdirTemp("", "dedupsim-replay-")
 	if err != nil {
@@ -98,43 +99,120 @@ func Run(t *Trace) ([]BatchLine, error) {
 	if err != nil {
 		return nil, err
 	}
-	q, err := startQuery(t.Plan, cp)
-	if err != nil {
+	r := &runner{t: t, cp: cp}
+	if r.q, err = startQuery(t.Plan, cp); err != nil {
 		return nil, err
 	}
-	defer func() { q.Close() }()
+	defer func() { r.q.Close() }()
 
-	var out []BatchLine
 	for si, s := range t.Steps {
-		if s.Restart {
-			if err := q.Close(); err != nil {
+		switch {
+		case s.Restart:
+			if err := r.q.Close(); err != nil {
 				return nil, fmt.Errorf("steps[%d]: restart: %w", si, err)
 			}
-			if q, err = startQuery(t.Plan, cp); err != nil {
+			if r.q, err = startQuery(t.Plan, cp); err != nil {
 				return nil, fmt.Errorf("steps[%d]: restart: %w", si, err)
 			}
-			continue
+		case t.ManualClock && s.Trigger:
+			err = r.trigger(si)
+		case t.ManualClock:
+			// addData: the source advances; the next trigger runs it.
+			r.available = true
+			r.pending.appendRows(s.Rows)
+		default:
+			if err = r.batch(si, s.Rows); err == nil {
+				err = r.untilIdle(si)
+			}
 		}
-		p, err := q.RunBatch(s.Rows, sim.BatchMeta{})
 		if err != nil {
 			return nil, fmt.Errorf("steps[%d]: %w", si, err)
 		}
-		var emitted []json.RawMessage
-		for i, o := range q.Outcomes() {
-			if o == sim.Emitted {
-				emitted = append(emitted, s.Rows.Raw[i])
-			}
-		}
-		out = append(out, NewBatchLine(p, si, emitted))
-		if t.NoDataMicroBatches && q.NeedsNoDataBatch() {
-			p, err := q.RunNoDataBatch(sim.BatchMeta{})
-			if err != nil {
-				return nil, fmt.Errorf("steps[%d]: no-data batch: %w", si, err)
-			}
-			out = append(out, NewBatchLine(p, si, nil))
+	}
+	return r.out, nil
+}
+
+// runner is one run of a trace.
+type runner struct {
+	t  *Trace
+	cp *sim.Checkpoint
+	q  *sim.Query
+	// available is set when an addData advanced the source since the last
+	// batch (manual clock), pending holds its rows.
+	available bool
+	pending   RowSet
+	out       []BatchLine
+}
+
+// batch runs one data batch over rows, caused by step si.
+func (r *runner) batch(si int, rows *RowSet) error {
+	p, err := r.q.RunBatch(rows, sim.BatchMeta{})
+	if err != nil {
+		return err
+	}
+	var emitted []json.RawMessage
+	for i, o := range r.q.Outcomes() {
+		if o == sim.Emitted {
+			emitted = append(emitted, rows.Raw[i])
 		}
 	}
-	return out, nil
+	r.out = append(r.out, NewBatchLine(p, si, emitted))
+	return nil
+}
+
+// anotherBatch is constructNextBatch's question to the last batch, asked
+// only when no-data batches are enabled: a no-data batch, or Spark's
+// failure.
+func (r *runner) anotherBatch() (bool, error) {
+	if !r.t.NoDataMicroBatches {
+		return false, nil
+	}
+	return r.q.ShouldRunAnotherBatch()
+}
+
+// noData runs a no-data batch, caused by step si.
+func (r *runner) noData(si int) error {
+	p, err := r.q.RunNoDataBatch(sim.BatchMeta{})
+	if err != nil {
+		return fmt.Errorf("no-data batch: %w", err)
+	}
+	r.out = append(r.out, NewBatchLine(p, si, nil))
+	return nil
+}
+
+// untilIdle runs the triggers after a batch until Spark would be idle: the
+// no-data batches it asks for (one at most, as a no-data batch leaves the
+// watermark where it was).
+func (r *runner) untilIdle(si int) error {
+	for {
+		need, err := r.anotherBatch()
+		if err != nil || !need {
+			return err
+		}
+		if err := r.noData(si); err != nil {
+			return err
+		}
+	}
+}
+
+// trigger fires one trigger of a manual clock, as MicroBatchExecution's
+// runActivatedStream does: constructNextBatch asks the last batch about
+// another batch (which may fail the query), then runs a batch of the
+// available rows, else the no-data batch asked for, else nothing.
+func (r *runner) trigger(si int) error {
+	need, err := r.anotherBatch()
+	if err != nil {
+		return err
+	}
+	if r.available {
+		rows := r.pending
+		r.available, r.pending = false, RowSet{}
+		return r.batch(si, &rows)
+	}
+	if need {
+		return r.noData(si)
+	}
+	return nil
 }
 
 // startQuery starts the query from whatever cp holds: nothing for a new

@@ -1,7 +1,28 @@
 // Package replay runs hand-written micro-batch traces through one query and
 // reports what each executed micro-batch did, in the shape of Spark's
-// StreamingQueryProgress. It implements the trace contract of
-// shared/conformance/FORMAT.md; `simulate replay` is its command.
+// StreamingQueryProgress. It implements the conformance trace contract
+// (the trace format of `simulate replay`), with one extension that mirrors
+// Spark's own test harness:
+//
+// Manual clock. A trace with "manualClock": true runs as StreamTest does
+// with a processing-time trigger and a StreamManualClock: an addData step
+// only makes its rows available (an empty one still advances the source),
+// and a step {"advanceManualClock": true} fires one trigger, as
+// AdvanceManualClock(triggerInterval) does. The trigger runs one batch of
+// all the rows made available since the last batch, in order, or, when
+// none are and no-data batches are enabled, the no-data batch Spark would
+// run, or nothing. A batch's "step" is the index of the advanceManualClock
+// step that ran it. A restart keeps rows not yet in a batch available.
+// Without "manualClock" (the default), every addData runs its batch and
+// any no-data batch at once, as the format describes, and a trace holding
+// an advanceManualClock step is rejected. The manual clock lets a trace
+// show what the default cannot: a restart between a batch and the no-data
+// batch that would follow it (Spark then runs none until data arrives), and
+// a data batch following a data batch (its late filter lagging).
+//
+// Errors. A trace Spark rejects before it runs, or fails while it runs
+// (a second withWatermark, once the watermark is not 0), is an error: one
+// line, and no batch is printed, even those Spark ran before failing.
 package replay
 
 import (
@@ -23,14 +44,19 @@ type Trace struct {
 	Chain              chain.Chain
 	Plan               chain.Plan
 	NoDataMicroBatches bool
-	Steps              []Step
+	// ManualClock is the extension described in the package comment.
+	ManualClock bool
+	Steps       []Step
 	// EventTimeColumn is the schema index of the event-time column, or -1.
 	EventTimeColumn int
 }
 
-// Step is one step of a trace: rows to add, or a restart.
+// Step is one step of a trace: rows to add, a restart, or (with a manual
+// clock) a trigger.
 type Step struct {
 	Restart bool
+	// Trigger is an advanceManualClock step.
+	Trigger bool
 	// Rows are the rows of an addData step (possibly none).
 	Rows *RowSet
 }
@@ -48,6 +74,13 @@ type RowSet struct {
 
 // Len returns the number of rows.
 func (r *RowSet) Len() int { return len(r.Raw) }
+
+// appendRows appends the rows of src to r.
+func (r *RowSet) appendRows(src *RowSet) {
+	r.Raw = append(r.Raw, src.Raw...)
+	r.cells = append(r.cells, src.cells...)
+	r.eventTimes = append(r.eventTimes, src.eventTimes...)
+}
 
 // EventTime returns row i's event time in microseconds; a trace has one
 // timestamp column, so col is not consulted.
@@ -83,13 +116,17 @@ type rawTrace struct {
 	Query              json.RawMessage   `json:"query"`
 	EventTime          *string           `json:"eventTime"`
 	NoDataMicroBatches *bool             `json:"noDataMicroBatches"`
+	ManualClock        *bool             `json:"manualClock"`
 	Steps              []json.RawMessage `json:"steps"`
 }
 
 type rawStep struct {
-	AddData *[]json.RawMessage `json:"addData"`
-	Restart *bool              `json:"restart"`
+	AddData            *[]json.RawMessage `json:"addData"`
+	Restart            *bool              `json:"restart"`
+	AdvanceManualClock *bool              `json:"advanceManualClock"`
 }
+
+const wantStep = `want {"addData": [rows]}, {"restart": true} or, with "manualClock": true, {"advanceManualClock": true}`
 
 // Load parses and validates a trace. Every error is one line naming the
 // part of the trace at fault (steps[i].addData[j].column, query, ...).
@@ -116,6 +153,9 @@ func Load(data []byte) (*Trace, error) {
 	t := &Trace{Name: rt.Name, Chain: c, NoDataMicroBatches: true, EventTimeColumn: -1}
 	if rt.NoDataMicroBatches != nil {
 		t.NoDataMicroBatches = *rt.NoDataMicroBatches
+	}
+	if rt.ManualClock != nil {
+		t.ManualClock = *rt.ManualClock
 	}
 
 	// The event-time column: the trace's, else the first withWatermark's.
@@ -148,19 +188,34 @@ func Load(data []byte) (*Trace, error) {
 		d := json.NewDecoder(bytes.NewReader(rawS))
 		d.DisallowUnknownFields()
 		if err := d.Decode(&s); err != nil {
-			return nil, fmt.Errorf("steps[%d]: %s (want {\"addData\": [rows]} or {\"restart\": true})", si, jsonErr(err, rawS))
+			return nil, fmt.Errorf("steps[%d]: %s (%s)", si, jsonErr(err, rawS), wantStep)
+		}
+		kinds := 0
+		for _, set := range []bool{s.AddData != nil, s.Restart != nil, s.AdvanceManualClock != nil} {
+			if set {
+				kinds++
+			}
 		}
 		switch {
-		case s.AddData != nil && s.Restart != nil:
-			return nil, fmt.Errorf("steps[%d]: both addData and restart; want exactly one", si)
+		case kinds > 1:
+			return nil, fmt.Errorf("steps[%d]: more than one of addData, restart and advanceManualClock; want exactly one", si)
 		case s.Restart != nil:
 			if !*s.Restart {
 				return nil, fmt.Errorf("steps[%d].restart: want true, got false", si)
 			}
 			t.Steps = append(t.Steps, Step{Restart: true})
 			continue
+		case s.AdvanceManualClock != nil:
+			if !*s.AdvanceManualClock {
+				return nil, fmt.Errorf("steps[%d].advanceManualClock: want true, got false", si)
+			}
+			if !t.ManualClock {
+				return nil, fmt.Errorf("steps[%d].advanceManualClock: only in a trace with \"manualClock\": true (without it, addData runs its batches at once)", si)
+			}
+			t.Steps = append(t.Steps, Step{Trigger: true})
+			continue
 		case s.AddData == nil:
-			return nil, fmt.Errorf("steps[%d]: want {\"addData\": [rows]} or {\"restart\": true}", si)
+			return nil, fmt.Errorf("steps[%d]: %s", si, wantStep)
 		}
 		rows := make([]parsedRow, 0, len(*s.AddData))
 		for ri, raw := range *s.AddData {
@@ -211,7 +266,8 @@ func Load(data []byte) (*Trace, error) {
 	if t.EventTimeColumn >= 0 {
 		schema[t.EventTimeColumn].Type = chain.Timestamp
 	}
-	plan, err := chain.PlanFor(c, schema)
+	// Failures Spark raises only while the query runs are left to the run.
+	plan, err := chain.PlanDeferred(c, schema)
 	if err != nil {
 		return nil, err
 	}
@@ -219,7 +275,7 @@ func Load(data []byte) (*Trace, error) {
 
 	// Second pass: encode cells and event times.
 	for si, rows := range steps {
-		if t.Steps[si].Restart {
+		if t.Steps[si].Restart || t.Steps[si].Trigger {
 			continue
 		}
 		rs := &RowSet{
