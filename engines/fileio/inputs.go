@@ -1,6 +1,8 @@
 package fileio
 
 import (
+	"errors"
+	"io/fs"
 	"strconv"
 	"strings"
 	"unicode"
@@ -163,4 +165,23 @@ func printableRune(r rune, size int) bool {
 		return false
 	}
 	return r == ' ' || unicode.IsPrint(r)
+}
+
+// Reason returns why a read failed without the path the error names, for
+// messages that name the file themselves: "no such file or directory",
+// "not a regular file (a named pipe)", "larger than 1 MiB, the limit for
+// this file". Other errors are returned whole.
+func Reason(err error) string {
+	var nr *NotRegularError
+	var tl *TooLargeError
+	var pe *fs.PathError
+	switch {
+	case errors.As(err, &nr):
+		return "not a regular file (" + describeMode(nr.Mode) + ")"
+	case errors.As(err, &tl):
+		return "larger than " + FormatBytes(tl.Limit) + ", the limit for this file"
+	case errors.As(err, &pe):
+		return pe.Err.Error()
+	}
+	return err.Error()
 }
