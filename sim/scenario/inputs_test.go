@@ -298,3 +298,15 @@ func TestOneProblemPerValue(t *testing.T) {
 	// A rate past its own maximum is not reported again as too many rows.
 	wantError(t, strings.Replace(base, "rate: 10/s", "rate: 2e9/s", 1), "workload.rate", "must be at most 1e+09/s")
 }
+
+func TestStartRange(t *testing.T) {
+	// A start at the end of year 9999 ran, and wrote times of year 10000
+	// that timeseries.csv cannot be read back with.
+	wantError(t, base+"start: 9999-12-31T23:30:00Z\n", "start", "from 1000-01-01 to before 9000-01-01", "got 9999-12-31T23:30:00Z")
+	wantError(t, base+"start: 0001-01-01T00:00:00Z\n", "start", "from 1000-01-01")
+	for _, ok := range []string{"1000-01-01T00:00:00Z", "8999-12-31T23:59:59Z", "1970-01-01T00:00:00Z"} {
+		if _, err := parseDoc(t, base+"start: "+ok+"\n"); err != nil {
+			t.Errorf("start %s: %v", ok, err)
+		}
+	}
+}

@@ -39,6 +39,16 @@ const (
 	maxExtraCopies = 1 << 20
 )
 
+// The range of start. Every instant of a run (event times moved up to 100
+// years by a draw, or by a jitter of up to 292 years; arrivals; bad-clock
+// skews) must print with a four-digit year, as RFC 3339 and Spark's
+// progress print them and as timeseries.csv is read back; a start
+// within these bounds leaves centuries of margin on both sides.
+var (
+	minStart = time.Date(1000, 1, 1, 0, 0, 0, 0, time.UTC)
+	maxStart = time.Date(9000, 1, 1, 0, 0, 0, 0, time.UTC)
+)
+
 // RowsPerBatch estimates the rows of the fullest micro-batch of s: the
 // peak rate of originals (the rate, or the highest rate of the profile)
 // times the trigger, times 1 + retries.probability x the mean number of
@@ -134,7 +144,8 @@ func hasWatermark(query string) bool {
 	return slices.ContainsFunc(c.Ops, func(op chain.Op) bool { return op.Kind == chain.WithWatermark })
 }
 
-// checkLimits reports what cannot run: a trigger below MinTrigger or not
+// checkLimits reports what cannot run: a start outside [minStart,
+// maxStart), a trigger below MinTrigger or not
 // in whole milliseconds, a heartbeat below MinHeartbeat, a profile
 // segment shorter than the trigger, more than MaxRowsPerBatch rows per
 // batch and more than MaxJobs jobs. It runs in Validate, not in
@@ -151,6 +162,10 @@ func (s *Scenario) checkLimits(p *problems) {
 		p.add("trigger", "must be a whole number of milliseconds (Spark's trigger intervals are), got %s", s.Trigger)
 	default:
 		triggerOK = true
+	}
+	if s.Start.Before(minStart) || !s.Start.Before(maxStart) {
+		p.add("start", "must be from %s to before %s (every time of the run must print with a four-digit year), got %s",
+			minStart.Format("2006-01-02"), maxStart.Format("2006-01-02"), s.Start.Format(time.RFC3339Nano))
 	}
 	w := &s.Workload
 	if w.Heartbeat > 0 && w.Heartbeat < MinHeartbeat {
