@@ -201,19 +201,19 @@ func TestRateAndProfileTogether(t *testing.T) {
 func TestLimits(t *testing.T) {
 	withWorkload := func(lines string) string { return strings.Replace(base, "rate: 10/s", lines, 1) }
 	t.Run("rows per batch", func(t *testing.T) {
-		wantError(t, withWorkload("rate: 1e8/s"), "workload.rate", "at most 10000000 rows per batch", "got about 1000000000 rows per batch")
-		// 1e6/s for 10s is exactly at the limit; retries push it past.
-		if _, err := parseDoc(t, withWorkload("rate: 1e6/s")); err != nil {
+		wantError(t, withWorkload("rate: 1e8/s"), "workload.rate", "at most 5000000 rows per batch", "got about 1000000000 rows per batch")
+		// 5e5/s for 10s is exactly at the limit; retries push it past.
+		if _, err := parseDoc(t, withWorkload("rate: 5e5/s")); err != nil {
 			t.Fatalf("at the limit: %v", err)
 		}
-		wantError(t, withWorkload("rate: 1e6/s\n  retries: {probability: 0.5, delay: {dist: constant, value: 1s}}"),
-			"workload.rate", "about 15000000 rows per batch")
-		wantError(t, withWorkload("rate: 1e6/s\n  retries: {probability: 0.5, copies: {dist: geometric, mean: 3}, delay: {dist: constant, value: 1s}}"),
-			"workload.rate", "about 25000000 rows per batch")
-		wantError(t, withWorkload("profile:\n    - {for: 10m, rate: 10/s}\n    - {for: 10m, rate: 2e6/s}"),
+		wantError(t, withWorkload("rate: 5e5/s\n  retries: {probability: 0.5, delay: {dist: constant, value: 1s}}"),
+			"workload.rate", "about 7500000 rows per batch")
+		wantError(t, withWorkload("rate: 5e5/s\n  retries: {probability: 0.5, copies: {dist: geometric, mean: 3}, delay: {dist: constant, value: 1s}}"),
+			"workload.rate", "about 12500000 rows per batch")
+		wantError(t, withWorkload("profile:\n    - {for: 10m, rate: 10/s}\n    - {for: 10m, rate: 1e6/s}"),
 			"workload.profile[1].rate", "rows per batch")
-		if _, err := parseDoc(t, withWorkload("rate: 1e8/s")+"trigger: 100ms\n"); err != nil {
-			t.Fatalf("1e8/s with a 100ms trigger: %v", err)
+		if _, err := parseDoc(t, withWorkload("rate: 1e8/s")+"trigger: 10ms\n"); err != nil {
+			t.Fatalf("1e8/s with a 10ms trigger: %v", err)
 		}
 	})
 	t.Run("heartbeat", func(t *testing.T) {
