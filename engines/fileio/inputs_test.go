@@ -1,6 +1,9 @@
 package fileio
 
 import (
+	"errors"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -107,4 +110,27 @@ func FuzzClean(f *testing.F) {
 			t.Fatalf("Quote(%q) = %s", s, q)
 		}
 	})
+}
+
+func TestReasonLeavesOutThePath(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big")
+	os.WriteFile(big, []byte("12345"), 0o600)
+	_, tooLarge := ReadFile(big, 4)
+	_, missing := ReadFile(filepath.Join(dir, "missing"), 4)
+	_, folder := ReadFile(dir, 4)
+	cases := []struct {
+		err  error
+		want string
+	}{
+		{tooLarge, "larger than 4 B, the limit for this file"},
+		{missing, "no such file or directory"},
+		{folder, "not a regular file (a folder)"},
+		{errors.New("other"), "other"},
+	}
+	for _, c := range cases {
+		if got := Reason(c.err); got != c.want {
+			t.Errorf("Reason(%v) = %q, want %q", c.err, got, c.want)
+		}
+	}
 }
