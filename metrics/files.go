@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -131,10 +130,12 @@ func parseRecord(f []string) (BatchRecord, error) {
 	return r, nil
 }
 
-// ReadSummary reads dir/summary.json.
+// ReadSummary reads dir/summary.json. Only a regular file of at most
+// fileio.MaxSummaryBytes is read: a FIFO or a link to a device is refused
+// before it is opened (see fileio.ReadFile).
 func ReadSummary(dir string) (*Summary, error) {
 	path := filepath.Join(dir, "summary.json")
-	data, err := os.ReadFile(path)
+	data, err := fileio.ReadFile(path, fileio.MaxSummaryBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -148,14 +149,15 @@ func ReadSummary(dir string) (*Summary, error) {
 	return &s, nil
 }
 
-// ReadTimeseriesFile reads dir/timeseries.csv.
+// ReadTimeseriesFile reads dir/timeseries.csv, streaming at most
+// fileio.MaxTimeseriesBytes of a regular file (see fileio.OpenLimited).
 func ReadTimeseriesFile(dir string) ([]BatchRecord, error) {
-	f, err := os.Open(filepath.Join(dir, "timeseries.csv"))
+	f, r, err := fileio.OpenLimited(filepath.Join(dir, "timeseries.csv"), fileio.MaxTimeseriesBytes)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	recs, err := ReadTimeseries(f)
+	recs, err := ReadTimeseries(r)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}

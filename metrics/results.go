@@ -17,6 +17,10 @@ type Summary struct {
 	Scenario json.RawMessage `json:"scenario"`
 	// Seed is the seed the run used (the scenario's, or --seed).
 	Seed uint64 `json:"seed"`
+	// Warnings are what the scenario asks that runs but probably not as
+	// meant, one line each as "KEY.PATH: message" (scenario.Warnings);
+	// absent when there are none.
+	Warnings []string `json:"warnings,omitempty"`
 	// Markers are moments and spans worth marking on charts, in processing
 	// time: stalls, faults, bad clocks.
 	Markers []Marker `json:"markers"`

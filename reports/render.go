@@ -181,6 +181,30 @@ func (res *results) warnings() []queryWarnings {
 	return out
 }
 
+// scenarioWarning is one line of summary.json's warnings, split into the
+// key path it concerns and the message.
+type scenarioWarning struct{ Key, Msg string }
+
+// scenarioWarnings returns the summary's warnings in order, split at the
+// first ": " into key path and message (a line without one is all
+// message).
+func (res *results) scenarioWarnings() []scenarioWarning {
+	var out []scenarioWarning
+	for _, w := range res.sum.Warnings {
+		k, m, ok := strings.Cut(w, ": ")
+		if !ok || strings.ContainsAny(k, " \t") {
+			k, m = "", w
+		}
+		out = append(out, scenarioWarning{Key: k, Msg: m})
+	}
+	return out
+}
+
+// scenarioWarningsNote introduces the scenario's warnings.
+func scenarioWarningsNote() string {
+	return "The scenario runs, but some of it probably not as meant; the numbers below are for the scenario as it ran."
+}
+
 // markerRow is one marked moment, for the reports' list.
 type markerRow struct{ Kind, At, Until, Label string }
 
@@ -200,6 +224,17 @@ func (res *results) markerRows() []markerRow {
 // writeMarkdown writes report.md.
 func writeMarkdown(b *bytes.Buffer, res *results, charts []chartFile, findings []string, yml string) error {
 	fmt.Fprintf(b, "# %s\n\n%s\n\n", res.reportTitle(), res.intro())
+	if ws := res.scenarioWarnings(); len(ws) > 0 {
+		b.WriteString("## Warnings\n\n" + scenarioWarningsNote() + "\n\n")
+		for _, w := range ws {
+			if w.Key != "" {
+				fmt.Fprintf(b, "- %s: %s\n", mdCode(w.Key), w.Msg)
+			} else {
+				fmt.Fprintf(b, "- %s\n", w.Msg)
+			}
+		}
+		b.WriteString("\n")
+	}
 	b.WriteString("## Scenario as run\n\n")
 	if yml == "" {
 		b.WriteString("The results do not record the scenario.\n\n")
@@ -304,6 +339,8 @@ func writeHTML(b *bytes.Buffer, res *results, charts []chartFile, findings []str
 		"Findings":  findings,
 		"Warnings":  res.warnings(),
 		"Markers":   res.markerRows(),
+		"Scenario":  res.scenarioWarnings(),
+		"ScNote":    scenarioWarningsNote(),
 	}
 	return t.Execute(b, data)
 }
@@ -346,7 +383,13 @@ ul.findings li { margin: 6px 0; }
 <main>
 <h1>{{.Title}}</h1>
 <p class="intro">{{.Intro}}</p>
-
+{{if .Scenario}}
+<h2>Warnings</h2>
+<p>{{.ScNote}}</p>
+<ul class="warnings">
+{{range .Scenario}}<li>{{if .Key}}<code>{{.Key}}</code>: {{end}}{{.Msg}}</li>
+{{end}}</ul>
+{{end}}
 <h2>Scenario as run</h2>
 {{if .YAML}}<pre><code>{{.YAML}}</code></pre>{{else}}<p>The results do not record the scenario.</p>{{end}}
 

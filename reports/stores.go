@@ -10,7 +10,6 @@ import (
 	"io"
 	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -21,6 +20,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/metrics"
 )
 
@@ -118,11 +118,12 @@ func WriteStoreBench(dir string, sb *StoreBench) error {
 	return nil
 }
 
-// ReadStoreBench reads dir/stores.json. A missing file is an error that
-// wraps fs.ErrNotExist.
+// ReadStoreBench reads dir/stores.json, a regular file of at most
+// fileio.MaxSummaryBytes (a FIFO or a link to a device is refused before
+// it is opened). A missing file is an error that wraps fs.ErrNotExist.
 func ReadStoreBench(dir string) (*StoreBench, error) {
 	path := filepath.Join(dir, StoresFile)
-	data, err := os.ReadFile(path)
+	data, err := fileio.ReadFile(path, fileio.MaxSummaryBytes)
 	if err != nil {
 		return nil, err
 	}

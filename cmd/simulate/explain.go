@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/generators"
 	"github.com/dedupsim/dedupsim/sim/chain"
 )
@@ -44,32 +45,38 @@ dedupsim's generated rows; --columns lists them yourself.`,
   simulate explain --columns id,ts:timestamp,payload 'withWatermark("ts", "1 hour").dropDuplicates()'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := chain.Parse(args[0])
-			if err != nil {
-				return err
-			}
-			schema := chain.InferSchema(c)
-			switch {
-			case generated && columns != "":
-				return fmt.Errorf("--generated and --columns: use one or the other")
-			case generated:
-				schema = generators.Schema()
-			case columns != "":
-				if schema, err = parseColumns(columns); err != nil {
-					return err
-				}
-			}
-			p, err := chain.PlanFor(c, schema)
-			if err != nil {
-				return err
-			}
-			_, err = io.WriteString(stdout, chain.Explain(p))
-			return err
+			return cleaned(explain(stdout, args[0], columns, generated))
 		},
 	}
 	cmd.Flags().StringVar(&columns, "columns", "", "input columns as name[:timestamp],... (default: the columns the query names)")
 	cmd.Flags().BoolVar(&generated, "generated", false, "plan against the columns of dedupsim's generated rows")
 	return cmd
+}
+
+// explain plans query against the columns the flags give and prints the
+// plan. Its errors may quote the query; the caller cleans them.
+func explain(stdout io.Writer, query, columns string, generated bool) error {
+	c, err := chain.Parse(query)
+	if err != nil {
+		return err
+	}
+	schema := chain.InferSchema(c)
+	switch {
+	case generated && columns != "":
+		return fmt.Errorf("--generated and --columns: use one or the other")
+	case generated:
+		schema = generators.Schema()
+	case columns != "":
+		if schema, err = parseColumns(columns); err != nil {
+			return err
+		}
+	}
+	p, err := chain.PlanFor(c, schema)
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(stdout, chain.Explain(p))
+	return err
 }
 
 // parseColumns reads "--columns id,ts:timestamp,payload".
@@ -78,7 +85,7 @@ func parseColumns(s string) (chain.Schema, error) {
 	for _, f := range strings.Split(s, ",") {
 		name, typ, _ := strings.Cut(strings.TrimSpace(f), ":")
 		if name == "" {
-			return nil, fmt.Errorf("--columns %q: empty column name", s)
+			return nil, fmt.Errorf("--columns %s: empty column name", fileio.Quote(s))
 		}
 		c := chain.Column{Name: name}
 		switch strings.ToLower(typ) {
@@ -86,7 +93,7 @@ func parseColumns(s string) (chain.Schema, error) {
 		case "timestamp":
 			c.Type = chain.Timestamp
 		default:
-			return nil, fmt.Errorf("--columns %q: column %s: unknown type %q (want timestamp or nothing)", s, name, typ)
+			return nil, fmt.Errorf("--columns %s: column %s: unknown type %s (want timestamp or nothing)", fileio.Quote(s), fileio.Show(name), fileio.Quote(typ))
 		}
 		out = append(out, c)
 	}

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/sim/replay"
 )
 
@@ -30,21 +30,22 @@ A bad trace (broken JSON, unknown operator, a delay Spark's withWatermark
 rejects, a key column no row has, a non-timestamp event time,
 dropDuplicatesWithinWatermark without a watermark), or a query Spark fails
 while it runs (a second withWatermark, once the watermark is not 0), is
-rejected with one line on stderr and nothing on stdout.`,
+rejected with one line on stderr and nothing on stdout. FILE must be a
+regular file of at most 64 MiB: a FIFO or a device is refused.`,
 		Example: `  simulate replay experiments/traces/restamped-retry-within-watermark.json`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			data, err := os.ReadFile(args[0])
+			data, err := readInput(args[0], fileio.MaxTraceBytes)
 			if err != nil {
-				return err
+				return cleaned(err)
 			}
 			t, err := replay.Load(data)
 			if err != nil {
-				return fmt.Errorf("%s: %w", args[0], err)
+				return cleaned(fmt.Errorf("%s: %w", args[0], err))
 			}
 			lines, err := replay.Run(t)
 			if err != nil {
-				return fmt.Errorf("%s: %w", args[0], err)
+				return cleaned(fmt.Errorf("%s: %w", args[0], err))
 			}
 			// Print only once every batch ran: a failure prints nothing.
 			var buf bytes.Buffer

@@ -1,7 +1,6 @@
 package scenario
 
 import (
-	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dedupsim/dedupsim/engines/fileio"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -113,8 +113,9 @@ func paramsText(k DistKind) string {
 
 // empirical reads the CSV file of an empirical distribution, relative to
 // the scenario file: one value per line (the first field of each record),
-// blank lines and lines starting with # ignored. A bad value is reported
-// with the file and its line.
+// blank lines and lines starting with # ignored. Only a regular file of at
+// most fileio.MaxEmpiricalBytes is read, as a stream. A bad value is
+// reported with the file and its line.
 func (c *conv) empirical(n *yaml.Node, path string, d *Dist) {
 	name, ok := c.str(n, path, "the path of a CSV file of observed values")
 	if !ok {
@@ -125,13 +126,14 @@ func (c *conv) empirical(n *yaml.Node, path string, d *Dist) {
 	if !filepath.IsAbs(full) {
 		full = filepath.Join(c.dir, name)
 	}
-	data, err := readLimited(full)
+	f, r, err := fileio.OpenLimited(full, fileio.MaxEmpiricalBytes)
 	if err != nil {
-		c.p.add(path, "must name a readable CSV file of observed values, got %s (%v)", show(name), err)
+		c.p.add(path, "must name a readable CSV file of observed values, got %s (%s: %s)", show(name), full, fileio.Reason(err))
 		c.p.breakPath(path)
 		return
 	}
-	samples, err := parseSamples(data, name, d.Counts)
+	defer f.Close()
+	samples, err := parseSamples(r, name, d.Counts)
 	if err != nil {
 		c.p.add(path, "%v", err)
 		c.p.breakPath(path)
@@ -140,26 +142,41 @@ func (c *conv) empirical(n *yaml.Node, path string, d *Dist) {
 	d.Samples = samples
 }
 
+// maxSampleEcho bounds how much of a bad line of an empirical file a
+// message echoes: enough to recognize a mistyped duration, too little to
+// print a line of a file that was named by mistake (/etc/passwd).
+const maxSampleEcho = 20
+
 // parseSamples parses the values of an empirical CSV file and sorts them.
-func parseSamples(data []byte, name string, counts bool) ([]float64, error) {
-	r := csv.NewReader(bytes.NewReader(data))
+// name names the file in errors, which say "NAME: line N: ..." and echo
+// at most maxSampleEcho characters of a line, quoted and escaped.
+func parseSamples(in io.Reader, name string, counts bool) ([]float64, error) {
+	r := csv.NewReader(in)
 	r.Comment = '#'
 	r.FieldsPerRecord = -1
 	r.TrimLeadingSpace = true
 	r.ReuseRecord = true
+	want := "one duration per line (at least 0, such as 30s, or a number of seconds)"
+	if counts {
+		want = "one count per line (a whole number of copies of at least 1)"
+	}
 	var out []float64
 	for {
 		rec, err := r.Read()
 		if errors.Is(err, io.EOF) {
 			break
 		}
-		line, _ := r.FieldPos(0)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
+			var pe *csv.ParseError
+			if errors.As(err, &pe) {
+				return nil, fmt.Errorf("%s: line %d: must be %s, got a line that is not CSV (%v)", name, pe.StartLine, want, pe.Err)
+			}
+			return nil, fmt.Errorf("%s: %s", name, fileio.Reason(err))
 		}
+		line, _ := r.FieldPos(0)
 		v, msg := parseSample(rec[0], counts)
 		if msg != "" {
-			return nil, fmt.Errorf("%s line %d: must be %s, got %s", name, line, msg, show(rec[0]))
+			return nil, fmt.Errorf("%s: line %d: must be %s, got %s", name, line, want, fileio.QuoteN(rec[0], maxSampleEcho))
 		}
 		out = append(out, v)
 	}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/dedupsim/dedupsim/engines/fileio"
 )
 
 // Error is one problem of a scenario file. Its text is one line:
@@ -29,15 +31,20 @@ type Error struct {
 	Msg string
 }
 
-// Error returns the one-line form of e.
+// Error returns the one-line form of e. Whatever the file name, key path
+// and message hold, the line is printable: control characters are escaped
+// and long quoted values cut (see fileio.Clean).
 func (e *Error) Error() string {
+	var s string
 	switch {
 	case e.Path != "":
-		return fmt.Sprintf("scenario %s: %s: %s", e.File, e.Path, e.Msg)
+		s = fmt.Sprintf("scenario %s: %s: %s", e.File, e.Path, e.Msg)
 	case e.Line > 0:
-		return fmt.Sprintf("scenario %s: line %d: %s", e.File, e.Line, e.Msg)
+		s = fmt.Sprintf("scenario %s: line %d: %s", e.File, e.Line, e.Msg)
+	default:
+		s = fmt.Sprintf("scenario %s: %s", e.File, e.Msg)
 	}
-	return fmt.Sprintf("scenario %s: %s", e.File, e.Msg)
+	return fileio.Clean(s)
 }
 
 // problems collects the Errors of one scenario file.
@@ -137,14 +144,14 @@ func (p *problems) sortByLine() {
 // err joins the problems, or returns nil when there are none.
 func (p *problems) err() error { return errors.Join(p.errs...) }
 
-// show renders a value for "got VALUE": as written, quoted when it is
-// empty or holds spaces or quotes, so that the line stays unambiguous.
-func show(s string) string {
-	if s == "" || strings.ContainsAny(s, " \t\n\"'") {
-		return strconv.Quote(s)
-	}
-	return s
-}
+// show renders a value for "got VALUE": as written, or quoted when it is
+// empty, holds spaces, quotes or control characters, or is long, in which
+// case at most fileio.MaxEcho characters of it are echoed (fileio.Show).
+func show(s string) string { return fileio.Show(s) }
+
+// showKey renders a key of the file in a key path: as written, or quoted
+// and cut like a value when it would make the path ambiguous or long.
+func showKey(k string) string { return fileio.Show(k) }
 
 // join lists names for "must be one of ..." messages.
 func join[T ~string](names []T) string {

@@ -3,29 +3,26 @@ package scenario
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
-	"os"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/sim/chain"
 	"go.yaml.in/yaml/v3"
 )
 
-// maxFileBytes bounds the size of a scenario or an empirical CSV file, so
-// that a path such as /dev/zero fails instead of filling memory.
-const maxFileBytes = 64 << 20
-
 // Load reads, resolves and validates the scenario file at path. Relative
-// empirical files are read relative to path's directory. On error it
-// returns every problem, one line each (see Error).
+// empirical files are read relative to path's directory. Only a regular
+// file of at most fileio.MaxScenarioBytes is read: a FIFO, a device or a
+// folder is refused before it is opened. On error it returns every
+// problem, one line each (see Error).
 func Load(path string) (*Scenario, error) {
-	data, err := readLimited(path)
+	data, err := fileio.ReadFile(path, fileio.MaxScenarioBytes)
 	if err != nil {
-		return nil, &Error{File: path, Msg: fmt.Sprintf("cannot read the scenario: %v", err)}
+		return nil, &Error{File: path, Msg: "cannot read the scenario: " + fileio.Reason(err)}
 	}
 	return Parse(data, path)
 }
@@ -153,28 +150,4 @@ func splitLine(s string) (int, string) {
 		return 0, s
 	}
 	return n, msg
-}
-
-// readLimited reads a regular file of at most maxFileBytes.
-func readLimited(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", path)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > maxFileBytes {
-		return nil, fmt.Errorf("%s is larger than %d MiB", path, maxFileBytes>>20)
-	}
-	return data, nil
 }

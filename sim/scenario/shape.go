@@ -134,7 +134,7 @@ func checkShapeDepth(n *yaml.Node, t reflect.Type, path string, p *problems, dep
 			ft, ok := types[k.Value]
 			switch {
 			case !ok:
-				p.addLine(key(path, k.Value), k.Line, "unknown key (line %d), must be one of %s", k.Line, strings.Join(names, ", "))
+				p.addLine(key(path, showKey(k.Value)), k.Line, "unknown key (line %d), must be one of %s", k.Line, strings.Join(names, ", "))
 			case seen[k.Value] > 0:
 				p.addLine(key(path, k.Value), k.Line, "must be given once, got it again at line %d (first at line %d)", k.Line, seen[k.Value])
 				// The YAML decoder drops a mapping with a repeated key, so

@@ -31,13 +31,11 @@ func (s *Scenario) collect(opt options, parsed *problems) *problems {
 	p := &problems{file: s.File}
 	s.checkName(p)
 	s.checkTimes(p)
-	if s.Trigger <= 0 {
-		p.add("trigger", "must be above 0, got %s", s.Trigger)
-	}
 	s.checkWorkload(p)
 	s.checkQueries(p, opt)
 	s.checkOutput(p)
 	s.checkFaults(p)
+	s.checkLimits(p)
 	if parsed == nil {
 		return p
 	}

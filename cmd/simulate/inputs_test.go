@@ -1,0 +1,89 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// simulateWithin runs the command line and fails the test if it has not
+// returned after 5 s (a read that hangs on a FIFO or streams /dev/zero).
+func simulateWithin(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	type result struct {
+		code     int
+		out, err string
+	}
+	done := make(chan result, 1)
+	go func() {
+		c, o, e := simulate(t, args...)
+		done <- result{c, o, e}
+	}()
+	select {
+	case r := <-done:
+		return r.code, r.out, r.err
+	case <-time.After(5 * time.Second):
+		t.Fatalf("%v: still running after 5 s", args)
+	}
+	return 0, "", ""
+}
+
+// specialInputs returns a FIFO and a symlink to /dev/zero named base in dir.
+func specialInputs(t *testing.T, dir, base string) []string {
+	t.Helper()
+	fifo := filepath.Join(dir, "fifo-"+base)
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	zero := filepath.Join(dir, "zero-"+base)
+	if err := os.Symlink("/dev/zero", zero); err != nil {
+		t.Fatal(err)
+	}
+	return []string{fifo, zero}
+}
+
+func TestSpecialInputFilesAreRefused(t *testing.T) {
+	dir := t.TempDir()
+	var cases [][]string
+	for _, p := range specialInputs(t, dir, "trace.json") {
+		cases = append(cases, []string{"replay", p})
+	}
+	for _, p := range specialInputs(t, dir, "scenario.yaml") {
+		cases = append(cases, []string{"run", p, "--out", filepath.Join(dir, "out"), "--quiet"})
+	}
+	for _, args := range cases {
+		code, out, errs := simulateWithin(t, args...)
+		if code == 0 || out != "" {
+			t.Errorf("%v: exit %d, stdout %q", args, code, out)
+		}
+		if !strings.Contains(errs, "not a regular file") || strings.Count(errs, "\n") != 1 {
+			t.Errorf("%v: stderr %q, want one line saying not a regular file", args, errs)
+		}
+	}
+}
+
+func TestErrorsEscapeWhatTheUserWrote(t *testing.T) {
+	long := strings.Repeat("x", 3000)
+	cases := [][]string{
+		{"explain", "dropDuplicates([\"id\"]).\x1b[2Jbogus()"},
+		{"explain", long + "()"},
+		{"explain", "--columns", "id:\x1b[31m" + long, `dropDuplicates(["id"])`},
+		{"replay", filepath.Join(t.TempDir(), "no\x1b[2Jsuch.json")},
+		{"report", filepath.Join(t.TempDir(), "no\x1b[2Jsuch")},
+	}
+	for _, args := range cases {
+		code, _, errs := simulate(t, args...)
+		if code == 0 {
+			t.Errorf("%v: exit 0", args)
+		}
+		if strings.ContainsAny(errs, "\x1b") || strings.Count(errs, "\n") != 1 {
+			t.Errorf("%.60q: stderr %q, want one line without control characters", args, errs)
+		}
+		if len(errs) > 800 {
+			t.Errorf("%.60q: stderr of %d bytes echoes the whole input: %.200q", args, len(errs), errs)
+		}
+	}
+}
