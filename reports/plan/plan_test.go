@@ -123,6 +123,7 @@ func checkRecommended(t *testing.T, sc *scenario.Scenario, r *Result, tg Targets
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer res.Close()
 	for _, s := range res.Summary.Queries {
 		if s.Name == r.Query && (s.MissedDuplicates != q.MissedDuplicates || s.PeakStateRows != q.PeakStateRows) {
 			t.Errorf("%s at %s: an independent run gives missed %d, peak %d; the plan %d, %d", r.Query, d, s.MissedDuplicates, s.PeakStateRows, q.MissedDuplicates, q.PeakStateRows)

@@ -4,9 +4,12 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/dedupsim/dedupsim/metrics"
 	"github.com/dedupsim/dedupsim/reports"
 	"github.com/dedupsim/dedupsim/sim/runner"
 	"github.com/dedupsim/dedupsim/sim/scenario"
@@ -55,6 +58,7 @@ func TestRunMeasuresBothBackends(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer res.Close()
 	sb := res.Bench
 	if !sb.Identical || sb.Format != reports.StoresFormat || sb.Scenario != "small-bench" || sb.Seed != 5 {
 		t.Errorf("header %+v", sb)
@@ -159,10 +163,12 @@ func TestCompareNamesTheDifference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer a.Close()
 	b, err := runner.Run(context.Background(), s, runner.Options{Store: scenario.StorePebble})
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer b.Close()
 	if err := Compare(a, b); err != nil {
 		t.Fatalf("identical runs: %v", err)
 	}
@@ -172,8 +178,31 @@ func TestCompareNamesTheDifference(t *testing.T) {
 		t.Errorf("changed summary: got %v, want an error naming query within and missedDuplicates", err)
 	}
 	b.Summary.Queries[0].MissedDuplicates--
-	b.Records[3].StateRows++
-	err = Compare(a, b)
+	// The same run, read back from its results files with one cell of
+	// the timeseries changed.
+	dir := t.TempDir()
+	if err := runner.WriteFiles(dir, b); err != nil {
+		t.Fatal(err)
+	}
+	ts := filepath.Join(dir, "timeseries.csv")
+	data, err := os.ReadFile(ts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(data), "\n")
+	cells := strings.Split(lines[4], ",")
+	col := slices.Index(metrics.TimeseriesHeader, "stateRows")
+	n, _ := strconv.Atoi(cells[col])
+	cells[col] = strconv.Itoa(n + 1)
+	lines[4] = strings.Join(cells, ",")
+	if err := os.WriteFile(ts, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	changed, err := runner.ReadResults(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = Compare(a, changed)
 	if err == nil || !strings.Contains(err.Error(), "stateRows") || !strings.Contains(err.Error(), "batch 3") {
 		t.Errorf("changed timeseries: got %v, want an error naming stateRows and batch 3", err)
 	}

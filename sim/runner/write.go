@@ -1,13 +1,9 @@
 package runner
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
-
-	"github.com/dedupsim/dedupsim/metrics"
 )
 
 // Write writes the results folder dir: summary.json, timeseries.csv and
@@ -50,30 +46,5 @@ func Write(dir string, r *Results) error {
 }
 
 func writeInto(dir string, r *Results) error {
-	var ts bytes.Buffer
-	if err := metrics.WriteTimeseries(&ts, r.Records); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "timeseries.csv"), ts.Bytes(), 0o644); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Join(dir, "progress"), 0o755); err != nil {
-		return err
-	}
-	names := make([]string, 0, len(r.Progress))
-	for n := range r.Progress {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		if err := os.WriteFile(filepath.Join(dir, "progress", n+".jsonl"), r.Progress[n], 0o644); err != nil {
-			return err
-		}
-	}
-	sum, err := metrics.MarshalSummary(r.Summary)
-	if err != nil {
-		return err
-	}
-	// summary.json last: its presence means the folder is complete.
-	return os.WriteFile(filepath.Join(dir, "summary.json"), sum, 0o644)
+	return WriteFiles(dir, r)
 }
