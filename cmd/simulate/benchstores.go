@@ -79,6 +79,7 @@ report.md and report.html with a section on the backends.`,
 			if err != nil {
 				return fmt.Errorf("%s: %w", args[0], err)
 			}
+			defer res.Close()
 			if err := storebench.Write(out, res); err != nil {
 				return err
 			}

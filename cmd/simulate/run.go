@@ -137,6 +137,9 @@ func runScenario(ctx context.Context, sc *scenario.Scenario, f runFlags, stdout,
 	defer stop()
 
 	opts := runner.Options{Workers: f.workers, CheckpointDir: f.checkpoint, Store: f.store, SnapshotEvery: f.snapshot}
+	if err := applyTestHooks(&opts); err != nil {
+		return err
+	}
 	bar := newBar(stderr, f.quiet, sc.Name)
 	if bar != nil {
 		opts.Progress = bar
@@ -148,6 +151,7 @@ func runScenario(ctx context.Context, sc *scenario.Scenario, f runFlags, stdout,
 	if err != nil {
 		return err
 	}
+	defer res.Close()
 	if err := runner.Write(out, res); err != nil {
 		return err
 	}
