@@ -21,6 +21,8 @@ type fullDisk struct {
 	vfs.FS
 	armed atomic.Bool
 	match func(name string) bool
+	// createOK lets files be created, so that only writes fail.
+	createOK bool
 }
 
 func (d *fullDisk) wrap(f vfs.File, name string, err error) (vfs.File, error) {
@@ -31,7 +33,7 @@ func (d *fullDisk) wrap(f vfs.File, name string, err error) (vfs.File, error) {
 }
 
 func (d *fullDisk) Create(name string) (vfs.File, error) {
-	if d.armed.Load() && d.match(name) {
+	if d.armed.Load() && d.match(name) && !d.createOK {
 		return nil, &os.PathError{Op: "open", Path: name, Err: syscall.ENOSPC}
 	}
 	f, err := d.FS.Create(name)
@@ -127,15 +129,15 @@ func TestFullDiskIsAnErrorNotAPanic(t *testing.T) {
 	closeWithin(t, s)
 }
 
-// TestFullDiskAtOpen fills the disk before a store is created: Pebble's
-// MANIFEST write fails inside Open, through Fatalf, and Open returns one
-// line.
+// TestFullDiskAtOpen fills the disk before a store is created: Pebble
+// creates its MANIFEST but cannot write it, which it reports through
+// Fatalf inside Open, and Open returns one line.
 func TestFullDiskAtOpen(t *testing.T) {
-	disk := &fullDisk{FS: vfs.Default, match: func(name string) bool { return strings.Contains(filepath.Base(name), "MANIFEST") }}
+	disk := &fullDisk{FS: vfs.Default, createOK: true, match: func(name string) bool { return strings.Contains(filepath.Base(name), "MANIFEST") }}
 	disk.armed.Store(true)
 	dir := filepath.Join(t.TempDir(), "s")
 	_, err := Open(dir, Options{fs: disk})
-	wantOneLine(t, "Open on a full disk", err, "no space left on device")
+	wantOneLine(t, "Open on a full disk", err, "no space left on device", "MANIFEST flush failed")
 	// Nothing is left where the store was to be.
 	if _, statErr := os.Stat(dir); !os.IsNotExist(statErr) {
 		t.Errorf("a failed Open left %s", dir)
@@ -154,24 +156,31 @@ func TestBackgroundErrorStopsTheNextCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	disk.armed.Store(true)
-	deadline := time.Now().Add(20 * time.Second)
-	key := make([]byte, 64)
-	for b := int64(0); ; b++ {
-		for i := range 50 {
-			copy(key, fmt.Sprintf("%d-%d", b, i))
-			if _, err = s.Add(key, b); err != nil {
-				break
+	// Commits go on until the memtables Pebble cannot flush fill up, when
+	// a Commit would wait forever for the flush: the error must come
+	// before.
+	done := make(chan error, 1)
+	go func() {
+		key := make([]byte, 64)
+		for b := int64(0); b < 10000; b++ {
+			for i := range 50 {
+				copy(key, fmt.Sprintf("%d-%d", b, i))
+				if _, err := s.Add(key, b); err != nil {
+					done <- err
+					return
+				}
+			}
+			if err := s.Commit(b); err != nil {
+				done <- err
+				return
 			}
 		}
-		if err == nil {
-			err = s.Commit(b)
-		}
-		if err != nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no error while no sstable can be written")
-		}
+		done <- nil
+	}()
+	select {
+	case err = <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("Commit hangs on a flush that cannot succeed")
 	}
 	wantOneLine(t, "Commit after a failed flush", err, dir, "background flush or compaction failed", "no space left on device")
 	closeWithin(t, s)

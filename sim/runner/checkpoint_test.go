@@ -239,6 +239,22 @@ func TestEditedCheckpointIsRefusedUnchanged(t *testing.T) {
 			}
 			return os.Symlink(moved, p)
 		}},
+		{"store folder is a symlink", "memory", u + "query.0/state/0", u + "query.0/state/0", func(p string) error {
+			// A resume would write the store's new files there.
+			moved := filepath.Join(filepath.Dir(outside), "store-elsewhere")
+			if err := os.Rename(p, moved); err != nil {
+				return err
+			}
+			return os.Symlink(moved, p)
+		}},
+		{"offsets folder is a symlink", "memory", u + "query.0/offsets", u + "query.0/offsets", func(p string) error {
+			// A resume would remove the entries after its snapshot there.
+			moved := filepath.Join(filepath.Dir(outside), "offsets-elsewhere")
+			if err := os.Rename(p, moved); err != nil {
+				return err
+			}
+			return os.Symlink(moved, p)
+		}},
 		{"named pipe in a query checkpoint", "memory", u + "query.0/state/fifo", u + "query.0/state/fifo", func(p string) error {
 			return syscall.Mkfifo(p, 0o644)
 		}},
