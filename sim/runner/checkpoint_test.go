@@ -702,3 +702,38 @@ func TestSealedFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckpointThroughALink uses a checkpoint folder given as a symlink
+// (where the user keeps it is theirs to choose): the run follows that one
+// link, and still refuses a link inside.
+func TestCheckpointThroughALink(t *testing.T) {
+	sc := load(t, faulty)
+	real := filepath.Join(t.TempDir(), "real")
+	link := filepath.Join(t.TempDir(), "link")
+	os.Mkdir(real, 0o755)
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	interruptAt(t, sc, link, "memory", []int64{3}, "within", 5)
+	if _, err := os.Stat(filepath.Join(real, "run.json")); err != nil {
+		t.Fatal("the run did not write through the link")
+	}
+	inside := filepath.Join(real, "within", "query.0", "state", "0", "link")
+	if err := os.Symlink(t.TempDir(), inside); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), sc, Options{CheckpointDir: link})
+	if err == nil {
+		res.Close()
+		t.Fatal("a link inside the checkpoint was not refused")
+	}
+	if want := filepath.Join(link, "within", "query.0", "state", "0", "link") + " is a symlink"; !strings.Contains(err.Error(), want) {
+		t.Fatalf("got %v, want %q", err, want)
+	}
+	os.Remove(inside)
+	got, err := runOpts(t, sc, Options{CheckpointDir: link})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameResults(t, run(t, sc, 2), got)
+}

@@ -268,12 +268,23 @@ func checkOwnFolder(dir string) error {
 // anywhere inside the run checkpoint dir: a resume writes inside the
 // folder, and a link planted there would make it write elsewhere.
 func checkTree(dir string) error {
-	return filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+	root := dir
+	if fi, err := os.Lstat(dir); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		// The folder itself may be a link (see openRunFolder); walk what
+		// it points to.
+		if root, err = filepath.EvalSymlinks(dir); err != nil {
+			return fmt.Errorf("checkpoint %s: %w", dir, err)
+		}
+	}
+	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return fmt.Errorf("checkpoint %s: %w", dir, err)
 		}
-		if path == dir {
+		if path == root {
 			return nil
+		}
+		if rel, err := filepath.Rel(root, path); err == nil {
+			path = filepath.Join(dir, rel)
 		}
 		switch t := d.Type(); {
 		case t&fs.ModeSymlink != 0:
