@@ -23,10 +23,25 @@ var build struct {
 }
 
 func TestMain(m *testing.M) {
+	// A temporary folder of the tests' own, which must be empty at the
+	// end: a run in this process that failed, or whose results were
+	// written, leaves nothing behind.
+	tmp, err := os.MkdirTemp("", "cmd-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv("TMPDIR", tmp)
 	code := m.Run()
 	if build.dir != "" {
 		os.RemoveAll(build.dir)
 	}
+	ents, _ := os.ReadDir(tmp)
+	for _, e := range ents {
+		fmt.Fprintf(os.Stderr, "FAIL: the tests left %s in the temporary folder\n", e.Name())
+		code = 1
+	}
+	os.RemoveAll(tmp)
 	os.Exit(code)
 }
 
@@ -63,7 +78,9 @@ type proc struct {
 func start(t *testing.T, hooks, pauseDir string, args ...string) *proc {
 	t.Helper()
 	p := &proc{cmd: exec.Command(simulateBinary(t), args...), done: make(chan struct{})}
-	p.cmd.Env = os.Environ()
+	// A process killed by a test leaves its temporary folder (the CLI's
+	// caller sweeps it): in the test's own folder, removed with it.
+	p.cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
 	if hooks != "" {
 		p.cmd.Env = append(p.cmd.Env, testHooksEnv+"="+hooks+";pause-dir="+pauseDir)
 	}
