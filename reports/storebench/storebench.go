@@ -32,6 +32,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"iter"
 	"math"
 	"os"
@@ -203,19 +204,50 @@ func Compare(a, b *runner.Results) error {
 		return err
 	}
 	for _, j := range a.Jobs {
-		pa, err := a.Progress(j.FileName)
+		same, err := sameProgress(a, b, j.FileName)
 		if err != nil {
 			return err
 		}
-		pb, err := b.Progress(j.FileName)
-		if err != nil {
-			return err
-		}
-		if !bytes.Equal(pa, pb) {
+		if !same {
 			return fail("progress/%s.jsonl differs", j.FileName)
 		}
 	}
 	return nil
+}
+
+// sameProgress compares the progress files of a job in two runs, a block
+// at a time.
+func sameProgress(a, b *runner.Results, name string) (bool, error) {
+	ra, err := a.OpenProgress(name)
+	if err != nil {
+		return false, err
+	}
+	defer ra.Close()
+	rb, err := b.OpenProgress(name)
+	if err != nil {
+		return false, err
+	}
+	defer rb.Close()
+	ba, bb := make([]byte, 64<<10), make([]byte, 64<<10)
+	for {
+		na, ea := io.ReadFull(ra, ba)
+		nb, eb := io.ReadFull(rb, bb)
+		if !bytes.Equal(ba[:na], bb[:nb]) {
+			return false, nil
+		}
+		aEnd := ea == io.EOF || ea == io.ErrUnexpectedEOF
+		bEnd := eb == io.EOF || eb == io.ErrUnexpectedEOF
+		if ea != nil && !aEnd {
+			return false, ea
+		}
+		if eb != nil && !bEnd {
+			return false, eb
+		}
+		if aEnd || bEnd {
+			// Equal blocks, one of them short: both files ended.
+			return true, nil
+		}
+	}
 }
 
 // sameRows compares the timeseries rows of two runs, streaming both, and

@@ -1,6 +1,7 @@
 package storebench
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -205,5 +206,33 @@ func TestCompareNamesTheDifference(t *testing.T) {
 	err = Compare(a, changed)
 	if err == nil || !strings.Contains(err.Error(), "stateRows") || !strings.Contains(err.Error(), "batch 3") {
 		t.Errorf("changed timeseries: got %v, want an error naming stateRows and batch 3", err)
+	}
+	// The timeseries as it was, and a progress file one line short, then
+	// changed past its first block.
+	if err := os.WriteFile(ts, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	prog := filepath.Join(dir, "progress", "within.jsonl")
+	orig, err := os.ReadFile(prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if same, err := runner.ReadResults(dir); err != nil || Compare(a, same) != nil {
+		t.Fatalf("the results read back differ: %v", err)
+	}
+	short := orig[:bytes.LastIndexByte(orig[:len(orig)-1], '\n')+1]
+	late := bytes.Clone(orig)
+	late[len(late)-3] ^= 1
+	for what, content := range map[string][]byte{"one line short": short, "a byte changed at the end": late} {
+		if err := os.WriteFile(prog, content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		changed, err := runner.ReadResults(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := Compare(a, changed); err == nil || !strings.Contains(err.Error(), "progress/within.jsonl differs") {
+			t.Errorf("progress %s: got %v, want an error naming progress/within.jsonl", what, err)
+		}
 	}
 }

@@ -123,8 +123,18 @@ func (r *Results) WriteProgress(name string, w io.Writer) error {
 	return copySegment(w, r.parts[i][1])
 }
 
+// OpenProgress returns a reader of progress/<name>.jsonl of the job
+// whose FileName is name, read from its part file; close it.
+func (r *Results) OpenProgress(name string) (io.ReadCloser, error) {
+	i, err := r.jobIndex(name)
+	if err != nil {
+		return nil, err
+	}
+	return segmentReader(r.parts[i][1])
+}
+
 // Progress returns the content of progress/<name>.jsonl, whole, in
-// memory: for tests and small runs.
+// memory: for tests and small runs (OpenProgress streams it).
 func (r *Results) Progress(name string) ([]byte, error) {
 	var b bytes.Buffer
 	if err := r.WriteProgress(name, &b); err != nil {
