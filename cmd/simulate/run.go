@@ -132,6 +132,9 @@ func runScenario(ctx context.Context, sc *scenario.Scenario, f runFlags, stdout,
 		out = filepath.Join("results", sc.Name)
 	}
 	opts := runner.Options{Workers: f.workers, CheckpointDir: f.checkpoint, Store: f.store, SnapshotEvery: f.snapshot}
+	if err := applyTestHooks(&opts); err != nil {
+		return err
+	}
 	bar := newBar(stderr, f.quiet, sc.Name)
 	if bar != nil {
 		opts.Progress = bar

@@ -233,7 +233,7 @@ func benchStore(b *testing.B, op string, live int) {
 // entry), so that the prefill is not counted in ns/op.
 func bareLoop(b *testing.B, live int, rs rows, timed bool) (nsPerRow, cpuPerRow float64) {
 	dir := filepath.Join(b.TempDir(), "bare")
-	popts, release := pebbleOptions(dir, Options{})
+	popts, release := pebbleOptions(Options{}, newShared(dir, Options{}), false)
 	defer release()
 	db, err := pebble.Open(dir, popts)
 	if err != nil {

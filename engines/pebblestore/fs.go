@@ -1,7 +1,6 @@
 package pebblestore
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/cockroachdb/pebble/vfs"
@@ -49,19 +48,3 @@ func (walFile) SyncData() error { return nil }
 
 // SyncTo does nothing: see walNoFsyncFS.
 func (walFile) SyncTo(int64) (bool, error) { return false, nil }
-
-// quietLogger drops Pebble's informational messages (WAL replay, file
-// deletions), which would interleave with the simulator's progress bar on
-// stderr, and panics on a fatal error, which Pebble reports for broken
-// invariants and failed commits, so the stack is kept (Pebble's default
-// logger would call os.Exit). Background errors are reported apart, by the
-// EventListener of pebbleOptions.
-type quietLogger struct{ dir string }
-
-// Infof drops the message.
-func (quietLogger) Infof(string, ...any) {}
-
-// Fatalf panics with the message.
-func (l quietLogger) Fatalf(format string, args ...any) {
-	panic(fmt.Sprintf("pebblestore %s: pebble: %s", l.dir, fmt.Sprintf(format, args...)))
-}

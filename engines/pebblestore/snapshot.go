@@ -68,10 +68,15 @@ func (s *Store) version() int64 {
 // that version after later commits; it keeps the checkpoints of the two
 // newest versions and removes the rest. It implements engines.Snapshotter.
 // The store must have no uncommitted work.
-func (s *Store) Snapshot(version int64) error {
+func (s *Store) Snapshot(version int64) (err error) {
 	if s.err != nil {
 		return s.err
 	}
+	if err := s.sh.backgroundError(); err != nil {
+		s.err = err
+		return err
+	}
+	defer s.recoverFatal("snapshot", &err)
 	if s.readOnly {
 		return fmt.Errorf("pebblestore %s: snapshot: the store is open read-only", s.dir)
 	}

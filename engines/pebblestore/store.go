@@ -4,10 +4,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/cockroachdb/pebble"
@@ -52,6 +54,14 @@ type Options struct {
 	// killed process, which is all a simulation needs, and Commit is
 	// cheaper.
 	Fsync bool
+
+	// fs replaces the operating system's file system (tests inject a full
+	// disk with it).
+	fs vfs.FS
+	// exit and stderr replace os.Exit and os.Stderr for a fatal error on
+	// a background goroutine (see errors.go).
+	exit   func(code int)
+	stderr io.Writer
 }
 
 // validate reports every problem of o at once.
@@ -97,10 +107,15 @@ type Store struct {
 	metrics Metrics
 	// readOnly is set by OpenReadOnly: Pebble refuses every write.
 	readOnly bool
+	// sh is shared with Pebble's logger and event listener.
+	sh *shared
 	// err is returned by every call once the store is closed or a Commit
 	// failed.
 	err    error
 	closed bool
+	// broken is set once Pebble raised a fatal error in one of the
+	// store's calls: its DB must not be used again, not even closed.
+	broken bool
 }
 
 // Open creates a store in dir, or reopens the one there in the state of its
@@ -188,18 +203,24 @@ func create(dir string, opts Options) error {
 }
 
 // populate writes the marker and an empty store into the new directory tmp.
-func populate(tmp string, opts Options) error {
+func populate(tmp string, opts Options) (err error) {
 	if err := os.WriteFile(filepath.Join(tmp, markerName), []byte(markerContent), 0o644); err != nil {
 		return err
 	}
-	popts, release := pebbleOptions(tmp, opts)
+	sh := newShared(tmp, opts)
+	popts, release := pebbleOptions(opts, sh, false)
 	defer release()
 	popts.ErrorIfExists = true
+	defer recoverOpen(tmp, &err)
 	db, err := pebble.Open(tmp, popts)
 	if err != nil {
-		return err
+		return openError(tmp, err)
 	}
 	if err := db.Set(metaKey, emptyMeta().append(nil), pebble.Sync); err != nil {
+		db.Close()
+		return err
+	}
+	if err := sh.backgroundError(); err != nil {
 		db.Close()
 		return err
 	}
@@ -208,14 +229,15 @@ func populate(tmp string, opts Options) error {
 
 // open opens the existing store at dir; readOnly opens it without
 // writing anything to dir (see OpenReadOnly).
-func open(dir string, opts Options, readOnly bool) (*Store, error) {
-	popts, release := pebbleOptions(dir, opts)
+func open(dir string, opts Options, readOnly bool) (_ *Store, err error) {
+	sh := newShared(dir, opts)
+	popts, release := pebbleOptions(opts, sh, readOnly)
 	popts.ErrorIfNotExists = true
 	popts.ReadOnly = readOnly
-	db, err := pebble.Open(dir, popts)
+	db, err := openDB(dir, popts)
 	if err != nil {
 		release()
-		return nil, fmt.Errorf("pebblestore %s: opening pebble: %w", dir, err)
+		return nil, err
 	}
 	m, err := readMeta(db)
 	if err != nil {
@@ -235,8 +257,20 @@ func open(dir string, opts Options, readOnly bool) (*Store, error) {
 		low:       m.low,
 		clow:      m.low,
 		readOnly:  readOnly,
+		sh:        sh,
 	}
 	return s, nil
+}
+
+// openDB opens the Pebble DB at dir, with a fatal error or a lock held
+// elsewhere turned into a one-line error naming dir.
+func openDB(dir string, popts *pebble.Options) (db *pebble.DB, err error) {
+	defer recoverOpen(dir, &err)
+	db, err = pebble.Open(dir, popts)
+	if err != nil {
+		return nil, openError(dir, err)
+	}
+	return db, nil
 }
 
 // readMeta reads the metadata record of db.
@@ -258,9 +292,11 @@ func readMeta(db *pebble.DB) (meta, error) {
 	return m, nil
 }
 
-// pebbleOptions returns the Pebble options of a store at dir and a function
-// that releases the block cache once the DB is closed.
-func pebbleOptions(dir string, opts Options) (*pebble.Options, func()) {
+// pebbleOptions returns the Pebble options of a store and a function that
+// releases the block cache once the DB is closed. sh receives Pebble's
+// fatal and background errors; a read-only store's file system refuses
+// every change and takes no lock file.
+func pebbleOptions(opts Options, sh *shared, readOnly bool) (*pebble.Options, func()) {
 	cacheSize := opts.CacheSize
 	if cacheSize == 0 {
 		cacheSize = DefaultCacheSize
@@ -277,18 +313,27 @@ func pebbleOptions(dir string, opts Options) (*pebble.Options, func()) {
 		// instead of stalling the micro-batch that fills the current one.
 		MemTableStopWritesThreshold: 4,
 		FormatMajorVersion:          pebble.FormatNewest,
-		Logger:                      quietLogger{dir: dir},
+		Logger:                      storeLogger{sh: sh},
 		EventListener: &pebble.EventListener{
-			// A failing flush or compaction (a full disk) is the one
-			// thing worth interrupting the progress bar for.
+			// A failing flush or compaction (a full disk): the next
+			// Commit returns the first one (see errors.go).
 			BackgroundError: func(err error) {
-				fmt.Fprintf(os.Stderr, "pebblestore %s: pebble background error: %v\n", dir, err)
+				msg := oneLine(err.Error())
+				sh.bgErr.CompareAndSwap(nil, &msg)
 			},
 		},
-		FS: vfs.Default,
 	}
-	if !opts.Fsync {
-		o.FS = walNoFsyncFS{vfs.Default}
+	base := vfs.Default
+	if opts.fs != nil {
+		base = opts.fs
+	}
+	switch {
+	case readOnly:
+		o.FS = readOnlyFS{base}
+	case !opts.Fsync:
+		o.FS = walNoFsyncFS{base}
+	default:
+		o.FS = base
 	}
 	o.Levels = make([]pebble.LevelOptions, 7)
 	for i := range o.Levels {
@@ -307,10 +352,11 @@ func pebbleOptions(dir string, opts Options) (*pebble.Options, func()) {
 // Add inserts key with expiry expiresAt unless it is present, and reports
 // whether it inserted. A key added or evicted earlier in the same batch is
 // seen as such. Add copies key.
-func (s *Store) Add(key []byte, expiresAt int64) (bool, error) {
+func (s *Store) Add(key []byte, expiresAt int64) (_ bool, err error) {
 	if s.err != nil {
 		return false, s.err
 	}
+	defer s.recoverFatal("add", &err)
 	e, touched := s.pend.get(key)
 	if touched && e.live {
 		return false, nil
@@ -345,10 +391,11 @@ func (s *Store) Add(key []byte, expiresAt int64) (bool, error) {
 // For example, with keys a (expiry 10), b (20) and c (NoExpiry),
 // Evict(15) removes a and returns 1; Evict(math.MaxInt64) then removes b
 // and returns 1; c stays.
-func (s *Store) Evict(watermark int64) (int, error) {
+func (s *Store) Evict(watermark int64) (_ int, err error) {
 	if s.err != nil {
 		return 0, s.err
 	}
+	defer s.recoverFatal("evict", &err)
 	hi := min(watermark, noExpiry-1)
 	if hi < s.low {
 		return 0, nil
@@ -409,12 +456,17 @@ func (s *Store) Len() int { return int(s.n) }
 // this state. Once Commit returns, the batch survives a killed process (and
 // a machine crash with Options.Fsync). After a failed Commit every call
 // returns its error; reopen the store to continue from the last Commit.
-func (s *Store) Commit(batchID int64) error {
+func (s *Store) Commit(batchID int64) (err error) {
 	if s.err != nil {
 		return s.err
 	}
+	if err := s.sh.backgroundError(); err != nil {
+		s.err = err
+		return err
+	}
+	defer s.recoverFatal("commit batch "+strconv.FormatInt(batchID, 10), &err)
 	m := meta{hasBatch: true, batchID: batchID, n: s.n, low: s.low}
-	err := s.writePending()
+	err = s.writePending()
 	if err == nil {
 		s.xbuf = m.append(s.xbuf[:0])
 		err = s.batch.Set(metaKey, s.xbuf, nil)
@@ -503,23 +555,37 @@ func (s *Store) Close() error {
 	}
 	s.closed = true
 	s.err = fmt.Errorf("pebblestore %s: store is closed", s.dir)
-	s.batch.Close()
-	err := s.db.Close()
+	if s.broken {
+		// Pebble's commit pipeline may be left locked by the fatal error:
+		// closing the DB could wait forever. The process is about to
+		// report the error; its files stay as the last Commit left them.
+		s.release()
+		return nil
+	}
+	err := s.closeDB()
 	s.release()
 	if err != nil {
-		return fmt.Errorf("pebblestore %s: close: %w", s.dir, err)
+		return fmt.Errorf("pebblestore %s: close: %s", s.dir, oneLine(err.Error()))
 	}
 	return nil
+}
+
+// closeDB closes the pending batch and the DB.
+func (s *Store) closeDB() (err error) {
+	defer s.recoverFatal("close", &err)
+	s.batch.Close()
+	return s.db.Close()
 }
 
 // Range calls fn with every key and its expiry in ascending byte order of
 // the keys, including the current batch's Adds and without its Evicts,
 // until fn returns false. key is only valid during the call, and fn must
 // not call the store.
-func (s *Store) Range(fn func(key []byte, expiresAt int64) bool) error {
+func (s *Store) Range(fn func(key []byte, expiresAt int64) bool) (err error) {
 	if s.err != nil {
 		return s.err
 	}
+	defer s.recoverFatal("range", &err)
 	pend := s.pend.sortedByKey()
 	it, err := s.db.NewIter(&pebble.IterOptions{
 		LowerBound: []byte{primaryPrefix},
@@ -596,7 +662,7 @@ type Metrics struct {
 // path: it asks Pebble for a snapshot of its own metrics.
 func (s *Store) Metrics() Metrics {
 	m := s.metrics
-	if !s.closed {
+	if !s.closed && !s.broken {
 		pm := s.db.Metrics()
 		m.DiskBytes = pm.DiskSpaceUsage()
 		m.MemTableBytes = pm.MemTable.Size

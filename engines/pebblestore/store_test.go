@@ -258,7 +258,7 @@ func snapshotDir(t *testing.T, dir string) string {
 
 func TestOpenRefusesForeign(t *testing.T) {
 	bareDB := func(t *testing.T, dir string) {
-		db, err := pebble.Open(dir, &pebble.Options{Logger: quietLogger{dir}})
+		db, err := pebble.Open(dir, &pebble.Options{Logger: storeLogger{newShared(dir, Options{})}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -318,7 +318,7 @@ func TestOpenRefusesForeign(t *testing.T) {
 		s := openTemp(t, Options{})
 		dir := s.dir
 		s.Close()
-		db, err := pebble.Open(dir, &pebble.Options{FormatMajorVersion: pebble.FormatNewest, Logger: quietLogger{dir}})
+		db, err := pebble.Open(dir, &pebble.Options{FormatMajorVersion: pebble.FormatNewest, Logger: storeLogger{newShared(dir, Options{})}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -330,9 +330,14 @@ func TestOpenRefusesForeign(t *testing.T) {
 	})
 	t.Run("already-open", func(t *testing.T) {
 		s := openTemp(t, Options{})
-		if s2, err := Open(s.dir, Options{}); err == nil {
+		s2, err := Open(s.dir, Options{})
+		if err == nil {
 			s2.Close()
 			t.Fatal("a store opened twice")
+		}
+		// The error says which folder is in use, in one line.
+		if msg := err.Error(); !strings.Contains(msg, s.dir+": in use") || !strings.Contains(msg, filepath.Join(s.dir, "LOCK")) || strings.Contains(msg, "\n") {
+			t.Fatalf("second Open = %q, want one line saying %s is in use", msg, s.dir)
 		}
 	})
 }

@@ -306,6 +306,10 @@ func (s *searcher) run(delays []time.Duration) error {
 	if err != nil {
 		return fmt.Errorf("simulating %s at %s: %w", s.q.Name, delayList(todo), err)
 	}
+	// The plan reads the summary only.
+	if err := res.Close(); err != nil {
+		return err
+	}
 	if len(res.Summary.Queries) != len(todo) {
 		return fmt.Errorf("simulating %s: %d results for %d delays", s.q.Name, len(res.Summary.Queries), len(todo))
 	}
@@ -354,6 +358,10 @@ func (s *searcher) planNoDelay(res *Result) error {
 	r, err := runner.Run(s.ctx, &sc, runner.Options{Workers: s.opts.Workers, Progress: roundProgress{s.opts.Progress}})
 	if err != nil {
 		return fmt.Errorf("simulating %s: %w", s.q.Name, err)
+	}
+	// The plan reads the summary only.
+	if err := r.Close(); err != nil {
+		return err
 	}
 	q := r.Summary.Queries[0]
 	p := Point{Summary: q, Meets: s.meets(q)}

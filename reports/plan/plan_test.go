@@ -123,6 +123,7 @@ func checkRecommended(t *testing.T, sc *scenario.Scenario, r *Result, tg Targets
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer res.Close()
 	for _, s := range res.Summary.Queries {
 		if s.Name == r.Query && (s.MissedDuplicates != q.MissedDuplicates || s.PeakStateRows != q.PeakStateRows) {
 			t.Errorf("%s at %s: an independent run gives missed %d, peak %d; the plan %d, %d", r.Query, d, s.MissedDuplicates, s.PeakStateRows, q.MissedDuplicates, q.PeakStateRows)
@@ -296,9 +297,20 @@ func TestInputErrors(t *testing.T) {
 
 var (
 	buildOnce sync.Once
+	buildDir  string
 	binPath   string
 	buildErr  error
 )
+
+// TestMain removes the command built for the command-line tests, which
+// would otherwise stay in the temporary folder after every run.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if buildDir != "" {
+		os.RemoveAll(buildDir)
+	}
+	os.Exit(code)
+}
 
 // simulateBinary builds cmd/simulate once for the command-line tests.
 func simulateBinary(t *testing.T) string {
@@ -312,6 +324,7 @@ func simulateBinary(t *testing.T) string {
 			buildErr = err
 			return
 		}
+		buildDir = dir
 		binPath = filepath.Join(dir, "simulate")
 		out, err := exec.Command("go", "build", "-o", binPath, "github.com/dedupsim/dedupsim/cmd/simulate").CombinedOutput()
 		if err != nil {

@@ -32,6 +32,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"iter"
 	"math"
 	"os"
 	"path/filepath"
@@ -77,22 +79,46 @@ type Result struct {
 	// Memory holds the memory backend's run results; Pebble's are
 	// identical apart from wall-clock fields and the store name.
 	Memory *runner.Results
+	// tmp holds the runs' folders, which Memory reads its rows from.
+	tmp string
+}
+
+// Close releases the comparison's temporary folders; Memory cannot be
+// read afterwards.
+func (r *Result) Close() error {
+	err := r.Memory.Close()
+	if rerr := os.RemoveAll(r.tmp); err == nil {
+		err = rerr
+	}
+	return err
 }
 
 // Run runs every query of sc on each backend and compares them. It fails,
 // naming the query and the field, if the backends produce different
 // results: their numbers would then compare different computations.
-func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*Result, error) {
+func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (_ *Result, err error) {
 	tmp, err := os.MkdirTemp(opts.TempDir, "dedupsim-bench-stores-")
 	if err != nil {
 		return nil, fmt.Errorf("bench-stores: %w", err)
 	}
-	defer os.RemoveAll(tmp)
+	results := map[string]*runner.Results{}
+	defer func() {
+		// The memory run's rows are read until the result is closed; the
+		// rest goes now.
+		if peb := results[scenario.StorePebble]; peb != nil {
+			peb.Close()
+		}
+		if err != nil {
+			if mem := results[scenario.StoreMemory]; mem != nil {
+				mem.Close()
+			}
+			os.RemoveAll(tmp)
+		}
+	}()
 	var prog runner.Progress
 	if opts.Progress != nil {
 		prog = &allRuns{p: opts.Progress, runs: len(Backends())}
 	}
-	results := map[string]*runner.Results{}
 	runs := map[string][]reports.StoreRun{}
 	for _, backend := range Backends() {
 		m := &meter{backend: backend, jobs: map[string]*jobMeter{}}
@@ -109,14 +135,15 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*Result, err
 			SnapshotEvery: time.Duration(math.MaxInt64),
 			StoreHook:     m.hook,
 			Progress:      prog,
+			ScratchDir:    filepath.Join(tmp, "scratch"),
 		})
 		if err != nil {
 			return nil, fmt.Errorf("%s backend: %w", backend, err)
 		}
+		results[backend] = res
 		if runs[backend], err = m.finish(res); err != nil {
 			return nil, fmt.Errorf("%s backend: %w", backend, err)
 		}
-		results[backend] = res
 	}
 	mem, peb := results[scenario.StoreMemory], results[scenario.StorePebble]
 	if err := Compare(mem, peb); err != nil {
@@ -134,7 +161,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*Result, err
 			sb.Runs = append(sb.Runs, runs[backend][i])
 		}
 	}
-	return &Result{Bench: sb, Memory: mem}, nil
+	return &Result{Bench: sb, Memory: mem, tmp: tmp}, nil
 }
 
 // Write writes the results files into the folder dir (a staging folder,
@@ -176,7 +203,11 @@ func RunTo(ctx context.Context, sc *scenario.Scenario, opts Options, out string)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", sc.File, err)
 	}
+	defer res.Close()
 	if err := Write(st.Dir, res); err != nil {
+		return nil, err
+	}
+	if err := res.Close(); err != nil {
 		return nil, err
 	}
 	if err := st.Publish(); err != nil {
@@ -204,23 +235,90 @@ func Compare(a, b *runner.Results) error {
 	if !reflect.DeepEqual(a.Summary.Markers, b.Summary.Markers) {
 		return fail("markers differ")
 	}
-	if len(a.Records) != len(b.Records) {
-		return fail("%d timeseries rows (memory) vs %d (pebble)", len(a.Records), len(b.Records))
+	if err := sameRows(a, b); err != nil {
+		return err
 	}
+	for _, j := range a.Jobs {
+		same, err := sameProgress(a, b, j.FileName)
+		if err != nil {
+			return err
+		}
+		if !same {
+			return fail("progress/%s.jsonl differs", j.FileName)
+		}
+	}
+	return nil
+}
+
+// sameProgress compares the progress files of a job in two runs, a block
+// at a time.
+func sameProgress(a, b *runner.Results, name string) (bool, error) {
+	ra, err := a.OpenProgress(name)
+	if err != nil {
+		return false, err
+	}
+	defer ra.Close()
+	rb, err := b.OpenProgress(name)
+	if err != nil {
+		return false, err
+	}
+	defer rb.Close()
+	ba, bb := make([]byte, 64<<10), make([]byte, 64<<10)
+	for {
+		na, ea := io.ReadFull(ra, ba)
+		nb, eb := io.ReadFull(rb, bb)
+		if !bytes.Equal(ba[:na], bb[:nb]) {
+			return false, nil
+		}
+		aEnd := ea == io.EOF || ea == io.ErrUnexpectedEOF
+		bEnd := eb == io.EOF || eb == io.ErrUnexpectedEOF
+		if ea != nil && !aEnd {
+			return false, ea
+		}
+		if eb != nil && !bEnd {
+			return false, eb
+		}
+		if aEnd || bEnd {
+			// Equal blocks, one of them short: both files ended.
+			return true, nil
+		}
+	}
+}
+
+// sameRows compares the timeseries rows of two runs, streaming both, and
+// names the first cell that differs.
+func sameRows(a, b *runner.Results) error {
+	fail := func(format string, args ...any) error {
+		return fmt.Errorf("memory and pebble backends disagree: "+format, args...)
+	}
+	nextB, stop := iter.Pull2(b.Rows())
+	defer stop()
 	var ra, rb []string
-	for i := range a.Records {
-		ra, rb = a.Records[i].Record(ra), b.Records[i].Record(rb)
+	i := 0
+	for recA, err := range a.Rows() {
+		if err != nil {
+			return err
+		}
+		i++
+		recB, errB, ok := nextB()
+		if errB != nil {
+			return errB
+		}
+		if !ok {
+			return fail("%d or more timeseries rows (memory) vs %d (pebble)", i, i-1)
+		}
+		ra, rb = recA.Record(ra), recB.Record(rb)
 		for c := range ra {
 			if ra[c] != rb[c] {
 				return fail("timeseries row %d (query %s, batch %d): %s %s (memory) vs %s (pebble)",
-					i+1, a.Records[i].Query, a.Records[i].BatchID, metrics.TimeseriesHeader[c], ra[c], rb[c])
+					i, recA.Query, recA.BatchID, metrics.TimeseriesHeader[c], ra[c], rb[c])
 			}
 		}
 	}
-	for name, pa := range a.Progress {
-		if !bytes.Equal(pa, b.Progress[name]) {
-			return fail("progress/%s.jsonl differs", name)
-		}
+	if _, errB, ok := nextB(); errB != nil {
+		return errB
+	} else if ok {
+		return fail("%d timeseries rows (memory) vs more (pebble)", i)
 	}
 	return nil
 }

@@ -1,12 +1,16 @@
 package storebench
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/dedupsim/dedupsim/metrics"
 	"github.com/dedupsim/dedupsim/reports"
 	"github.com/dedupsim/dedupsim/sim/runner"
 	"github.com/dedupsim/dedupsim/sim/scenario"
@@ -55,6 +59,7 @@ func TestRunMeasuresBothBackends(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer res.Close()
 	sb := res.Bench
 	if !sb.Identical || sb.Format != reports.StoresFormat || sb.Scenario != "small-bench" || sb.Seed != 5 {
 		t.Errorf("header %+v", sb)
@@ -159,10 +164,12 @@ func TestCompareNamesTheDifference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer a.Close()
 	b, err := runner.Run(context.Background(), s, runner.Options{Store: scenario.StorePebble})
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer b.Close()
 	if err := Compare(a, b); err != nil {
 		t.Fatalf("identical runs: %v", err)
 	}
@@ -172,9 +179,60 @@ func TestCompareNamesTheDifference(t *testing.T) {
 		t.Errorf("changed summary: got %v, want an error naming query within and missedDuplicates", err)
 	}
 	b.Summary.Queries[0].MissedDuplicates--
-	b.Records[3].StateRows++
-	err = Compare(a, b)
+	// The same run, read back from its results files with one cell of
+	// the timeseries changed.
+	dir := t.TempDir()
+	if err := runner.WriteFiles(dir, b); err != nil {
+		t.Fatal(err)
+	}
+	ts := filepath.Join(dir, "timeseries.csv")
+	data, err := os.ReadFile(ts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(data), "\n")
+	cells := strings.Split(lines[4], ",")
+	col := slices.Index(metrics.TimeseriesHeader, "stateRows")
+	n, _ := strconv.Atoi(cells[col])
+	cells[col] = strconv.Itoa(n + 1)
+	lines[4] = strings.Join(cells, ",")
+	if err := os.WriteFile(ts, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	changed, err := runner.ReadResults(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = Compare(a, changed)
 	if err == nil || !strings.Contains(err.Error(), "stateRows") || !strings.Contains(err.Error(), "batch 3") {
 		t.Errorf("changed timeseries: got %v, want an error naming stateRows and batch 3", err)
+	}
+	// The timeseries as it was, and a progress file one line short, then
+	// changed past its first block.
+	if err := os.WriteFile(ts, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	prog := filepath.Join(dir, "progress", "within.jsonl")
+	orig, err := os.ReadFile(prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if same, err := runner.ReadResults(dir); err != nil || Compare(a, same) != nil {
+		t.Fatalf("the results read back differ: %v", err)
+	}
+	short := orig[:bytes.LastIndexByte(orig[:len(orig)-1], '\n')+1]
+	late := bytes.Clone(orig)
+	late[len(late)-3] ^= 1
+	for what, content := range map[string][]byte{"one line short": short, "a byte changed at the end": late} {
+		if err := os.WriteFile(prog, content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		changed, err := runner.ReadResults(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := Compare(a, changed); err == nil || !strings.Contains(err.Error(), "progress/within.jsonl differs") {
+			t.Errorf("progress %s: got %v, want an error naming progress/within.jsonl", what, err)
+		}
 	}
 }

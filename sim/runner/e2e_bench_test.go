@@ -213,7 +213,14 @@ func BenchmarkRun(b *testing.B) {
 				b.Fatalf("query %s read %d rows, the stream has %d", q.Name, q.InputRows, rows)
 			}
 		}
-		records := len(res.Records)
+		records := 0
+		for _, err := range res.Rows() {
+			if err != nil {
+				b.Fatal(err)
+			}
+			records++
+		}
+		res.Close()
 		res = nil
 		var kept int
 		base := measure(nil, func() { kept = mapLoop(keys) })
@@ -245,6 +252,7 @@ func BenchmarkRun(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
+				defer res.Close()
 				streamRows = res.Summary.Queries[0].InputRows
 				// Results must not depend on the workers (timings aside).
 				for i := range res.Summary.Queries {

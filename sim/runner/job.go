@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -42,29 +41,43 @@ type jobEnv struct {
 	sc        *scenario.Scenario
 	newSource func() (Source, error)
 	openStore StoreOpener
-	storeName string
+	// resumeStore opens a store at a job snapshot's version from exactly
+	// the files the snapshot recorded (Pebble restores its checkpoint).
+	resumeStore StoreOpener
+	// stateFiles lists the files a store's state at a version is read
+	// from (see backend).
+	stateFiles func(dir string, version int64) ([]string, error)
+	storeName  string
 	// jobDir is the folder where the job keeps its query checkpoints and,
-	// when resumable, its own state; "" runs in memory only.
+	// when resumable, its own state and part files; "" keeps no
+	// checkpoint.
 	jobDir string
+	// partsDir holds the part files of a job that is not resumable.
+	partsDir string
 	// resumable makes the job save its whole state at batch boundaries so
 	// that a killed run resumes where it was.
 	resumable bool
 	// snapshotEvery is the wall-clock interval between job snapshots.
 	snapshotEvery time.Duration
-	// snapshotAt, if set, decides instead when to snapshot (tests; see
-	// Options.snapshotAt).
-	snapshotAt func(nextBatchID int64) bool
+	// snapshotAt, if set, decides instead when to snapshot (see
+	// Options.SnapshotAt).
+	snapshotAt func(job string, nextBatchID int64) bool
+	// afterBatch, if set, is called after each batch (see
+	// Options.AfterBatch).
+	afterBatch func(job string, nextBatchID int64, done bool)
 	// progress receives processed simulated seconds, for the bar.
 	progress func(seconds float64)
-	// badClock collects bad-clock moments (job 0 only).
-	badClock func(arrival int64)
+	// badClock makes the job collect the bad-clock moments of the stream
+	// for the chart markers (job 0 only: every job reads the same stream).
+	badClock bool
 }
 
-// jobResult is one job's output.
+// jobResult is one job's output: its summary, the first bad-clock moments
+// (job 0) and its part files.
 type jobResult struct {
 	summary  metrics.QuerySummary
-	records  []metrics.BatchRecord
-	progress []byte
+	badClock []int64
+	parts    [2]segment
 }
 
 // progressLine is one line of progress/<query>.jsonl: the replay output's
@@ -96,12 +109,16 @@ type jobRun struct {
 	nextFault int
 	look      generators.Row
 	hasLook   bool
+	// badClock holds the arrival times of the first bad-clock rows
+	// (maxBadClockMarkers at most), when the job collects them.
+	badClock []int64
 
-	records  []metrics.BatchRecord
-	progress []byte
-	// parts receive records and progress lines when the job is resumable.
-	parts        *partFiles
-	restoredLens [2]int64
+	// parts receive every batch's timeseries row and progress line.
+	parts *partFiles
+	// restored are the part marks of the job snapshot resumed from.
+	restored [2]partMark
+	// hashes caches the checksums of the files job snapshots record.
+	hashes hashCache
 }
 
 // job bundles the job and its environment for a run.
@@ -182,29 +199,49 @@ func (r *jobRun) init() error {
 	}
 	if !resumed {
 		r.hasLook = r.src.Next(&r.look)
+		if r.hasLook {
+			r.noteBadClock(&r.look)
+		}
 	}
-	if r.q, err = r.ck.open(state); err != nil {
+	open := r.env.openStore
+	if resumed {
+		open = r.env.resumeStore
+	}
+	if r.q, err = r.ck.open(state, open); err != nil {
 		if resumed {
 			return fmt.Errorf("resume from %s: %w", r.env.jobDir, err)
 		}
 		return err
 	}
+	tsPath, progPath := filepath.Join(r.env.partsDir, fmt.Sprintf("%d.%s", r.env.Index, tsPart)), filepath.Join(r.env.partsDir, fmt.Sprintf("%d.%s", r.env.Index, progPart))
 	if r.env.resumable {
+		tsPath, progPath = filepath.Join(r.env.jobDir, tsPart), filepath.Join(r.env.jobDir, progPart)
 		if resumed {
 			// Folders of checkpoints lost after the snapshot belong to
 			// the killed run: the resumed one loses them again.
 			err = discardQueryFolders(r.env.jobDir, r.ck.gen)
 		}
-		if err == nil {
-			r.parts, err = openParts(r.env.jobDir, resumed, r.snapshotLens())
-		}
-		if err != nil {
-			r.q.Close()
-			r.q = nil
-			return err
-		}
+	}
+	if err == nil {
+		// Resuming truncates the part files to the snapshot's lengths:
+		// the batches after it are redone.
+		r.parts, err = openParts(tsPath, progPath, r.env.resumable, r.restored)
+	}
+	if err != nil {
+		r.q.Close()
+		r.q = nil
+		return err
 	}
 	return nil
+}
+
+// noteBadClock records the arrival of a bad-clock row the job read, for
+// the chart markers: the first maxBadClockMarkers, which the stream yields
+// in arrival order.
+func (r *jobRun) noteBadClock(row *generators.Row) {
+	if r.env.badClock && row.Truth.BadClock && len(r.badClock) < maxBadClockMarkers {
+		r.badClock = append(r.badClock, row.Arrival)
+	}
 }
 
 func (r *jobRun) loop(ctx context.Context) (*jobResult, error) {
@@ -237,11 +274,10 @@ func (r *jobRun) loop(ctx context.Context) (*jobResult, error) {
 
 		batch.Rows = batch.Rows[:0]
 		for r.hasLook && r.look.Arrival <= t {
-			if r.look.Truth.BadClock && r.env.badClock != nil {
-				r.env.badClock(r.look.Arrival)
-			}
 			batch.Rows = append(batch.Rows, r.look)
-			r.hasLook = r.src.Next(&r.look)
+			if r.hasLook = r.src.Next(&r.look); r.hasLook {
+				r.noteBadClock(&r.look)
+			}
 		}
 
 		var p *sim.Progress
@@ -256,6 +292,12 @@ func (r *jobRun) loop(ctx context.Context) (*jobResult, error) {
 			// The stream is over and the query idle: the run is done.
 			r.sum.WallSeconds += engineTime.Seconds()
 			r.env.progress(float64(t-lastReported) / 1e6)
+			if r.env.afterBatch != nil {
+				r.env.afterBatch(r.env.FileName, r.q.State().NextBatchID, true)
+			}
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
 			return r.finish()
 		default:
 			// Idle trigger: no batch. Skip ahead to the next arrival or
@@ -284,7 +326,7 @@ func (r *jobRun) loop(ctx context.Context) (*jobResult, error) {
 		}
 		due := time.Since(lastSnapshot) >= r.env.snapshotEvery
 		if r.env.snapshotAt != nil {
-			due = r.env.snapshotAt(r.q.State().NextBatchID)
+			due = r.env.snapshotAt(r.env.FileName, r.q.State().NextBatchID)
 		}
 		if r.env.resumable && due {
 			r.sum.WallSeconds += engineTime.Seconds()
@@ -296,6 +338,9 @@ func (r *jobRun) loop(ctx context.Context) (*jobResult, error) {
 				return nil, err
 			}
 			lastSnapshot = time.Now()
+		}
+		if r.env.afterBatch != nil {
+			r.env.afterBatch(r.env.FileName, r.q.State().NextBatchID, false)
 		}
 	}
 }
@@ -352,12 +397,7 @@ func (r *jobRun) account(p *sim.Progress, batch *generators.Batch, t int64, sink
 		return err
 	}
 	line = append(line, '\n')
-	if r.parts != nil {
-		return r.parts.add(&rec, line)
-	}
-	r.records = append(r.records, rec)
-	r.progress = append(r.progress, line...)
-	return nil
+	return r.parts.add(&rec, line)
 }
 
 // finish fills the summary's totals once the stream is over.
@@ -390,13 +430,16 @@ func (r *jobRun) finish() (*jobResult, error) {
 	if sum.WallSeconds > 0 {
 		sum.EventsPerSecond = float64(sum.InputRows) / sum.WallSeconds
 	}
-	res := &jobResult{summary: *sum, records: r.records, progress: r.progress}
-	if r.parts != nil {
-		var err error
-		if res.records, res.progress, err = r.parts.finish(); err != nil {
+	if err := r.parts.flush(); err != nil {
+		return nil, err
+	}
+	res := &jobResult{summary: *sum, badClock: r.badClock, parts: r.parts.segments()}
+	if r.env.resumable {
+		marks, err := r.parts.marks()
+		if err != nil {
 			return nil, err
 		}
-		if err := saveDone(r.env.jobDir, sum); err != nil {
+		if err := saveDone(r.env.jobDir, &jobDone{Summary: *sum, BadClock: r.badClock, Parts: marks}); err != nil {
 			return nil, err
 		}
 	}
@@ -420,13 +463,13 @@ func (c *checkpointer) folder() string {
 
 // open starts the query from the current checkpoint folder: from state
 // when resuming a job snapshot, else from whatever the folder's logs hold
-// (nothing for a new folder). Resuming a snapshot discards the log entries
-// of the batches after it, which the killed run wrote and the resumed one
-// redoes.
-func (c *checkpointer) open(state sim.State) (*sim.Query, error) {
+// (nothing for a new folder); openStore opens its stores. Resuming a
+// snapshot discards the log entries of the batches after it, which the
+// killed run wrote and the resumed one redoes.
+func (c *checkpointer) open(state sim.State, openStore StoreOpener) (*sim.Query, error) {
 	dir := c.folder()
 	if dir == "" {
-		stores := func(op int, _ chain.Node) (engines.Store, error) { return c.env.openStore("", op, 0) }
+		stores := func(op int, _ chain.Node) (engines.Store, error) { return openStore("", op, 0) }
 		return sim.NewQuery(c.job.Plan, stores, sim.State{})
 	}
 	var cp *sim.Checkpoint
@@ -447,7 +490,7 @@ func (c *checkpointer) open(state sim.State) (*sim.Query, error) {
 		return nil, err
 	}
 	stores := func(op int, _ chain.Node) (engines.Store, error) {
-		return c.env.openStore(cp.StateDir(op), op, state.NextBatchID)
+		return openStore(cp.StateDir(op), op, state.NextBatchID)
 	}
 	q, err := sim.NewQuery(c.job.Plan, stores, state)
 	if err != nil {
@@ -474,93 +517,5 @@ func (c *checkpointer) restart(q *sim.Query, lose bool) (*sim.Query, error) {
 	} else if c.env.jobDir == "" {
 		return nil, fmt.Errorf("a restart needs a checkpoint folder")
 	}
-	return c.open(sim.State{})
-}
-
-// partFiles append a resumable job's timeseries rows and progress lines
-// to files in its folder, so they survive a kill.
-type partFiles struct {
-	dir        string
-	ts, prog   *os.File
-	tsW, progW *bufio.Writer
-	tsLen      int64
-	progLen    int64
-	row        []string
-}
-
-const (
-	tsPart   = "timeseries.part.csv"
-	progPart = "progress.part.jsonl"
-)
-
-// openParts opens the part files, truncated to the lengths of the last
-// snapshot when resuming (anything after it is redone).
-func openParts(dir string, resumed bool, lens [2]int64) (*partFiles, error) {
-	p := &partFiles{dir: dir}
-	var err error
-	open := func(name string, n int64) (*os.File, error) {
-		f, err := os.OpenFile(filepath.Join(dir, name), os.O_RDWR|os.O_CREATE, 0o644)
-		if err != nil {
-			return nil, err
-		}
-		if !resumed {
-			n = 0
-		}
-		if err := f.Truncate(n); err != nil {
-			f.Close()
-			return nil, err
-		}
-		if _, err := f.Seek(n, 0); err != nil {
-			f.Close()
-			return nil, err
-		}
-		return f, nil
-	}
-	if p.ts, err = open(tsPart, lens[0]); err != nil {
-		return nil, err
-	}
-	if p.prog, err = open(progPart, lens[1]); err != nil {
-		p.ts.Close()
-		return nil, err
-	}
-	p.tsLen, p.progLen = lens[0], lens[1]
-	if !resumed {
-		p.tsLen, p.progLen = 0, 0
-	}
-	p.tsW, p.progW = bufio.NewWriter(p.ts), bufio.NewWriter(p.prog)
-	return p, nil
-}
-
-func (p *partFiles) add(rec *metrics.BatchRecord, line []byte) error {
-	p.row = rec.Record(p.row)
-	n, err := writeCSVRow(p.tsW, p.row)
-	if err != nil {
-		return err
-	}
-	p.tsLen += int64(n)
-	if _, err := p.progW.Write(line); err != nil {
-		return err
-	}
-	p.progLen += int64(len(line))
-	return nil
-}
-
-func (p *partFiles) flush() error {
-	if err := p.tsW.Flush(); err != nil {
-		return err
-	}
-	return p.progW.Flush()
-}
-
-// finish flushes the part files and reads back the whole job's rows.
-func (p *partFiles) finish() ([]metrics.BatchRecord, []byte, error) {
-	if err := p.flush(); err != nil {
-		return nil, nil, err
-	}
-	return readParts(p.dir)
-}
-
-func (p *partFiles) close() {
-	p.ts.Close()
-	p.prog.Close()
+	return c.open(sim.State{}, c.env.openStore)
 }

@@ -5,7 +5,6 @@ package runner
 
 import (
 	"bytes"
-	"context"
 	"testing"
 	"time"
 
@@ -86,14 +85,7 @@ func sameExcept(t *testing.T, what string, a, b metrics.QuerySummary, clear func
 // sameTimeseries asserts that two runs wrote the same timeseries.csv.
 func sameTimeseries(t *testing.T, what string, a, b *Results) {
 	t.Helper()
-	var x, y bytes.Buffer
-	if err := metrics.WriteTimeseries(&x, a.Records); err != nil {
-		t.Fatal(err)
-	}
-	if err := metrics.WriteTimeseries(&y, b.Records); err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(x.Bytes(), y.Bytes()) {
+	if !bytes.Equal(timeseries(t, a), timeseries(t, b)) {
 		t.Errorf("%s changed timeseries.csv", what)
 	}
 }
@@ -179,7 +171,7 @@ func TestLessonStoreComparison(t *testing.T) {
 	tenth := *s.Workload.Rate / 10
 	s.Workload.Rate = &tenth
 	mem := runLesson(t, s)
-	peb, err := Run(context.Background(), s, Options{Store: scenario.StorePebble})
+	peb, err := runOpts(t, s, Options{Store: scenario.StorePebble})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -178,7 +178,11 @@ func swept(t *testing.T, r *Results, name string) []metrics.QuerySummary {
 // in batch order.
 func records(r *Results, name string) []metrics.BatchRecord {
 	var out []metrics.BatchRecord
-	for _, b := range r.Records {
+	all, err := r.Records()
+	if err != nil {
+		panic(err)
+	}
+	for _, b := range all {
 		if b.Query == name {
 			out = append(out, b)
 		}

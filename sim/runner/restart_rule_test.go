@@ -71,10 +71,15 @@ faults:
 	// Batch 0 runs with the epoch, batch 1 with start + 90 s (ms).
 	startMs := start / 1000
 	want := []struct{ id, at, wm int64 }{{0, startMs + 10_000, 0}, {1, startMs + 30_000, startMs + 90_000}}
-	if len(res.Records) != len(want) {
-		t.Fatalf("%d batch records, want %d", len(res.Records), len(want))
+	defer res.Close()
+	records, err := res.Records()
+	if err != nil {
+		t.Fatal(err)
 	}
-	for i, r := range res.Records {
+	if len(records) != len(want) {
+		t.Fatalf("%d batch records, want %d", len(records), len(want))
+	}
+	for i, r := range records {
 		w := want[i]
 		if r.BatchID != w.id || r.ProcessingTime != w.at || r.Watermark != w.wm || r.NoData {
 			t.Errorf("record %d: batch %d at %d, watermark %d, no-data %v; want batch %d at %d, watermark %d",

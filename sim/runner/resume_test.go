@@ -64,26 +64,25 @@ func TestResumeAfterInterruptionMatchesUninterrupted(t *testing.T) {
 			t.Fatalf("run interrupted after %d rows did not fail", stop)
 		}
 	}
-	got, err := Run(context.Background(), sc, Options{Workers: 2, CheckpointDir: dir, SnapshotEvery: time.Nanosecond})
+	got, err := runOpts(t, sc, Options{Workers: 2, CheckpointDir: dir, SnapshotEvery: time.Nanosecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if a, b := summaryJSON(t, want), summaryJSON(t, got); a != b {
 		t.Fatalf("resumed summary differs:\n%s\n%s", a, b)
 	}
-	var x, y bytes.Buffer
-	metrics.WriteTimeseries(&x, want.Records)
-	metrics.WriteTimeseries(&y, got.Records)
-	if !bytes.Equal(x.Bytes(), y.Bytes()) {
+	if !bytes.Equal(timeseries(t, want), timeseries(t, got)) {
 		t.Fatal("resumed timeseries differs")
 	}
-	for name, p := range want.Progress {
-		if !bytes.Equal(p, got.Progress[name]) {
-			t.Fatalf("resumed progress of %s differs", name)
+	for _, j := range want.Jobs {
+		if !bytes.Equal(progress(t, want, j.FileName), progress(t, got, j.FileName)) {
+			t.Fatalf("resumed progress of %s differs", j.FileName)
 		}
 	}
-	// Running again over the finished checkpoint gives the same results.
-	again, err := Run(context.Background(), sc, Options{Workers: 1, CheckpointDir: dir})
+	// Running again over the finished checkpoint gives the same results,
+	// once the first results let go of the folder.
+	got.Close()
+	again, err := runOpts(t, sc, Options{Workers: 1, CheckpointDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,9 +103,11 @@ func TestCheckpointFolderIsNeverTakenOver(t *testing.T) {
 	}
 	dir := filepath.Join(t.TempDir(), "ck")
 	short := load(t, strings.Replace(small, "duration: 4m", "duration: 1m", 1))
-	if _, err := Run(context.Background(), short, Options{CheckpointDir: dir}); err != nil {
+	res, err := Run(context.Background(), short, Options{CheckpointDir: dir})
+	if err != nil {
 		t.Fatal(err)
 	}
+	res.Close()
 	other := load(t, strings.Replace(small, "seed: 7", "seed: 8", 1))
 	if _, err := Run(context.Background(), other, Options{CheckpointDir: dir}); err == nil || !strings.Contains(err.Error(), "another run") {
 		t.Fatalf("a checkpoint of another seed was reused: %v", err)
@@ -122,7 +123,7 @@ func interrupted(t *testing.T, sc *scenario.Scenario, dir, store string, snapAft
 	defer cancel()
 	_, err := Run(ctx, sc, Options{
 		Workers: 1, CheckpointDir: dir, Store: store,
-		snapshotAt: func(next int64) bool { return next == snapAfter+1 },
+		SnapshotAt: func(_ string, next int64) bool { return next == snapAfter+1 },
 		NewSource: func(s *scenario.Scenario) (Source, error) {
 			g, err := generators.New(s)
 			return &stopAfter{Generator: g, n: stop, cancel: cancel}, err
@@ -137,27 +138,22 @@ func interrupted(t *testing.T, sc *scenario.Scenario, dir, store string, snapAft
 func sameResults(t *testing.T, want, got *Results) {
 	t.Helper()
 	norm := func(r *Results) string {
-		c := *r
 		s := *r.Summary
 		s.Queries = append([]metrics.QuerySummary(nil), s.Queries...)
 		for i := range s.Queries {
 			s.Queries[i].Store = ""
 		}
-		c.Summary = &s
-		return summaryJSON(t, &c)
+		return summaryJSON(t, &Results{Summary: &s})
 	}
 	if a, b := norm(want), norm(got); a != b {
 		t.Fatalf("summaries differ:\n%s\n%s", a, b)
 	}
-	var x, y bytes.Buffer
-	metrics.WriteTimeseries(&x, want.Records)
-	metrics.WriteTimeseries(&y, got.Records)
-	if !bytes.Equal(x.Bytes(), y.Bytes()) {
+	if !bytes.Equal(timeseries(t, want), timeseries(t, got)) {
 		t.Fatal("timeseries differ")
 	}
-	for name, p := range want.Progress {
-		if !bytes.Equal(p, got.Progress[name]) {
-			t.Fatalf("progress of %s differs", name)
+	for _, j := range want.Jobs {
+		if !bytes.Equal(progress(t, want, j.FileName), progress(t, got, j.FileName)) {
+			t.Fatalf("progress of %s differs", j.FileName)
 		}
 	}
 }
@@ -200,7 +196,7 @@ func TestResumeDiscardsTheAbandonedRun(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(dir, "within", "query.1")); err != nil {
 				t.Fatal("the interrupted run did not get past the lost checkpoint")
 			}
-			got, err := Run(context.Background(), sc, Options{Workers: 2, CheckpointDir: dir, Store: store})
+			got, err := runOpts(t, sc, Options{Workers: 2, CheckpointDir: dir, Store: store})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/metrics"
 	"github.com/dedupsim/dedupsim/sim/scenario"
 )
@@ -21,14 +22,29 @@ type Options struct {
 	Workers int
 	// CheckpointDir makes the run resumable: the queries' checkpoints and
 	// snapshots of every job live there, and running again with the same
-	// folder resumes a killed run. "" uses a temporary folder when the
-	// scenario has faults, and none otherwise.
+	// folder resumes a killed run. The run holds the folder's lock
+	// (run.lock) until its Results are closed; a folder another run
+	// holds, a foreign folder, a symlink inside it, a checkpoint of
+	// another run or a file changed since it was written is refused with
+	// one line, before anything in it is written. "" keeps the queries'
+	// checkpoints in ScratchDir when the scenario has faults, and none
+	// otherwise.
 	CheckpointDir string
 	// SnapshotEvery is the wall-clock interval between snapshots of a
 	// resumable run [1s].
 	SnapshotEvery time.Duration
 	// Store overrides the scenario's store ("memory" or "pebble").
 	Store string
+	// ScratchDir is where the run puts every temporary file: the stores
+	// of Pebble without a checkpoint folder, the queries' checkpoints of
+	// a run with faults but no CheckpointDir, and the part files of the
+	// timeseries rows and progress lines of a job that is not resumable.
+	// The run makes its own folder inside it (created if needed) and
+	// removes it when it fails, or, since the part files are the results'
+	// rows, when its Results are closed; a killed process leaves it, so a
+	// caller that passes a folder it sweeps at its next start never leaks
+	// one. "" uses the system's temporary folder.
+	ScratchDir string
 	// Progress, if set, is told the total simulated seconds once and then
 	// how many more have been processed, from any goroutine.
 	Progress Progress
@@ -37,11 +53,19 @@ type Options struct {
 	// StoreHook, if set, sees (and may wrap) every state store the run
 	// opens; see StoreHook.
 	StoreHook StoreHook
-	// snapshotAt, if set, replaces the wall-clock rule of a resumable
-	// run's snapshots: a snapshot is taken after a batch when it returns
-	// true for the id of the next batch. Tests use it to snapshot at a
-	// chosen batch, whatever the machine's speed.
-	snapshotAt func(nextBatchID int64) bool
+	// SnapshotAt, if set, replaces the wall-clock rule of a resumable
+	// run's snapshots: a job snapshots after a batch when SnapshotAt
+	// returns true for the job's FileName and the id of its next batch.
+	// Tests use it to snapshot at chosen batches, whatever the machine's
+	// speed; the results do not depend on it.
+	SnapshotAt func(job string, nextBatchID int64) bool
+	// AfterBatch, if set, is called on a job's goroutine after each of
+	// its batches (after the job snapshot, if one was due) with the job's
+	// FileName, the id of its next batch and done false, and once more
+	// with done true when the job's stream is over, before the job
+	// finishes. The job waits for it to return. Tests use it to hold a
+	// run at a chosen point (cmd/simulate's test hooks).
+	AfterBatch func(job string, nextBatchID int64, done bool)
 }
 
 // Progress receives a run's progress, in simulated seconds over all jobs.
@@ -50,17 +74,11 @@ type Progress interface {
 	Add(seconds float64)
 }
 
-// Results is a finished run.
-type Results struct {
-	Summary  *metrics.Summary
-	Records  []metrics.BatchRecord
-	Progress map[string][]byte // progress/<name>.jsonl contents
-	Jobs     []Job
-}
-
 // Run runs every job of s and assembles the results. The results are the
-// same, byte for byte, whatever opts.Workers is.
-func Run(ctx context.Context, s *scenario.Scenario, opts Options) (*Results, error) {
+// same, byte for byte, whatever opts.Workers is, and whether or not the
+// run was killed and resumed from opts.CheckpointDir. Close the results
+// once they are written.
+func Run(ctx context.Context, s *scenario.Scenario, opts Options) (_ *Results, err error) {
 	jobs, err := Jobs(s)
 	if err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", s.File, err)
@@ -69,37 +87,57 @@ func Run(ctx context.Context, s *scenario.Scenario, opts Options) (*Results, err
 	if opts.Store != "" {
 		storeName = opts.Store
 	}
-	scratch, err := os.MkdirTemp("", "dedupsim-run-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(scratch)
-	be, err := storeBackend(storeName, scratch)
-	if err != nil {
-		return nil, err
-	}
 	newSource := opts.NewSource
 	if newSource == nil {
 		newSource = defaultSource
 	}
+	// The run's own folder of temporaries: removed on failure, or by the
+	// results' Close.
+	work, err := newWorkDir(opts.ScratchDir)
+	if err != nil {
+		return nil, err
+	}
+	var rf *runFolder
+	release := func() error {
+		err := os.RemoveAll(work)
+		if rf != nil {
+			if uerr := rf.unlock(); err == nil {
+				err = uerr
+			}
+		}
+		return err
+	}
+	defer func() {
+		if err != nil {
+			release()
+		}
+	}()
+	be, err := storeBackend(storeName, filepath.Join(work, "pebble"))
+	if err != nil {
+		return nil, err
+	}
 	ckRoot, resumable := opts.CheckpointDir, opts.CheckpointDir != ""
 	if resumable {
-		if err := claimCheckpoint(ckRoot, s, storeName); err != nil {
+		if rf, err = openRunFolder(ckRoot); err != nil {
+			return nil, err
+		}
+		if err := rf.claim(s, storeName); err != nil {
 			return nil, err
 		}
 		// Every job is checked before any job changes a file: a corrupted
 		// or foreign file fails the run with the folder as it was.
-		if err := checkResume(ckRoot, s, jobs, be.check, newSource); err != nil {
+		if err := checkResume(ckRoot, s, jobs, be, storeName, newSource); err != nil {
 			return nil, err
 		}
+		// From here on the run writes in the folder.
+		rf.wrote = true
 	} else if len(s.Faults) > 0 {
 		// Restarts need a checkpoint to restart from; keep it temporary.
-		dir, err := os.MkdirTemp("", "dedupsim-checkpoint-")
-		if err != nil {
-			return nil, err
-		}
-		defer os.RemoveAll(dir)
-		ckRoot = dir
+		ckRoot = filepath.Join(work, "checkpoints")
+	}
+	partsDir := filepath.Join(work, "parts")
+	if err := os.Mkdir(partsDir, 0o777); err != nil {
+		return nil, err
 	}
 	snapEvery := opts.SnapshotEvery
 	if snapEvery <= 0 {
@@ -116,8 +154,6 @@ func Run(ctx context.Context, s *scenario.Scenario, opts Options) (*Results, err
 	}
 	prog.Start(total)
 
-	var mu sync.Mutex
-	var badClock []int64
 	results := make([]*jobResult, len(jobs))
 	errs := make([]error, len(jobs))
 	ctx, cancel := context.WithCancel(ctx)
@@ -133,27 +169,23 @@ func Run(ctx context.Context, s *scenario.Scenario, opts Options) (*Results, err
 					sc:            s,
 					newSource:     func() (Source, error) { return newSource(s) },
 					openStore:     opts.StoreHook.wrap(jobs[i].FileName, storeName, be.open),
+					resumeStore:   opts.StoreHook.wrap(jobs[i].FileName, storeName, be.resume),
+					stateFiles:    be.files,
 					storeName:     storeName,
+					partsDir:      partsDir,
 					resumable:     resumable,
 					snapshotEvery: snapEvery,
-					snapshotAt:    opts.snapshotAt,
+					snapshotAt:    opts.SnapshotAt,
+					afterBatch:    opts.AfterBatch,
 					progress:      prog.Add,
+					badClock:      i == 0,
 				}
 				if ckRoot != "" {
 					env.jobDir = filepath.Join(ckRoot, jobs[i].FileName)
-					if err := os.MkdirAll(env.jobDir, 0o755); err != nil {
+					if err := os.MkdirAll(env.jobDir, 0o777); err != nil {
 						errs[i] = err
 						cancel()
 						continue
-					}
-				}
-				if i == 0 {
-					env.badClock = func(t int64) {
-						mu.Lock()
-						if len(badClock) < maxBadClockMarkers {
-							badClock = append(badClock, t)
-						}
-						mu.Unlock()
 					}
 				}
 				results[i], errs[i] = runJob(ctx, env, jobs[i])
@@ -190,17 +222,37 @@ func Run(ctx context.Context, s *scenario.Scenario, opts Options) (*Results, err
 	out := &Results{
 		Summary: &metrics.Summary{
 			Format: metrics.ResultsFormat, Scenario: scJSON, Seed: s.Seed,
-			Markers: markers(s, badClock),
+			Markers: markers(s, results[0].badClock),
 		},
-		Progress: map[string][]byte{},
-		Jobs:     jobs,
+		Jobs:    jobs,
+		release: release,
 	}
-	for i, r := range results {
+	for _, r := range results {
 		out.Summary.Queries = append(out.Summary.Queries, r.summary)
-		out.Records = append(out.Records, r.records...)
-		out.Progress[jobs[i].FileName] = r.progress
+		out.parts = append(out.parts, r.parts)
+	}
+	// Only the part files are needed from here on.
+	for _, d := range []string{"pebble", "checkpoints"} {
+		if err := os.RemoveAll(filepath.Join(work, d)); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
+}
+
+// newWorkDir makes the run's folder of temporaries inside scratch, or the
+// system's temporary folder.
+func newWorkDir(scratch string) (string, error) {
+	if scratch == "" {
+		scratch = os.TempDir()
+	} else if err := os.MkdirAll(scratch, 0o777); err != nil {
+		return "", fmt.Errorf("scratch folder %s: %w", scratch, err)
+	}
+	dir, err := fileio.MkdirTemp(scratch, "dedupsim-run-")
+	if err != nil {
+		return "", fmt.Errorf("scratch folder %s: %w", scratch, err)
+	}
+	return dir, nil
 }
 
 const maxBadClockMarkers = 20
@@ -219,7 +271,13 @@ func markers(s *scenario.Scenario, badClock []int64) []metrics.Marker {
 				d := seg.For.Std().Seconds()
 				if seg.Rate == 0 {
 					until := min(at+d, end)
-					out = append(out, metrics.Marker{Kind: "stall", At: at, Until: &until, Label: "stall (rate 0)"})
+					if n := len(out); n > 0 && *out[n-1].Until == at {
+						// Consecutive stalls (a profile ending and
+						// starting with one) are one stall.
+						out[n-1].Until = &until
+					} else {
+						out = append(out, metrics.Marker{Kind: "stall", At: at, Until: &until, Label: "stall (rate 0)"})
+					}
 				}
 				at += d
 			}

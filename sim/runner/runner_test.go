@@ -54,11 +54,49 @@ func js(v any) string {
 
 func run(t *testing.T, s *scenario.Scenario, workers int) *Results {
 	t.Helper()
-	r, err := Run(context.Background(), s, Options{Workers: workers})
+	r, err := runOpts(t, s, Options{Workers: workers})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// runOpts runs s and closes the results when the test ends.
+func runOpts(t testing.TB, s *scenario.Scenario, opts Options) (*Results, error) {
+	return runCtx(t, context.Background(), s, opts)
+}
+
+// runCtx is runOpts with a context.
+func runCtx(t testing.TB, ctx context.Context, s *scenario.Scenario, opts Options) (*Results, error) {
+	r, err := Run(ctx, s, opts)
+	if err == nil {
+		t.Cleanup(func() {
+			if err := r.Close(); err != nil {
+				t.Errorf("closing the results: %v", err)
+			}
+		})
+	}
+	return r, err
+}
+
+// timeseries returns the run's timeseries.csv.
+func timeseries(t testing.TB, r *Results) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := r.WriteTimeseries(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// progress returns the run's progress/<name>.jsonl.
+func progress(t testing.TB, r *Results, name string) []byte {
+	t.Helper()
+	p, err := r.Progress(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // checkIdentities asserts the accounting identities of every query.
@@ -147,10 +185,7 @@ func TestRestartFaultChangesNothing(t *testing.T) {
 			t.Errorf("query %s: a restart changed the results:\n%s\n%s", qa.Name, ja, jb)
 		}
 	}
-	var x, y bytes.Buffer
-	metrics.WriteTimeseries(&x, a.Records)
-	metrics.WriteTimeseries(&y, b.Records)
-	if !bytes.Equal(x.Bytes(), y.Bytes()) {
+	if !bytes.Equal(timeseries(t, a), timeseries(t, b)) {
 		t.Error("a restart changed timeseries.csv")
 	}
 }
@@ -174,11 +209,11 @@ func TestLostCheckpointReadmitsDuplicates(t *testing.T) {
 // column is the same model for both).
 func TestPebbleAgreesWithMemory(t *testing.T) {
 	base := load(t, small+"faults:\n  - {at: 100s, kind: restart}\n  - {at: 170s, kind: lose-checkpoint}\n")
-	mem, err := Run(context.Background(), base, Options{Workers: 2})
+	mem, err := runOpts(t, base, Options{Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	peb, err := Run(context.Background(), base, Options{Workers: 2, Store: "pebble"})
+	peb, err := runOpts(t, base, Options{Workers: 2, Store: "pebble"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,10 +230,7 @@ func TestPebbleAgreesWithMemory(t *testing.T) {
 			t.Errorf("%s: memory and pebble differ:\n%s\n%s", a.Name, js(a), js(b))
 		}
 	}
-	var x, y bytes.Buffer
-	metrics.WriteTimeseries(&x, mem.Records)
-	metrics.WriteTimeseries(&y, peb.Records)
-	if !bytes.Equal(x.Bytes(), y.Bytes()) {
+	if !bytes.Equal(timeseries(t, mem), timeseries(t, peb)) {
 		t.Error("timeseries differ between memory and pebble")
 	}
 }

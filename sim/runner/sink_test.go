@@ -92,6 +92,7 @@ sink: {kind: %s, failureProbability: %g}
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer res.Close()
 	q := res.Summary.Queries[0]
 	if q.Batches != batches || q.EmittedRows != batches*perBatch {
 		t.Fatalf("%d batches emitting %d rows, want %d emitting %d", q.Batches, q.EmittedRows, batches, batches*perBatch)
@@ -112,6 +113,7 @@ sink: {kind: %s, failureProbability: %g}
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer res.Close()
 	if q := res.Summary.Queries[0]; q.SinkDuplicates != 0 || q.SinkWrites != q.EmittedRows {
 		t.Errorf("idempotent sink: %d duplicates, %d writes of %d rows", q.SinkDuplicates, q.SinkWrites, q.EmittedRows)
 	}

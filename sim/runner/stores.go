@@ -15,16 +15,17 @@ import (
 // query (and sweep point) at once, on every core.
 var pebbleOptions = pebblestore.Options{CacheSize: 16 << 20, MemTableSize: 16 << 20}
 
-// StoreChecker reports whether the state store in dir can be opened at
-// version, without writing anything: a resumed run checks every store of
-// every job before it changes any file.
-type StoreChecker func(dir string, version int64) error
-
-// backend is a state store backend: how to open a store and how to check
-// one before a resume.
+// backend is a state store backend: how to open a store, how to reopen it
+// at a job snapshot's version from exactly the files the snapshot
+// recorded, and which files those are.
 type backend struct {
-	open  StoreOpener
-	check StoreChecker
+	open StoreOpener
+	// resume opens a store at a job snapshot's version from the files
+	// files lists for that version, and nothing else.
+	resume StoreOpener
+	// files lists the files the store's state at version is read from,
+	// which job snapshots record checksums of.
+	files func(dir string, version int64) ([]string, error)
 }
 
 // storeBackend maps a store name to its backend: the one place that knows
@@ -38,19 +39,20 @@ type backend struct {
 func storeBackend(name, scratch string) (backend, error) {
 	switch name {
 	case scenario.StoreMemory, "":
-		return backend{
-			open: func(dir string, op int, version int64) (engines.Store, error) {
-				if dir == "" {
-					return memstore.New(), nil
-				}
-				return memstore.Open(dir, version, memstore.Options{})
-			},
-			check: memstore.Check,
-		}, nil
+		open := func(dir string, op int, version int64) (engines.Store, error) {
+			if dir == "" {
+				return memstore.New(), nil
+			}
+			return memstore.Open(dir, version, memstore.Options{})
+		}
+		return backend{open: open, resume: open, files: memstore.StateFiles}, nil
 	case scenario.StorePebble:
 		return backend{
 			open: func(dir string, op int, version int64) (engines.Store, error) {
 				if dir == "" {
+					if err := os.MkdirAll(scratch, 0o777); err != nil {
+						return nil, err
+					}
 					d, err := os.MkdirTemp(scratch, "pebble-")
 					if err != nil {
 						return nil, err
@@ -62,9 +64,10 @@ func storeBackend(name, scratch string) (backend, error) {
 				}
 				return pebblestore.OpenAt(dir, version, pebbleOptions)
 			},
-			check: func(dir string, version int64) error {
-				return pebblestore.CheckAt(dir, version, pebbleOptions)
+			resume: func(dir string, op int, version int64) (engines.Store, error) {
+				return pebblestore.RestoreAt(dir, version, pebbleOptions)
 			},
+			files: pebblestore.StateFiles,
 		}, nil
 	}
 	return backend{}, fmt.Errorf("store %q: unknown state store (want memory or pebble)", name)

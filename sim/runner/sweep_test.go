@@ -2,7 +2,6 @@ package runner
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -54,7 +53,7 @@ func loadSweep(t *testing.T) *scenario.Scenario {
 
 func runSweep(t *testing.T, s *scenario.Scenario, workers int) *Results {
 	t.Helper()
-	r, err := Run(context.Background(), s, Options{Workers: workers})
+	r, err := runOpts(t, s, Options{Workers: workers})
 	if err != nil {
 		t.Fatalf("run with %d workers: %v", workers, err)
 	}

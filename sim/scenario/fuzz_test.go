@@ -144,9 +144,10 @@ func checkAccepted(t *testing.T, s *scenario.Scenario) {
 	if err != nil {
 		return
 	}
+	defer res.Close()
 	// `simulate report` must be able to read back what the run wrote.
 	var buf bytes.Buffer
-	if err := metrics.WriteTimeseries(&buf, res.Records); err != nil {
+	if err := res.WriteTimeseries(&buf); err != nil {
 		t.Fatalf("timeseries.csv: %v", err)
 	}
 	if _, err := metrics.ReadTimeseries(&buf); err != nil {

@@ -4,8 +4,10 @@
 // the expiry where the operator has one, and counts. It reads a run
 // checkpoint (the folder of `simulate run --checkpoint DIR`, with run.json)
 // or a single query checkpoint (a folder with a metadata file), at the last
-// batch of the query's commit log, and never writes to either: the memory
-// store's files are loaded with memstore.Load, Pebble is opened read-only.
+// batch of the query's commit log, and never writes to either, so that it
+// works on a read-only copy: the memory store's files are loaded with
+// memstore.Load, Pebble is opened read-only without taking its LOCK file,
+// and a checkpoint a run is writing (its run.lock is held) is refused.
 package statereader
 
 import (
@@ -23,6 +25,7 @@ import (
 	"time"
 
 	"github.com/dedupsim/dedupsim/engines"
+	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/engines/memstore"
 	"github.com/dedupsim/dedupsim/engines/pebblestore"
 	"github.com/dedupsim/dedupsim/generators"
@@ -169,6 +172,9 @@ func Read(dir string, opts Options) (*State, error) {
 	}
 	_, runErr := os.Stat(filepath.Join(dir, "run.json"))
 	_, queryErr := os.Stat(filepath.Join(dir, "metadata"))
+	if err := checkNotInUse(dir, runErr == nil, queryErr == nil); err != nil {
+		return nil, err
+	}
 	switch {
 	case runErr == nil:
 		return readRun(dir, opts)
@@ -187,6 +193,39 @@ func Read(dir string, opts Options) (*State, error) {
 			dir, filepath.Dir(filepath.Clean(dir)), filepath.Base(filepath.Clean(dir)))
 	}
 	return nil, fmt.Errorf("%s: not a dedupsim checkpoint: no run.json (a run checkpoint) and no metadata file (a query checkpoint)", dir)
+}
+
+// checkNotInUse refuses a run checkpoint (or a query checkpoint inside
+// one: <run>/<job>/query.<n>) while a run holds its lock: the run changes
+// the files as they are read. It only probes the lock file, never creates
+// or changes it, so that reading works on a read-only copy.
+func checkNotInUse(dir string, isRun, isQuery bool) error {
+	root := ""
+	switch {
+	case isRun:
+		root = dir
+	case isQuery:
+		up := filepath.Dir(filepath.Dir(filepath.Clean(dir)))
+		if _, err := os.Stat(filepath.Join(up, "run.json")); err == nil {
+			root = up
+		}
+	}
+	if root == "" {
+		return nil
+	}
+	err := fileio.ProbeLock(filepath.Join(root, runner.RunLockFile))
+	var le *fileio.LockedError
+	if errors.As(err, &le) {
+		holder := "another process"
+		if le.PID > 0 {
+			holder = fmt.Sprintf("process %d", le.PID)
+		}
+		return fmt.Errorf("checkpoint %s: in use by %s, a run writing it (it holds %s); read it once the run has ended", root, holder, le.Path)
+	}
+	if err != nil {
+		return fmt.Errorf("checkpoint %s: %w", root, err)
+	}
+	return nil
 }
 
 // readRun reads the jobs of a run checkpoint.

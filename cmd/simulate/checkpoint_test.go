@@ -1,0 +1,212 @@
+package main
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// treeState describes every entry under dir without following links: type
+// and mode, modification time, and for a file its size and content hash.
+// Equal states mean nothing was created, removed, written or touched.
+func treeState(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := os.Lstat(path)
+		if err != nil {
+			return err
+		}
+		desc := fmt.Sprintf("%v %d", fi.Mode(), fi.ModTime().UnixNano())
+		if fi.Mode().IsRegular() {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			desc += fmt.Sprintf(" %d %x", len(data), sha256.Sum256(data))
+		}
+		rel, _ := filepath.Rel(dir, path)
+		out[rel] = desc
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func sameTree(t *testing.T, what string, before, after map[string]string) {
+	t.Helper()
+	for k, v := range before {
+		if w, ok := after[k]; !ok {
+			t.Errorf("%s: %s vanished", what, k)
+		} else if w != v {
+			t.Errorf("%s: %s changed: %s, then %s", what, k, v, w)
+		}
+	}
+	for k := range after {
+		if _, ok := before[k]; !ok {
+			t.Errorf("%s: %s appeared", what, k)
+		}
+	}
+}
+
+// oneLine fails the test unless stderr is one line holding every want.
+func oneLine(t *testing.T, what, stderr string, want ...string) {
+	t.Helper()
+	if stderr == "" || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+		t.Errorf("%s: want one line on stderr, got %q", what, stderr)
+	}
+	for _, w := range want {
+		if !strings.Contains(stderr, w) {
+			t.Errorf("%s: stderr %q does not say %q", what, stderr, w)
+		}
+	}
+}
+
+// TestSecondProcessOnACheckpointIsRefused runs two `simulate run` processes
+// on one checkpoint folder: the first is held after a few batches (test
+// hooks), the second must exit non-zero at once with one line naming the
+// folder and the first's pid, and leave the folder exactly as it was;
+// `simulate state` refuses the folder too while the run holds it. The
+// first then finishes normally.
+func TestSecondProcessOnACheckpointIsRefused(t *testing.T) {
+	sc := writeScenario(t, killScenario)
+	dir := t.TempDir()
+	ck, pause := filepath.Join(dir, "ck"), filepath.Join(dir, "pause")
+	os.Mkdir(pause, 0o755)
+	args := func(out string, store string) []string {
+		return []string{"run", sc, "--quiet", "--no-report", "--store", store, "--checkpoint", ck, "--out", filepath.Join(dir, out)}
+	}
+	first := start(t, "snapshot-every=2;pause=*:5", pause, args("first", "pebble")...)
+	first.waitFiles(t, filepath.Join(pause, "pair.paused"), filepath.Join(pause, "within.paused"))
+	before := treeState(t, ck)
+	holder := "process " + strconv.Itoa(first.cmd.Process.Pid)
+	// The same run, and another store (which the folder's run.json would
+	// refuse too, but the lock comes first).
+	for _, store := range []string{"pebble", "memory"} {
+		t0 := time.Now()
+		code, second := runProc(t, "", "", args("second", store)...)
+		if code == 0 {
+			t.Fatalf("a second run on a folder in use exited 0")
+		}
+		oneLine(t, "second run", second.stderr.String(), "checkpoint "+ck+": in use by "+holder)
+		if d := time.Since(t0); d > 10*time.Second {
+			t.Errorf("the second run took %v to give up", d)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "second")); err == nil {
+		t.Error("the refused run wrote its results folder")
+	}
+	code, _, errs := simulate(t, "state", ck)
+	if code == 0 {
+		t.Error("simulate state read a checkpoint a run is writing")
+	}
+	oneLine(t, "state", errs, ck, holder)
+	sameTree(t, "checkpoint in use", before, treeState(t, ck))
+
+	os.WriteFile(filepath.Join(pause, "go"), nil, 0o644)
+	select {
+	case <-first.done:
+	case <-time.After(time.Minute):
+		t.Fatal("the first run did not finish")
+	}
+	if code := first.cmd.ProcessState.ExitCode(); code != 0 {
+		t.Fatalf("the first run: exit %d: %s", code, first.stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "first", "summary.json")); err != nil {
+		t.Fatal("the first run wrote no results")
+	}
+}
+
+// TestStateWritesNothing reads run checkpoints of both stores with
+// `simulate state` from a tree made read-only (and, for Pebble, with one
+// store's LOCK file removed, as a copy may leave it): it succeeds, and no
+// file or folder is created, changed or touched.
+func TestStateWritesNothing(t *testing.T) {
+	sc := writeScenario(t, stateScenario)
+	for _, store := range []string{"memory", "pebble"} {
+		t.Run(store, func(t *testing.T) {
+			dir := t.TempDir()
+			ck := filepath.Join(dir, "ck")
+			if code, _, errs := simulate(t, "run", sc, "--quiet", "--no-report", "--store", store, "--checkpoint", ck, "--out", filepath.Join(dir, "out")); code != 0 {
+				t.Fatalf("run: %s", errs)
+			}
+			if store == "pebble" {
+				locks, _ := filepath.Glob(filepath.Join(ck, "*", "query.*", "state", "0", "LOCK"))
+				if len(locks) == 0 {
+					t.Fatal("no Pebble LOCK file")
+				}
+				os.Remove(locks[0])
+			}
+			// Old times, so that a touch shows; then read-only.
+			old := time.Now().Add(-time.Hour)
+			filepath.WalkDir(ck, func(p string, d fs.DirEntry, err error) error { return os.Chtimes(p, old, old) })
+			if out, err := exec.Command("chmod", "-R", "a-w", ck).CombinedOutput(); err != nil {
+				t.Fatalf("chmod: %v %s", err, out)
+			}
+			t.Cleanup(func() { exec.Command("chmod", "-R", "u+w", ck).Run() })
+			before := treeState(t, ck)
+			for _, args := range [][]string{{ck}, {ck, "--query", "within", "--format", "json"}} {
+				code, out, errs := simulate(t, append([]string{"state"}, args...)...)
+				if code != 0 || !strings.Contains(out, "within") {
+					t.Fatalf("state %v: exit %d: %s", args, code, errs)
+				}
+			}
+			// A query checkpoint inside the run checkpoint, directly.
+			qs, _ := filepath.Glob(filepath.Join(ck, "pair", "query.*"))
+			if code, _, errs := simulate(t, "state", qs[len(qs)-1]); code != 0 {
+				t.Fatalf("state %s: %s", qs[len(qs)-1], errs)
+			}
+			sameTree(t, "state", before, treeState(t, ck))
+		})
+	}
+}
+
+// TestFullDiskIsOneLine runs with the checkpoint on a 3 MB tmpfs, which
+// fills up: the run fails with one line naming the cause, exit status 1,
+// no panic and no results, for both stores. It needs to mount a tmpfs
+// (root); Pebble's own tests inject a full disk without it.
+func TestFullDiskIsOneLine(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("mounting a tmpfs needs root; engines/pebblestore's TestFullDisk* inject a full disk without it")
+	}
+	sc := writeScenario(t, strings.Replace(killScenario, "rate: 150/s", "rate: 1500/s", 1))
+	for _, store := range []string{"memory", "pebble"} {
+		t.Run(store, func(t *testing.T) {
+			mnt := filepath.Join(t.TempDir(), "small")
+			os.Mkdir(mnt, 0o755)
+			if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", mnt).CombinedOutput(); err != nil {
+				t.Skipf("cannot mount a tmpfs here (%v: %s); engines/pebblestore's TestFullDisk* inject a full disk without it", err, out)
+			}
+			t.Cleanup(func() { exec.Command("umount", mnt).Run() })
+			out := filepath.Join(t.TempDir(), "out")
+			code, p := runProc(t, "", "", "run", sc, "--quiet", "--no-report", "--store", store, "--checkpoint", filepath.Join(mnt, "ck"), "--out", out)
+			if code != 1 {
+				t.Fatalf("exit %d on a full disk, want 1: %s", code, p.stderr.String())
+			}
+			oneLine(t, "full disk", p.stderr.String(), "no space left on device", filepath.Join(mnt, "ck"))
+			if strings.Contains(p.stderr.String(), "panic") || strings.Contains(p.stderr.String(), "goroutine") {
+				t.Errorf("a panic: %s", p.stderr.String())
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Error("a failed run wrote its results folder")
+			}
+			ws := p.cmd.ProcessState.Sys().(syscall.WaitStatus)
+			if ws.Signaled() {
+				t.Errorf("killed by %v", ws.Signal())
+			}
+		})
+	}
+}

@@ -1,0 +1,364 @@
+package runner
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+
+	"github.com/dedupsim/dedupsim/engines/fileio"
+	"github.com/dedupsim/dedupsim/sim"
+	"github.com/dedupsim/dedupsim/sim/scenario"
+)
+
+// fileSum is a file a resume reads and the SHA-256 it must have.
+type fileSum struct {
+	// Path is relative to the job's folder, with slashes.
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"`
+}
+
+// fileID identifies a file's content within a process: a file written
+// again gets a new inode (every write in a checkpoint is a rename of a new
+// file), and a changed one a new size or modification time.
+type fileID struct {
+	dev, ino    uint64
+	size, mtime int64
+}
+
+// hashCache remembers the checksums of the files a job's snapshots record,
+// so that each snapshot hashes only the files written since the last one:
+// Pebble's checkpoints hard-link the same immutable sstables, and the
+// memory store's snapshot file is written once. It only serves snapshots;
+// a resume hashes every file afresh.
+type hashCache struct {
+	m    map[fileID]string
+	used map[fileID]bool
+}
+
+// fileSum returns the checksum of the file at path, named relative to
+// dir.
+func (c *hashCache) fileSum(dir, path string) (fileSum, error) {
+	rel, err := filepath.Rel(dir, path)
+	if err != nil {
+		return fileSum{}, err
+	}
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return fileSum{}, err
+	}
+	if !fi.Mode().IsRegular() {
+		return fileSum{}, &fileio.NotRegularError{Path: path, Mode: fi.Mode()}
+	}
+	id, ok := idOf(fi)
+	if c.m == nil {
+		c.m, c.used = map[fileID]string{}, map[fileID]bool{}
+	}
+	if sum, hit := c.m[id]; ok && hit {
+		c.used[id] = true
+		return fileSum{Path: filepath.ToSlash(rel), SHA256: sum}, nil
+	}
+	sum, err := hashFile(path)
+	if err != nil {
+		return fileSum{}, err
+	}
+	if ok {
+		c.m[id], c.used[id] = sum, true
+	}
+	return fileSum{Path: filepath.ToSlash(rel), SHA256: sum}, nil
+}
+
+// prune forgets the files no snapshot since the last prune recorded.
+func (c *hashCache) prune() {
+	for id := range c.m {
+		if !c.used[id] {
+			delete(c.m, id)
+		}
+	}
+	clear(c.used)
+}
+
+func idOf(fi os.FileInfo) (fileID, bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return fileID{}, false
+	}
+	return fileID{dev: uint64(st.Dev), ino: st.Ino, size: fi.Size(), mtime: fi.ModTime().UnixNano()}, true
+}
+
+// hashFile returns the hex SHA-256 of the regular file at path.
+func hashFile(path string) (string, error) {
+	f, err := fileio.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// hashPrefix returns the hex SHA-256 of the first n bytes of the regular
+// file at path, which must hold at least n bytes (exactly n with exact).
+func hashPrefix(path string, n int64, exact bool) (string, error) {
+	f, err := fileio.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	if fi.Size() < n || exact && fi.Size() != n {
+		return "", fmt.Errorf("%s holds %d bytes, %d were written", path, fi.Size(), n)
+	}
+	h := sha256.New()
+	if _, err := io.CopyN(h, f, n); err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// sealPrefix starts the last line of a sealed file.
+const sealPrefix = "sha256 "
+
+// seal appends to data a last line with its SHA-256, which unseal checks.
+func seal(data []byte) []byte {
+	sum := sha256.Sum256(data)
+	out := make([]byte, 0, len(data)+len(sealPrefix)+66)
+	out = append(out, data...)
+	out = append(out, '\n')
+	out = append(out, sealPrefix...)
+	out = hex.AppendEncode(out, sum[:])
+	return append(out, '\n')
+}
+
+// unseal returns the content of a sealed file, or an error if its last
+// line is missing or does not match.
+func unseal(path string, data []byte) ([]byte, error) {
+	i := bytes.LastIndex(data, []byte("\n"+sealPrefix))
+	if i < 0 {
+		return nil, fmt.Errorf("%s: no checksum line: damaged, or not written by this version of dedupsim", path)
+	}
+	body, last := data[:i], bytes.TrimSuffix(data[i+1+len(sealPrefix):], []byte("\n"))
+	sum := sha256.Sum256(body)
+	if string(last) != hex.EncodeToString(sum[:]) {
+		return nil, fmt.Errorf("%s: checksum mismatch: the file changed after dedupsim wrote it", path)
+	}
+	return body, nil
+}
+
+// readSealedJSON reads the sealed JSON file at path into v. It reports
+// false, and no error, when the file does not exist.
+func readSealedJSON(path string, v any) (bool, error) {
+	data, err := fileio.ReadFile(path, fileio.MaxStateFileBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	body, err := unseal(path, data)
+	if err != nil {
+		return false, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return false, fmt.Errorf("%s: %v", path, err)
+	}
+	return true, nil
+}
+
+// checkRunFolder checks that the run checkpoint dir holds only what a run
+// writes: run.json, run.lock and a folder per job.
+func checkRunFolder(dir string, jobs []Job) error {
+	names := map[string]bool{}
+	for _, j := range jobs {
+		names[j.FileName] = true
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("checkpoint %s: %w", dir, err)
+	}
+	for _, e := range ents {
+		n := e.Name()
+		if n == runMetaFile || n == runLockFile || isAtomicTemp(n) || names[n] && e.IsDir() {
+			continue
+		}
+		return fmt.Errorf("checkpoint %s: %s: not a file of this run checkpoint; refusing to resume from the folder", dir, filepath.Join(dir, n))
+	}
+	return nil
+}
+
+// checkJobFolder checks that a job's folder (if any) holds only what a job
+// writes (see resume.go).
+func checkJobFolder(dir string) error {
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("checkpoint %s: %w", dir, err)
+	}
+	for _, e := range ents {
+		n := e.Name()
+		switch {
+		case n == jobStateFile || n == jobDoneFile || n == tsPart || n == progPart:
+			if e.Type().IsRegular() {
+				continue
+			}
+		case isAtomicTemp(n):
+			continue
+		default:
+			if _, ok := queryGen(n); ok && e.IsDir() {
+				continue
+			}
+		}
+		return fmt.Errorf("checkpoint %s: %s: not a file of a dedupsim job; refusing to resume from the folder", dir, filepath.Join(dir, n))
+	}
+	return nil
+}
+
+// checkResume checks, before any job runs and changes its folder, that the
+// run checkpoint root can be resumed: no foreign file in it, and for every
+// job, the files it resumes from, byte for byte as the job recorded them.
+// A finished job: done.json and its part files. An unfinished job with a
+// snapshot: job.state, the part files up to the snapshot, the query
+// checkpoint files and every state store file the resume reads, the list
+// of those files included. It writes nothing. Each error names the file at
+// fault.
+func checkResume(root string, sc *scenario.Scenario, jobs []Job, be backend, storeName string, newSource func(*scenario.Scenario) (Source, error)) error {
+	if err := checkRunFolder(root, jobs); err != nil {
+		return err
+	}
+	for _, j := range jobs {
+		dir := filepath.Join(root, j.FileName)
+		if err := checkJob(dir, sc, j, be, storeName, newSource); err != nil {
+			return fmt.Errorf("resume from %s: %w", dir, err)
+		}
+	}
+	return nil
+}
+
+// checkJob checks one job's folder for checkResume.
+func checkJob(dir string, sc *scenario.Scenario, j Job, be backend, storeName string, newSource func(*scenario.Scenario) (Source, error)) error {
+	if err := checkJobFolder(dir); err != nil {
+		return err
+	}
+	done, err := readDone(dir)
+	if err != nil {
+		return err
+	}
+	if done != nil {
+		if done.Summary.Name != j.Name || done.Summary.Query != j.Query {
+			return fmt.Errorf("%s: belongs to query %s, not %s", filepath.Join(dir, jobDoneFile), quote(done.Summary.Query), quote(j.Query))
+		}
+		return checkParts(dir, done.Parts, true)
+	}
+	src, err := newSource(sc)
+	if err != nil {
+		return err
+	}
+	r := &jobRun{env: job{jobEnv{sc: sc, jobDir: dir}, j}, src: src, ck: &checkpointer{}}
+	resumed, state, err := r.restore()
+	if err != nil || !resumed {
+		// Without a snapshot the job starts over: nothing is read.
+		return err
+	}
+	snap, err := readSnapshot(dir)
+	if err != nil {
+		return err
+	}
+	if err := checkParts(dir, snap.Parts, false); err != nil {
+		return err
+	}
+	for _, f := range snap.QueryFiles {
+		if err := checkSum(dir, f); err != nil {
+			return err
+		}
+	}
+	qdir := filepath.Join(dir, fmt.Sprintf("query.%d", r.ck.gen))
+	_, meta, err := sim.OpenCheckpoint(qdir)
+	if err != nil {
+		return fmt.Errorf("%s resumes query.%d: %w", filepath.Join(dir, jobStateFile), r.ck.gen, err)
+	}
+	if meta.Query != j.Query || meta.Store != storeName {
+		return fmt.Errorf("%s: the checkpoint of query %s on store %s, not %s on %s", filepath.Join(qdir, "metadata"),
+			quote(meta.Query), quote(meta.Store), quote(j.Query), storeName)
+	}
+	ops := len(j.Plan.Dedups())
+	if len(snap.StoreFiles) != ops {
+		return fmt.Errorf("%s: the files of %d state stores, the query has %d", filepath.Join(dir, jobStateFile), len(snap.StoreFiles), ops)
+	}
+	for op := range ops {
+		sdir := filepath.Join(qdir, "state", strconv.Itoa(op))
+		files, err := be.files(sdir, state.NextBatchID)
+		if err != nil {
+			return fmt.Errorf("operator %d: %w", op, err)
+		}
+		want := snap.StoreFiles[op]
+		for i, p := range files {
+			rel, err := filepath.Rel(dir, p)
+			if err != nil {
+				return err
+			}
+			if i >= len(want) || filepath.ToSlash(rel) != want[i].Path {
+				return fmt.Errorf("%s: not one of the state files %s recorded for version %d", p, filepath.Join(dir, jobStateFile), state.NextBatchID)
+			}
+		}
+		if len(files) < len(want) {
+			return fmt.Errorf("%s: missing: %s recorded it for version %d", filepath.Join(dir, filepath.FromSlash(want[len(files)].Path)), filepath.Join(dir, jobStateFile), state.NextBatchID)
+		}
+		for _, f := range want {
+			if err := checkSum(dir, f); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// checkParts checks a job's part files against their marks: the first
+// Len bytes of each hash as recorded (exactly Len bytes for a finished
+// job).
+func checkParts(dir string, marks [2]partMark, exact bool) error {
+	for i, name := range []string{tsPart, progPart} {
+		p := filepath.Join(dir, name)
+		sum, err := hashPrefix(p, marks[i].Len, exact)
+		if err != nil {
+			return err
+		}
+		if sum != marks[i].SHA256 {
+			return fmt.Errorf("%s: checksum mismatch: its first %d bytes changed after the job wrote them", p, marks[i].Len)
+		}
+	}
+	return nil
+}
+
+// checkSum checks one recorded file.
+func checkSum(dir string, f fileSum) error {
+	p := filepath.Join(dir, filepath.FromSlash(f.Path))
+	if !filepath.IsLocal(filepath.FromSlash(f.Path)) {
+		return fmt.Errorf("%s: a recorded file outside the job's folder: %s", filepath.Join(dir, jobStateFile), quote(f.Path))
+	}
+	sum, err := hashFile(p)
+	if err != nil {
+		return err
+	}
+	if sum != f.SHA256 {
+		return fmt.Errorf("%s: checksum mismatch: the file changed after the job snapshot recorded it", p)
+	}
+	return nil
+}
