@@ -63,7 +63,7 @@ func CreateCheckpoint(dir string, meta CheckpointMeta) (*Checkpoint, error) {
 		return nil, fmt.Errorf("checkpoint %s: folder is not empty; refusing to overwrite it", dir)
 	}
 	for _, sub := range []string{"offsets", "commits", "state"} {
-		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Join(dir, sub), 0o777); err != nil {
 			return nil, fmt.Errorf("checkpoint %s: %w", dir, err)
 		}
 	}
@@ -111,9 +111,28 @@ func (c *Checkpoint) WriteOffsets(batchID int64, e OffsetEntry) error {
 	return c.writeEntry("offsets", batchID, e)
 }
 
-// WriteCommit records that batch batchID completed.
+// MinBatchesToRetain is how many batches' offsets and commits entries a
+// checkpoint keeps, as Spark's spark.sql.streaming.minBatchesToRetain
+// (default 100): a restart reads only the last ones, and a long run's
+// checkpoint stays bounded.
+const MinBatchesToRetain = 100
+
+// WriteCommit records that batch batchID completed, then purges the log
+// entries of the batch that falls out of the last MinBatchesToRetain, as
+// Spark's MicroBatchExecution does after each commit.
 func (c *Checkpoint) WriteCommit(batchID int64, e CommitEntry) error {
-	return c.writeEntry("commits", batchID, e)
+	if err := c.writeEntry("commits", batchID, e); err != nil {
+		return err
+	}
+	if old := batchID - MinBatchesToRetain; old >= 0 {
+		for _, kind := range []string{"offsets", "commits"} {
+			err := os.Remove(filepath.Join(c.dir, kind, strconv.FormatInt(old, 10)))
+			if err != nil && !errors.Is(err, os.ErrNotExist) {
+				return fmt.Errorf("checkpoint %s: %w", c.dir, err)
+			}
+		}
+	}
+	return nil
 }
 
 func (c *Checkpoint) writeEntry(kind string, batchID int64, v any) error {
@@ -227,9 +246,13 @@ func (c *Checkpoint) Recover() (Recovered, error) {
 }
 
 // writeAtomic writes data to path through a temporary file and a rename.
+// The bytes are handed to the operating system, not synced: a killed
+// process leaves the old entry or the new one; a power loss may lose the
+// last entries. The fixed temporary name is safe because a checkpoint has
+// one writer (runs lock it).
 func writeAtomic(path string, data []byte) error {
 	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+	if err := os.WriteFile(tmp, data, 0o666); err != nil {
 		return err
 	}
 	if err := os.Rename(tmp, path); err != nil {

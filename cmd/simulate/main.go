@@ -15,6 +15,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/dedupsim/dedupsim/engines/fileio"
 )
 
 func main() {
@@ -68,7 +70,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			fmt.Fprintf(stderr, "%s: interrupted\n", cmd.CommandPath())
 			return 128 + int(se.sig)
 		}
-		msg := strings.TrimSpace(err.Error())
+		// Every message is made safe to print as one line: control
+		// characters escaped, long quoted values cut.
+		msg := fileio.Clean(strings.TrimSpace(err.Error()))
 		fmt.Fprintf(stderr, "%s: %s\n", cmd.CommandPath(), msg)
 		return exitCode(err)
 	}

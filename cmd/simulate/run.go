@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/reports"
 	"github.com/dedupsim/dedupsim/sim/interval"
 	"github.com/dedupsim/dedupsim/sim/runner"
@@ -102,11 +103,15 @@ missed duplicates, false drops and peak state.`,
 				for _, d := range strings.Split(delays, ",") {
 					v, err := interval.Parse(d)
 					if err != nil || v < 0 {
-						return fmt.Errorf("--delay %q: %q: want a list of non-negative durations such as 1m,5m,20m", delays, d)
+						return fmt.Errorf("--delay: %s: want a list of non-negative durations such as 1m,5m,20m", fileio.Quote(d))
 					}
 					sw.Delay = append(sw.Delay, scenario.Duration(v))
 				}
 				sc.Sweep = sw
+				// The delays join the scenario: its limits apply again.
+				if err := sc.Validate(); err != nil {
+					return err
+				}
 			}
 			if sc.Sweep == nil || len(sc.Sweep.Delay) == 0 {
 				return fmt.Errorf("%s: no delays to sweep: give --delay 1m,5m,20m or a sweep: block", args[0])
@@ -121,6 +126,9 @@ missed duplicates, false drops and peak state.`,
 
 // runScenario runs sc and writes its results and report.
 func runScenario(ctx context.Context, sc *scenario.Scenario, f runFlags, stdout, stderr io.Writer) error {
+	for _, w := range sc.WarningLines() {
+		fmt.Fprintln(stderr, w)
+	}
 	if f.seedSet {
 		sc.Seed = f.seed
 	}

@@ -1,12 +1,14 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/dedupsim/dedupsim/engines"
@@ -248,7 +250,8 @@ func (r *jobRun) loop(ctx context.Context) (*jobResult, error) {
 	sc := r.env.sc
 	start := sc.Start.UnixMicro()
 	trigger := sc.Trigger.Micros()
-	faults := sc.Faults
+	// In time order, whatever order the scenario lists them in.
+	faults := slices.SortedStableFunc(slices.Values(sc.Faults), func(a, b scenario.Fault) int { return cmp.Compare(a.At, b.At) })
 	sinkRNG := newSinkDraws(sc.Seed)
 	batch := generators.Batch{IDs: r.ids}
 	var engineTime time.Duration

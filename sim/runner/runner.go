@@ -222,7 +222,8 @@ func Run(ctx context.Context, s *scenario.Scenario, opts Options) (_ *Results, e
 	out := &Results{
 		Summary: &metrics.Summary{
 			Format: metrics.ResultsFormat, Scenario: scJSON, Seed: s.Seed,
-			Markers: markers(s, results[0].badClock),
+			Markers:  markers(s, results[0].badClock),
+			Warnings: s.Warnings(),
 		},
 		Jobs:    jobs,
 		release: release,
