@@ -5,7 +5,9 @@
 # Usage: ./experiments/regenerate.sh      (from the repository root)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin=$(mktemp -d)/simulate
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+bin=$tmp/simulate
 go build -o "$bin" ./cmd/simulate
 for f in experiments/*.yaml; do
   name=$(basename "$f" .yaml)
