@@ -353,3 +353,52 @@ func summaryWithoutWallClock(t *testing.T, path string) string {
 	}
 	return string(withoutWallClock(data))
 }
+
+// TestConcurrentRunsOnOneOut runs two processes with different seeds into
+// the same --out at once: both succeed, and the folder left is whole and
+// is one of the two runs, never a mix.
+func TestConcurrentRunsOnOneOut(t *testing.T) {
+	bin := simulateBinary(t)
+	dir := t.TempDir()
+	sc := writeScenarioIn(t, dir, outScenario)
+	out := filepath.Join(dir, "res")
+	want := map[string]string{}
+	for _, seed := range []string{"1", "2"} {
+		ref := filepath.Join(dir, "ref"+seed)
+		if b, err := exec.Command(bin, "run", sc, "--quiet", "--seed", seed, "--out", ref).CombinedOutput(); err != nil {
+			t.Fatalf("%v\n%s", err, b)
+		}
+		ts, _ := os.ReadFile(filepath.Join(ref, "timeseries.csv"))
+		want[string(ts)] = seed
+		os.RemoveAll(ref)
+	}
+	for round := range 3 {
+		var cmds []*exec.Cmd
+		for _, seed := range []string{"1", "2"} {
+			c := exec.Command(bin, "run", sc, "--quiet", "--seed", seed, "--out", out)
+			if err := c.Start(); err != nil {
+				t.Fatal(err)
+			}
+			cmds = append(cmds, c)
+		}
+		for _, c := range cmds {
+			if err := c.Wait(); err != nil {
+				t.Fatalf("round %d: a concurrent run failed: %v", round, err)
+			}
+		}
+		if m := complete(out); m != "" {
+			t.Fatalf("round %d: the results folder lacks %s", round, m)
+		}
+		ts, _ := os.ReadFile(filepath.Join(out, "timeseries.csv"))
+		seed, ok := want[string(ts)]
+		if !ok {
+			t.Fatalf("round %d: timeseries.csv is neither run's", round)
+		}
+		if !strings.Contains(summaryWithoutWallClock(t, filepath.Join(out, "summary.json")), `"seed": `+seed) {
+			t.Fatalf("round %d: summary.json and timeseries.csv come from different runs", round)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+			t.Fatalf("round %d: temporaries left beside the results:\n%s", round, listing(t, dir))
+		}
+	}
+}
