@@ -63,6 +63,12 @@ func Stage(target string) (*Staging, error) {
 		dir := fileio.TempName(abs, stagingKind)
 		lockPath := dir + ".lock"
 		lock, err := fileio.TryLock(lockPath)
+		var locked *fileio.LockedError
+		if errors.As(err, &locked) {
+			// Another run's sweep holds the new lock file for a moment
+			// (it took it for a dead run's): take another name.
+			continue
+		}
 		if err != nil {
 			return nil, fmt.Errorf("results folder %s: %w", target, err)
 		}

@@ -374,16 +374,19 @@ func TestConcurrentRunsOnOneOut(t *testing.T) {
 	}
 	for round := range 3 {
 		var cmds []*exec.Cmd
+		var errs []*bytes.Buffer
 		for _, seed := range []string{"1", "2"} {
 			c := exec.Command(bin, "run", sc, "--quiet", "--seed", seed, "--out", out)
+			var stderr bytes.Buffer
+			c.Stderr = &stderr
 			if err := c.Start(); err != nil {
 				t.Fatal(err)
 			}
-			cmds = append(cmds, c)
+			cmds, errs = append(cmds, c), append(errs, &stderr)
 		}
-		for _, c := range cmds {
+		for i, c := range cmds {
 			if err := c.Wait(); err != nil {
-				t.Fatalf("round %d: a concurrent run failed: %v", round, err)
+				t.Fatalf("round %d: a concurrent run failed: %v: %s", round, err, errs[i])
 			}
 		}
 		if m := complete(out); m != "" {

@@ -3,11 +3,13 @@ package runner
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -93,13 +95,15 @@ func Run(ctx context.Context, s *scenario.Scenario, opts Options) (_ *Results, e
 	}
 	// The run's own folder of temporaries: removed on failure, or by the
 	// results' Close.
-	work, err := newWorkDir(opts.ScratchDir)
+	work, workLock, err := newWorkDir(opts.ScratchDir)
 	if err != nil {
 		return nil, err
 	}
 	var rf *runFolder
 	release := func() error {
 		err := os.RemoveAll(work)
+		workLock.Unlock()
+		os.Remove(work + ".lock")
 		if rf != nil {
 			if uerr := rf.unlock(); err == nil {
 				err = uerr
@@ -242,18 +246,51 @@ func Run(ctx context.Context, s *scenario.Scenario, opts Options) (_ *Results, e
 }
 
 // newWorkDir makes the run's folder of temporaries inside scratch, or the
-// system's temporary folder.
-func newWorkDir(scratch string) (string, error) {
+// system's temporary folder, and locks it (a sibling "<dir>.lock" held
+// while the run lives). It first removes the work folders that killed runs
+// left in scratch: those whose lock is free.
+func newWorkDir(scratch string) (string, *fileio.Lock, error) {
 	if scratch == "" {
 		scratch = os.TempDir()
 	} else if err := os.MkdirAll(scratch, 0o777); err != nil {
-		return "", fmt.Errorf("scratch folder %s: %w", scratch, err)
+		return "", nil, fmt.Errorf("scratch folder %s: %w", scratch, err)
 	}
-	dir, err := fileio.MkdirTemp(scratch, "dedupsim-run-")
-	if err != nil {
-		return "", fmt.Errorf("scratch folder %s: %w", scratch, err)
+	sweepWorkDirs(scratch)
+	for range 100 {
+		dir, err := fileio.MkdirTemp(scratch, "dedupsim-run-")
+		if err != nil {
+			return "", nil, fmt.Errorf("scratch folder %s: %w", scratch, err)
+		}
+		lock, err := fileio.TryLock(dir + ".lock")
+		if err == nil {
+			return dir, lock, nil
+		}
+		os.RemoveAll(dir)
+		var locked *fileio.LockedError
+		if !errors.As(err, &locked) {
+			return "", nil, fmt.Errorf("scratch folder %s: %w", scratch, err)
+		}
+		// Another run's sweep holds the new lock file for a moment:
+		// take another name.
 	}
-	return dir, nil
+	return "", nil, fmt.Errorf("scratch folder %s: could not create a work folder", scratch)
+}
+
+// sweepWorkDirs removes the work folders of dead runs in scratch. A folder
+// without a lock file is one whose run died between creating it and
+// locking it, or one from an older dedupsim; only folders with a free
+// lock file are removed, so a live run's folder is never touched.
+func sweepWorkDirs(scratch string) {
+	locks, _ := filepath.Glob(filepath.Join(scratch, "dedupsim-run-*.lock"))
+	for _, lockPath := range locks {
+		l, err := fileio.TryLock(lockPath)
+		if err != nil {
+			continue
+		}
+		os.RemoveAll(strings.TrimSuffix(lockPath, ".lock"))
+		l.Unlock()
+		os.Remove(lockPath)
+	}
 }
 
 const maxBadClockMarkers = 20
