@@ -46,11 +46,13 @@
 //	h = partition.Timestamp(h, row.EventTime)
 //	p := partition.Of(h, 200)
 //
-// Every function is a pure function of its arguments and allocates nothing.
+// Every function is a pure function of its arguments and allocates nothing
+// (Of panics on a partition count outside [1, MaxInt32], a caller's bug).
 //
 // What the package does not decide: which columns form the key and in which
 // order. Spark 3.5's Dataset.dropDuplicates(colNames) passes the names
 // through colNames.toSet.toSeq (kept for state compatibility, SPARK-31990),
 // so up to four distinct names keep the order given and more than four come
-// in Scala hash-set order; the caller must fold the columns in Spark's order.
+// in Scala hash-set order; dropDuplicates() passes all the columns the same
+// way. The caller must fold the columns in Spark's order.
 package partition
