@@ -39,11 +39,11 @@ type Progress struct {
 	Name string
 	// Timestamp is when the trigger started.
 	Timestamp Time
-	// BatchID is the micro-batch's id. Spark before 2.3 does not report
-	// it; a trigger that ran no batch repeats the id of the next batch.
+	// BatchID is the micro-batch's id; the oldest Spark versions leave it
+	// out.
 	BatchID Int
 	// BatchDuration is the trigger's whole duration in milliseconds
-	// (Spark 3.1 and later).
+	// (left out by older Spark versions).
 	BatchDuration Int
 	// NumInputRows is the number of rows read in the trigger, over all
 	// sources.
@@ -77,7 +77,7 @@ type Durations struct {
 	// sources.
 	GetBatch Int
 	// LatestOffset is the time to ask the sources for their latest
-	// offsets (getOffset before Spark 3.0).
+	// offsets (older versions report getOffset instead, in Other).
 	LatestOffset Int
 	// QueryPlanning is the time to plan the batch.
 	QueryPlanning Int
@@ -108,7 +108,8 @@ type EventTime struct {
 // tasks, one per shuffle partition.
 type StateOperator struct {
 	// OperatorName is the operator, such as "dedupe",
-	// "dedupeWithinWatermark" or "stateStoreSave"; "" before Spark 3.3.
+	// "dedupeWithinWatermark" or "stateStoreSave"; "" when the record
+	// leaves it out, as older Spark versions do.
 	OperatorName string
 	// NumRowsTotal is the number of rows in the state after the batch.
 	NumRowsTotal Int
