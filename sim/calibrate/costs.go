@@ -187,7 +187,7 @@ func (r Result) YAML() string {
 	if name == "" && len(r.QueryIDs) > 0 {
 		name = r.QueryIDs[0]
 	}
-	fmt.Fprintf(&b, "# dedupsim calibrate: %d batches of %s, query %s, fitting durationMs.%s\n", r.Batches, r.Source, name, r.Duration)
+	fmt.Fprintf(&b, "# dedupsim calibrate: %d batches of %s, query %s, fitting durationMs.%s\n", r.Batches, echo(r.Source), echo(name), r.Duration)
 	fmt.Fprintf(&b, "# on %d slots (%d executors x %d cores); R² %s; |residual| p50 %s ms, p90 %s ms, p99 %s ms\n",
 		r.Slots, r.Executors, r.CoresPerExecutor, format(r.R2, 3), format(r.Residuals.P50, 3), format(r.Residuals.P90, 3), format(r.Residuals.P99, 3))
 	b.WriteString("cost:\n")

@@ -5,7 +5,10 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -83,9 +86,38 @@ type Error struct {
 // Error returns the one-line form of e.
 func (e *Error) Error() string {
 	if e.Line > 0 {
-		return fmt.Sprintf("%s: line %d: %s", e.Source, e.Line, e.Msg)
+		return fmt.Sprintf("%s: line %d: %s", echo(e.Source), e.Line, e.Msg)
 	}
-	return fmt.Sprintf("%s: %s", e.Source, e.Msg)
+	return fmt.Sprintf("%s: %s", echo(e.Source), e.Msg)
+}
+
+// maxEcho is how many characters of a name from the log or the caller a
+// message or a YAML comment echoes.
+const maxEcho = 80
+
+// echo renders a name for a message or a YAML comment: as is when it is
+// at most maxEcho printable characters, else in double quotes with
+// control characters, invalid UTF-8 and quotes escaped (strconv.Quote),
+// cut to maxEcho characters and followed by "..." when longer.
+func echo(s string) string {
+	plain := s != "" && utf8.RuneCountInString(s) <= maxEcho
+	for _, r := range s {
+		if r == utf8.RuneError || r == '"' || (r != ' ' && !unicode.IsPrint(r)) {
+			plain = false
+		}
+	}
+	if plain {
+		return s
+	}
+	i, k := 0, 0
+	for ; k < maxEcho && i < len(s); k++ {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	if i >= len(s) {
+		return strconv.Quote(s)
+	}
+	return strconv.Quote(s[:i]) + "..."
 }
 
 // batch is one executed micro-batch as the fit sees it: its duration and
@@ -324,7 +356,7 @@ func (c *collector) pick() (*query, error) {
 	case len(c.queries) == 1:
 		return c.queries[0], nil
 	case len(c.queries) == 0 && c.opts.Query != "":
-		return nil, c.errorf(0, "no progress record of query %q (by id or name)", c.opts.Query)
+		return nil, c.errorf(0, "no progress record of query %s (by id or name)", echo(c.opts.Query))
 	case len(c.queries) == 0:
 		return nil, c.errorf(0, "no progress record")
 	}
@@ -335,12 +367,12 @@ func (c *collector) pick() (*query, error) {
 	return nil, c.errorf(0, "the log holds %d queries: %s; choose one by id or name", len(c.queries), strings.Join(names, ", "))
 }
 
-// describe names q in messages: its name, else its id.
+// describe names q in messages: its name, else its id (see echo).
 func (q *query) describe() string {
 	if q.name != "" {
-		return q.name
+		return echo(q.name)
 	}
-	return q.ids[0]
+	return echo(q.ids[0])
 }
 
 // fit fits the model to the collected batches.

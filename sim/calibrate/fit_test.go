@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -258,7 +259,7 @@ func TestQuerySelection(t *testing.T) {
 		}
 	}
 	_, err = Fit(all, Options{Source: "two.log", Query: "nope"})
-	if want := `two.log: no progress record of query "nope" (by id or name)`; err == nil || err.Error() != want {
+	if want := "two.log: no progress record of query nope (by id or name)"; err == nil || err.Error() != want {
 		t.Errorf("got %v, want %s", err, want)
 	}
 	// A query restarted from a new checkpoint has a new id and the same
@@ -418,4 +419,38 @@ func TestTermString(t *testing.T) {
 	if Term(9).String() != "Term(9)" {
 		t.Error(Term(9).String())
 	}
+}
+
+// Names from the log or the caller are echoed on one line, escaped and
+// cut: a query name cannot break a message or the YAML.
+func TestNamesAreEscaped(t *testing.T) {
+	recs := base(91).generate()
+	evil := "x\ncost:\n  rowNs: 1 " + strings.Repeat("é", 100)
+	for i := range recs {
+		recs[i].Name = evil
+	}
+	res, err := Fit(recs, Options{Source: "in\x1b.log"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	y := res.YAML()
+	got, err := parseCost(y)
+	if err != nil || got["rowNs"] != must(format(res.Costs().RowNs, 4)) {
+		t.Errorf("%v, rowNs %v in\n%s", err, got["rowNs"], y)
+	}
+	if !strings.HasPrefix(y, `# dedupsim calibrate: 4797 batches of "in\x1b.log", query "x\ncost:\n  rowNs: 1 éé`) {
+		t.Errorf("YAML:\n%s", y)
+	}
+	_, err = Fit(recs[:3], Options{Source: "in\x1b.log"})
+	if err == nil || strings.ContainsAny(err.Error(), "\n\x1b") || !strings.Contains(err.Error(), `é"...'s 3 records`) {
+		t.Errorf("got %q", err)
+	}
+}
+
+func must(s string) float64 {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		panic(err)
+	}
+	return v
 }
