@@ -303,16 +303,17 @@ func TestSourceNameIsPrintable(t *testing.T) {
 }
 
 func TestRecordSizeLimit(t *testing.T) {
-	pad := strings.Repeat("x", MaxRecordBytes)
-	in := "log line\nINFO: Streaming query made progress: {\"id\":\"q\",\"runId\":\"r\",\"name\":\"" + pad + "\"}\n"
+	// record returns a record of exactly n bytes.
+	record := func(n int) string {
+		rec := `{"id":"q","runId":"r","batchId":1,"name":"`
+		return rec + strings.Repeat("y", n-len(rec)-2) + `"}`
+	}
+	in := "log line\nINFO: Streaming query made progress: " + record(MaxRecordBytes+1) + "\n"
 	_, _, err := ReadAll(strings.NewReader(in), "in")
 	if err == nil || err.Error() != "in: line 2: progress record longer than 4 MiB, the limit" {
-		t.Errorf("got %v, want the size limit at line 2", err)
+		t.Errorf("a record of MaxRecordBytes+1: got %v, want the size limit at line 2", err)
 	}
-	// Just within the limit.
-	rec := `{"id":"q","runId":"r","batchId":1,"name":"`
-	rec += strings.Repeat("y", MaxRecordBytes-len(rec)-2) + `"}`
-	recs, _, err := ReadAll(strings.NewReader(rec), "in")
+	recs, _, err := ReadAll(strings.NewReader(in[:len(in)-4]+"\"}"), "in")
 	if err != nil || len(recs) != 1 || len(recs[0].Name) != MaxRecordBytes-len(`{"id":"q","runId":"r","batchId":1,"name":""}`) {
 		t.Errorf("a record of exactly MaxRecordBytes: %v", err)
 	}
