@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+	"unicode/utf8"
 )
 
 // FuzzReader checks that no input makes the Reader panic, return a
@@ -63,10 +64,13 @@ func checkError(t *testing.T, err error, lines int) {
 	if !strings.HasPrefix(msg, fmt.Sprintf("fuzz: line %d: ", pe.Line)) {
 		t.Fatalf("message %q does not start with the source and line", msg)
 	}
-	for _, c := range msg {
-		if c == unicode.ReplacementChar || !unicode.IsPrint(c) && c != ' ' {
-			t.Fatalf("message holds %q: %q", c, msg)
+	// Invalid UTF-8 is escaped; a real U+FFFD prints as itself.
+	for i := 0; i < len(msg); {
+		c, size := utf8.DecodeRuneInString(msg[i:])
+		if c == utf8.RuneError && size == 1 || !unicode.IsPrint(c) && c != ' ' {
+			t.Fatalf("message holds %q: %q", msg[i:i+size], msg)
 		}
+		i += size
 	}
 	// Want, a field path, and an echo of at most MaxEcho characters,
 	// each escaped in at most 10 (\U0010ffff).

@@ -347,6 +347,9 @@ func (r *Reader) nextObject() ([]byte, int, error) {
 					return nil, 0, err
 				}
 				line = r.line
+				if c == ']' {
+					return nil, 0, r.errorf(line, "malformed JSON: ',' before the array's ']'")
+				}
 			}
 			if c != '{' {
 				return nil, 0, r.notProgress(line, "an array element "+quote(r.restOfLine()))

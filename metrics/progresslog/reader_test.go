@@ -247,6 +247,7 @@ func TestRejections(t *testing.T) {
 		{"empty array", "[ ]\n", "in: line 2: " + want + "an empty JSON array"},
 		{"after array", "[" + minimal + "]\n[" + minimal + "]", "in: line 2: " + want + `text after the JSON array: "[{\"id\":\"q\",\"runId\":\"r\",\"batchId\":1}]"`},
 		{"events only", `{"id":"q","runId":"r","name":null,"timestamp":"2024-01-01T00:00:00.000Z"}`, "in: line 1: " + want + "only 1 listener events (query started, idle or terminated), no progress"},
+		{"trailing comma", "[" + minimal + ",\n]", "in: line 2: malformed JSON: ',' before the array's ']'"},
 		{"array not closed", "[" + minimal + ",\n", "in: line 2: malformed JSON: the array is not closed (end of input)"},
 		{"array separator", "[" + minimal + " " + minimal + "]", "in: line 1: malformed JSON: want ',' or ']' after an array element, got " + `"{\"id\":\"q\",\"runId\":\"r\",\"batchId\":1}]"`},
 		{"syntax", "{\"id\":\"q\",\n\"runId\":\"r\",\n oops}", "in: line 3: malformed JSON: invalid character 'o' looking for beginning of object key string"},
