@@ -183,7 +183,10 @@ type collector struct {
 // A fit needs MinBatchesPerTerm batches per identified term, the overhead
 // included; fewer is an error.
 func Fit(records []progresslog.Progress, opts Options) (Result, error) {
-	c := newCollector(opts)
+	c, err := newCollector(opts)
+	if err != nil {
+		return Result{}, err
+	}
 	for i := range records {
 		if err := c.add(&records[i]); err != nil {
 			return Result{}, err
@@ -195,7 +198,10 @@ func Fit(records []progresslog.Progress, opts Options) (Result, error) {
 // FitReader reads a progress log (see progresslog.Reader) and fits the
 // model to it, as Fit does, holding only the batches.
 func FitReader(r io.Reader, opts Options) (Result, error) {
-	c := newCollector(opts)
+	c, err := newCollector(opts)
+	if err != nil {
+		return Result{}, err
+	}
 	rd := progresslog.NewReader(r, opts.Source)
 	for {
 		p, err := rd.Next()
@@ -212,18 +218,38 @@ func FitReader(r io.Reader, opts Options) (Result, error) {
 	return c.fit()
 }
 
-func newCollector(opts Options) *collector {
-	if opts.Executors <= 0 {
+func newCollector(opts Options) (*collector, error) {
+	var bad []string
+	if opts.Executors < 0 {
+		bad = append(bad, fmt.Sprintf("executors %d, want 1 or more (0 means 1)", opts.Executors))
+	}
+	if opts.CoresPerExecutor < 0 {
+		bad = append(bad, fmt.Sprintf("cores per executor %d, want 1 or more (0 means 1)", opts.CoresPerExecutor))
+	}
+	if opts.Duration != TriggerExecution && opts.Duration != AddBatch {
+		bad = append(bad, fmt.Sprintf("duration %d, want TriggerExecution or AddBatch", opts.Duration))
+	}
+	if d := opts.Defaults; d != nil {
+		for t := range NumTerms {
+			if v := d.get(t); v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+				bad = append(bad, fmt.Sprintf("default %s %v, want a cost (0 or more)", t, v))
+			}
+		}
+	}
+	if len(bad) > 0 {
+		return nil, &Error{Source: opts.Source, Msg: "options: " + strings.Join(bad, "; ")}
+	}
+	if opts.Executors == 0 {
 		opts.Executors = 1
 	}
-	if opts.CoresPerExecutor <= 0 {
+	if opts.CoresPerExecutor == 0 {
 		opts.CoresPerExecutor = 1
 	}
 	if opts.Defaults == nil {
 		d := DefaultCosts()
 		opts.Defaults = &d
 	}
-	return &collector{opts: opts, byKey: map[string]*query{}}
+	return &collector{opts: opts, byKey: map[string]*query{}}, nil
 }
 
 func (c *collector) errorf(line int, format string, args ...any) error {

@@ -478,3 +478,13 @@ func TestStandardErrorsAreHonest(t *testing.T) {
 		t.Errorf("root mean square of the errors in standard errors: %.3f, want about 1", rms)
 	}
 }
+
+func TestOptionsAreChecked(t *testing.T) {
+	d := DefaultCosts()
+	d.ScanKeyNs = -1
+	_, err := Fit(nil, Options{Source: "in", Executors: -2, CoresPerExecutor: -1, Duration: 5, Defaults: &d})
+	want := "in: options: executors -2, want 1 or more (0 means 1); cores per executor -1, want 1 or more (0 means 1); duration 5, want TriggerExecution or AddBatch; default scanKeyNs -1, want a cost (0 or more)"
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v\nwant %s", err, want)
+	}
+}
