@@ -178,7 +178,13 @@ func (r Result) Costs() Costs {
 //	  batchOverheadMs: 412  # ± 9
 //	  rowNs: 2090  # ± 40
 //	  newKeyNs: 721  # default: moves with rowNs
+//	  scanKeyNs: 0  # held at 0: the data ask for a negative cost
+//	  removeKeyNs: 627  # ± 3100: the log barely determines it
 //	  ...
+//
+// A term the log barely determines has a standard error above half its
+// value: a log with more varied load (batch sizes, duplicate shares,
+// state sizes, evictions) determines it better.
 //
 // Values have four significant digits.
 func (r Result) YAML() string {
@@ -198,6 +204,8 @@ func (r Result) YAML() string {
 			b.WriteString("default: " + k.Reason)
 		case k.AtZero:
 			b.WriteString("held at 0: the data ask for a negative cost")
+		case k.StdErr > k.Value/2:
+			b.WriteString("± " + format(k.StdErr, 2) + ": the log barely determines it")
 		default:
 			b.WriteString("± " + format(k.StdErr, 2))
 		}

@@ -344,6 +344,10 @@ func TestRealShapedLogs(t *testing.T) {
 		if _, err := parseCost(res.YAML()); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
+		// 24 batches with little spread in evictions.
+		if k := res.Coefficients[RemoveKey]; !k.Identified || k.StdErr < k.Value/2 || !strings.Contains(res.YAML(), "\n  removeKeyNs: "+format(k.Value, 4)+"  # ± "+format(k.StdErr, 2)+": the log barely determines it\n") {
+			t.Errorf("%s: removeKeyNs %+v in\n%s", name, k, res.YAML())
+		}
 	}
 	for _, name := range []string{"hdfs-pretty.json", "spark22-driver.log"} {
 		f, err := os.Open(filepath.Join(dir, name))
