@@ -1,0 +1,666 @@
+package calibrate
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dedupsim/dedupsim/metrics/progresslog"
+)
+
+// Duration is the duration of a batch that the model is fitted to.
+type Duration int
+
+const (
+	// TriggerExecution is durationMs.triggerExecution, the whole trigger:
+	// what decides whether a query keeps up with its trigger interval.
+	TriggerExecution Duration = iota
+	// AddBatch is durationMs.addBatch, the part of the trigger that runs
+	// the batch through the query and the sink, without the offset and
+	// commit logs and planning.
+	AddBatch
+)
+
+// String returns the durationMs key of d.
+func (d Duration) String() string {
+	if d == AddBatch {
+		return "addBatch"
+	}
+	return "triggerExecution"
+}
+
+// Options configure a fit.
+type Options struct {
+	// Source names the log in errors and in the result.
+	Source string
+	// Query selects the query to fit, by id or by name, when the log
+	// holds several; "" fits the only one. The records of one name are
+	// one query whatever their ids (a query restarted from a new
+	// checkpoint gets a new id); an unnamed query is known by its id.
+	Query string
+	// Executors and CoresPerExecutor describe the cluster the log came
+	// from (0 means 1): the per-task costs are the cluster's costs times
+	// their product.
+	Executors, CoresPerExecutor int
+	// Duration is the duration fitted (TriggerExecution by default).
+	Duration Duration
+	// IncludeWarmup keeps the first batch of each run (each runId, batch
+	// 0 the first of the first run). By default it is left out: it pays
+	// for JIT compilation, class loading and the first loads of the state
+	// stores, which the model does not describe.
+	IncludeWarmup bool
+	// Defaults are the coefficients a term the log cannot identify keeps;
+	// nil means DefaultCosts.
+	Defaults *Costs
+}
+
+// MinBatchesPerTerm is how many batches the fit needs per term it
+// estimates.
+const MinBatchesPerTerm = 2
+
+// MaxBatches bounds the batches of one fit (the same as
+// progresslog.MaxRecords); a batch takes about 200 bytes.
+const MaxBatches = progresslog.MaxRecords
+
+// minIndependence is how much of a term's column (by norm, after scaling)
+// must remain once the terms before it are projected out for the term to
+// count as identified: below it, the log cannot tell the term's cost from
+// theirs.
+const minIndependence = 1e-3
+
+// Error is a problem with a fit: one line, "SOURCE: MESSAGE", or
+// "SOURCE: line N: MESSAGE" for a problem with one record.
+type Error struct {
+	Source string
+	Line   int
+	Msg    string
+}
+
+// Error returns the one-line form of e.
+func (e *Error) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s: line %d: %s", echo(e.Source), e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", echo(e.Source), e.Msg)
+}
+
+// maxEcho is how many characters of a name from the log or the caller a
+// message or a YAML comment echoes.
+const maxEcho = 80
+
+// echo renders a name for a message or a YAML comment: as is when it is
+// at most maxEcho printable characters, else in double quotes with
+// control characters, invalid UTF-8 and quotes escaped (strconv.Quote),
+// cut to maxEcho characters and followed by "..." when longer.
+func echo(s string) string {
+	plain := s != "" && utf8.RuneCountInString(s) <= maxEcho
+	for _, r := range s {
+		if r == utf8.RuneError || r == '"' || (r != ' ' && !unicode.IsPrint(r)) {
+			plain = false
+		}
+	}
+	if plain {
+		return s
+	}
+	i, k := 0, 0
+	for ; k < maxEcho && i < len(s); k++ {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	if i >= len(s) {
+		return strconv.Quote(s)
+	}
+	return strconv.Quote(s[:i]) + "..."
+}
+
+// batch is one executed micro-batch as the fit sees it: its duration and
+// the model's counts, summed over the state operators.
+type batch struct {
+	duration float64
+	rows     float64 // numInputRows, once per operator
+	newKeys  float64
+	total    float64
+	removed  float64
+	parts    float64
+}
+
+// query collects the batches of one query: the records of one name, or
+// of one id for an unnamed query (a query restarted from a new checkpoint
+// gets a new id and keeps its name).
+type query struct {
+	name                      string
+	ids                       []string
+	operators                 []string
+	batches                   []batch
+	records                   int
+	idle, warmup, repeated    int
+	noRemoved, noPartitions   bool // some batch does not report them
+	noOperators, anyOperators bool
+	seen                      map[string]bool
+	runs                      map[string]bool
+}
+
+// collector sorts records into queries and turns them into batches.
+type collector struct {
+	opts    Options
+	queries []*query
+	byKey   map[string]*query
+	batches int
+}
+
+// Fit fits the cost model to records, the progress records of one log.
+//
+// It keeps the query's executed batches: a record without
+// durationMs.addBatch is a trigger that ran no batch and is left out, a
+// no-data batch (numInputRows 0, run to evict) is kept, the first batch
+// of each run is left out unless opts.IncludeWarmup, and a record seen
+// before (same runId, batchId and timestamp, as when logs overlap) is
+// counted once.
+//
+// Terms that the log cannot identify keep their default: a term whose
+// count is absent from the log (older Spark versions leave out
+// numRowsRemoved and numShufflePartitions), always 0, never varies (the
+// number of partitions is fixed by the checkpoint), or moves in step with
+// the terms before it (every row a new key) — precisely, less than 0.1%
+// of its column remains once the columns before it in Term order are
+// projected out. Their default cost is taken out of the durations, and
+// the identified terms are fitted to the rest by non-negative least
+// squares (Lawson-Hanson) on cluster-level costs, then converted to
+// per-task costs with the slots.
+//
+// The fit is weighted: batch durations vary by a share of themselves, so
+// a first fit gives each batch its expected duration and a second weighs
+// each batch by its inverse (feasible weighted least squares). The
+// standard errors come from the second.
+//
+// A fit needs MinBatchesPerTerm batches per identified term, the overhead
+// included; fewer is an error.
+func Fit(records []progresslog.Progress, opts Options) (Result, error) {
+	c, err := newCollector(opts)
+	if err != nil {
+		return Result{}, err
+	}
+	for i := range records {
+		if err := c.add(&records[i]); err != nil {
+			return Result{}, err
+		}
+	}
+	return c.fit()
+}
+
+// FitReader reads a progress log (see progresslog.Reader) and fits the
+// model to it, as Fit does, holding only the batches.
+func FitReader(r io.Reader, opts Options) (Result, error) {
+	c, err := newCollector(opts)
+	if err != nil {
+		return Result{}, err
+	}
+	rd := progresslog.NewReader(r, opts.Source)
+	for {
+		p, err := rd.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return Result{}, err
+		}
+		if err := c.add(&p); err != nil {
+			return Result{}, err
+		}
+	}
+	return c.fit()
+}
+
+func newCollector(opts Options) (*collector, error) {
+	var bad []string
+	if opts.Executors < 0 {
+		bad = append(bad, fmt.Sprintf("executors %d, want 1 or more (0 means 1)", opts.Executors))
+	}
+	if opts.CoresPerExecutor < 0 {
+		bad = append(bad, fmt.Sprintf("cores per executor %d, want 1 or more (0 means 1)", opts.CoresPerExecutor))
+	}
+	if opts.Duration != TriggerExecution && opts.Duration != AddBatch {
+		bad = append(bad, fmt.Sprintf("duration %d, want TriggerExecution or AddBatch", opts.Duration))
+	}
+	if d := opts.Defaults; d != nil {
+		for t := range NumTerms {
+			if v := d.get(t); v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+				bad = append(bad, fmt.Sprintf("default %s %v, want a cost (0 or more)", t, v))
+			}
+		}
+	}
+	if len(bad) > 0 {
+		return nil, &Error{Source: opts.Source, Msg: "options: " + strings.Join(bad, "; ")}
+	}
+	if opts.Executors == 0 {
+		opts.Executors = 1
+	}
+	if opts.CoresPerExecutor == 0 {
+		opts.CoresPerExecutor = 1
+	}
+	if opts.Defaults == nil {
+		d := DefaultCosts()
+		opts.Defaults = &d
+	}
+	return &collector{opts: opts, byKey: map[string]*query{}}, nil
+}
+
+func (c *collector) errorf(line int, format string, args ...any) error {
+	return &Error{Source: c.opts.Source, Line: line, Msg: fmt.Sprintf(format, args...)}
+}
+
+// add takes one record.
+func (c *collector) add(p *progresslog.Progress) error {
+	if c.opts.Query != "" && p.ID != c.opts.Query && p.Name != c.opts.Query {
+		return nil
+	}
+	key := p.Name
+	if key == "" {
+		key = "id " + p.ID
+	}
+	q := c.byKey[key]
+	if q == nil {
+		q = &query{name: p.Name, seen: map[string]bool{}, runs: map[string]bool{}}
+		c.byKey[key] = q
+		c.queries = append(c.queries, q)
+	}
+	if !slices.Contains(q.ids, p.ID) {
+		q.ids = append(q.ids, p.ID)
+	}
+	q.records++
+	if !p.DurationMs.AddBatch.OK {
+		q.idle++
+		return nil
+	}
+	seen := fmt.Sprintf("%s/%d/%t/%s", p.RunID, p.BatchID.Value, p.BatchID.OK, p.Timestamp.Raw)
+	if q.seen[seen] {
+		q.repeated++
+		return nil
+	}
+	q.seen[seen] = true
+	if !q.runs[p.RunID] {
+		q.runs[p.RunID] = true
+		if !c.opts.IncludeWarmup {
+			q.warmup++
+			return nil
+		}
+	}
+	b, err := c.batch(p, q)
+	if err != nil {
+		return err
+	}
+	if c.batches >= MaxBatches {
+		return c.errorf(p.Line, "more than %d batches, the limit of one fit", MaxBatches)
+	}
+	c.batches++
+	q.batches = append(q.batches, b)
+	return nil
+}
+
+// count returns a counter of a record that the model needs.
+func (c *collector) count(p *progresslog.Progress, v progresslog.Int, path string) (float64, error) {
+	if !v.OK {
+		return 0, c.errorf(p.Line, "%s is absent; the cost model needs it", path)
+	}
+	if v.Value < 0 {
+		return 0, c.errorf(p.Line, "%s is %d, want a count (0 or more)", path, v.Value)
+	}
+	return float64(v.Value), nil
+}
+
+// batch turns an executed batch's record into the model's counts.
+func (c *collector) batch(p *progresslog.Progress, q *query) (batch, error) {
+	var b batch
+	var err error
+	dur, path := p.DurationMs.TriggerExecution, "durationMs.triggerExecution"
+	if c.opts.Duration == AddBatch {
+		dur, path = p.DurationMs.AddBatch, "durationMs.addBatch"
+	}
+	if b.duration, err = c.count(p, dur, path); err != nil {
+		return b, err
+	}
+	rows, err := c.count(p, p.NumInputRows, "numInputRows")
+	if err != nil {
+		return b, err
+	}
+	if len(p.StateOperators) == 0 {
+		q.noOperators = true
+	}
+	for i, op := range p.StateOperators {
+		q.anyOperators = true
+		name := op.OperatorName
+		if name == "" {
+			name = "(unnamed)"
+		}
+		if !slices.Contains(q.operators, name) {
+			q.operators = append(q.operators, name)
+		}
+		at := fmt.Sprintf("stateOperators[%d].", i)
+		updated, err := c.count(p, op.NumRowsUpdated, at+"numRowsUpdated")
+		if err != nil {
+			return b, err
+		}
+		total, err := c.count(p, op.NumRowsTotal, at+"numRowsTotal")
+		if err != nil {
+			return b, err
+		}
+		b.rows += rows
+		b.newKeys += updated
+		b.total += total
+		if op.NumRowsRemoved.OK {
+			removed, err := c.count(p, op.NumRowsRemoved, at+"numRowsRemoved")
+			if err != nil {
+				return b, err
+			}
+			b.removed += removed
+		} else {
+			q.noRemoved = true
+		}
+		if op.NumShufflePartitions.OK {
+			parts, err := c.count(p, op.NumShufflePartitions, at+"numShufflePartitions")
+			if err != nil {
+				return b, err
+			}
+			b.parts += parts
+		} else {
+			q.noPartitions = true
+		}
+	}
+	return b, nil
+}
+
+// pick returns the query to fit.
+func (c *collector) pick() (*query, error) {
+	switch {
+	case len(c.queries) == 1:
+		return c.queries[0], nil
+	case len(c.queries) == 0 && c.opts.Query != "":
+		return nil, c.errorf(0, "no progress record of query %s (by id or name)", echo(c.opts.Query))
+	case len(c.queries) == 0:
+		return nil, c.errorf(0, "no progress record")
+	}
+	names := make([]string, 0, len(c.queries))
+	for _, q := range c.queries {
+		names = append(names, q.describe())
+	}
+	return nil, c.errorf(0, "the log holds %d queries: %s; choose one by id or name", len(c.queries), strings.Join(names, ", "))
+}
+
+// describe names q in messages: its name, else its id (see echo).
+func (q *query) describe() string {
+	if q.name != "" {
+		return echo(q.name)
+	}
+	return echo(q.ids[0])
+}
+
+// fit fits the model to the collected batches.
+func (c *collector) fit() (Result, error) {
+	q, err := c.pick()
+	if err != nil {
+		return Result{}, err
+	}
+	o := c.opts
+	slots := o.Executors * o.CoresPerExecutor
+	res := Result{
+		Source: o.Source, QueryName: q.name, QueryIDs: q.ids, Operators: q.operators,
+		Duration: o.Duration, Executors: o.Executors, CoresPerExecutor: o.CoresPerExecutor, Slots: slots,
+		Records: q.records, Batches: len(q.batches), Idle: q.idle, Warmup: q.warmup, Repeated: q.repeated,
+	}
+	if q.noOperators && !q.anyOperators {
+		return Result{}, c.errorf(0, "query %s has no state operators: the cost model describes stateful (dedup) queries", q.describe())
+	}
+	n := len(q.batches)
+	// The design matrix, in cluster-level units: per batch, the count of
+	// each term; a coefficient is then milliseconds per count for the
+	// whole cluster.
+	x := mat.NewDense(max(n, 1), int(NumTerms), nil)
+	y := mat.NewVecDense(max(n, 1), nil)
+	for i, b := range q.batches {
+		visited := b.total + b.removed
+		if q.noRemoved {
+			visited = b.total
+		}
+		x.SetRow(i, []float64{1, b.rows, b.newKeys, visited, b.removed, b.parts})
+		y.SetVec(i, b.duration)
+	}
+	// scale converts a cluster-level coefficient to the per-task one.
+	scale := [NumTerms]float64{1, 1e6 * float64(slots), 1e6 * float64(slots), 1e6 * float64(slots), 1e6 * float64(slots), float64(slots)}
+
+	coefs := make([]Coefficient, NumTerms)
+	var free []Term
+	for t := range NumTerms {
+		coefs[t] = Coefficient{Term: t, Value: o.Defaults.get(t)}
+		reason := ""
+		switch {
+		case n == 0:
+			reason = "no batch"
+		case t == RemoveKey && q.noRemoved:
+			reason = "absent from the log (numRowsRemoved)"
+		case t == PartitionCommit && q.noPartitions:
+			reason = "absent from the log (numShufflePartitions)"
+		default:
+			reason = independence(x, free, t)
+		}
+		if reason != "" {
+			coefs[t].Reason = reason
+			continue
+		}
+		coefs[t].Identified = true
+		free = append(free, t)
+	}
+	if need := MinBatchesPerTerm * len(free); n < need || n == 0 {
+		of := fmt.Sprintf("of query %s's %d records: %d idle triggers, %d warm-up, %d repeated", q.describe(), q.records, q.idle, q.warmup, q.repeated)
+		if n == 0 {
+			return Result{}, c.errorf(0, "no batch to fit (%s)", of)
+		}
+		return Result{}, c.errorf(0, "too few batches to fit: %d usable (%s); %d terms to fit need at least %d", n, of, len(free), need)
+	}
+
+	// Take the defaults' share out of the durations, fit the rest.
+	target := mat.VecDenseCopyOf(y)
+	for t := range NumTerms {
+		if !coefs[t].Identified {
+			var col mat.VecDense
+			col.ScaleVec(o.Defaults.get(t)/scale[t], x.ColView(int(t)))
+			target.SubVec(target, &col)
+		}
+	}
+	// Batch durations vary by a share of themselves (a long batch's
+	// stragglers and pauses are longer), so a first fit gives each batch
+	// its expected duration, and the second weighs each batch by its
+	// inverse: relative errors count the same, long batches do not drown
+	// short ones, and the standard errors hold.
+	weights := make([]float64, n)
+	for i := range weights {
+		weights[i] = 1
+	}
+	var mean float64
+	for i := 0; i < n; i++ {
+		mean += y.AtVec(i)
+	}
+	mean /= float64(n)
+	var fitted []float64
+	for pass := 0; pass < 2; pass++ {
+		values, positive, se, err := solve(x, target, free, weights)
+		if err != nil {
+			return Result{}, c.errorf(0, "fitting: %v", err)
+		}
+		for k, t := range free {
+			coefs[t].Value = values[k] * scale[t]
+			coefs[t].AtZero = !positive[k]
+			coefs[t].StdErr = se[k] * scale[t]
+		}
+		fitted = predict(x, coefs, scale)
+		for i, f := range fitted {
+			weights[i] = 1 / max(f, 0.01*mean, 1)
+		}
+	}
+	res.Coefficients = coefs
+
+	// The model's residuals, every term at its value.
+	resid := make([]float64, n)
+	var ssRes, ssTot float64
+	for i := 0; i < n; i++ {
+		r := y.AtVec(i) - fitted[i]
+		resid[i] = math.Abs(r)
+		ssRes += r * r
+		d := y.AtVec(i) - mean
+		ssTot += d * d
+	}
+	switch {
+	case ssTot > 0:
+		res.R2 = 1 - ssRes/ssTot
+	case ssRes == 0:
+		res.R2 = 1
+	}
+	slices.Sort(resid)
+	res.Residuals = Percentiles{P50: rank(resid, 0.50), P90: rank(resid, 0.90), P99: rank(resid, 0.99)}
+	return res, nil
+}
+
+// solve fits the free terms' columns of x to target by non-negative least
+// squares, each row weighted, and returns the cluster-level coefficients,
+// which of them are positive (not held at zero) and their standard errors.
+func solve(x *mat.Dense, target *mat.VecDense, free []Term, weights []float64) ([]float64, []bool, []float64, error) {
+	n := len(weights)
+	a := mat.NewDense(n, len(free), nil)
+	b := mat.NewVecDense(n, nil)
+	for i := 0; i < n; i++ {
+		b.SetVec(i, target.AtVec(i)*weights[i])
+		for k, t := range free {
+			a.Set(i, k, x.At(i, int(t))*weights[i])
+		}
+	}
+	// Columns of unit norm: the counts span ten orders of magnitude.
+	norms := make([]float64, len(free))
+	for k := range free {
+		norms[k] = mat.Norm(a.ColView(k), 2)
+		for i := 0; i < n; i++ {
+			a.Set(i, k, a.At(i, k)/norms[k])
+		}
+	}
+	sol, positive, err := nnls(a, b)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	se := stdErrors(a, b, sol, positive)
+	values := make([]float64, len(free))
+	for k := range free {
+		values[k] = sol.AtVec(k) / norms[k]
+		se[k] /= norms[k]
+	}
+	return values, positive, se, nil
+}
+
+// predict returns the model's duration of each batch (each row of x),
+// every term at its coefficient's value.
+func predict(x *mat.Dense, coefs []Coefficient, scale [NumTerms]float64) []float64 {
+	n, _ := x.Dims()
+	out := make([]float64, n)
+	for i := range out {
+		for t := range NumTerms {
+			out[i] += coefs[t].Value / scale[t] * x.At(i, int(t))
+		}
+	}
+	return out
+}
+
+// independence returns "" when term t's column of x is independent
+// enough of the columns of the terms in free (see minIndependence), else
+// why it is not.
+func independence(x *mat.Dense, free []Term, t Term) string {
+	n, _ := x.Dims()
+	col := mat.VecDenseCopyOf(x.ColView(int(t)))
+	norm := mat.Norm(col, 2)
+	if norm == 0 {
+		return "always 0 in the log"
+	}
+	col.ScaleVec(1/norm, col)
+	if len(free) == 0 {
+		return ""
+	}
+	a := mat.NewDense(n, len(free), nil)
+	norms := make([]float64, len(free))
+	for k, f := range free {
+		c := x.ColView(int(f))
+		norms[k] = mat.Norm(c, 2)
+		for i := 0; i < n; i++ {
+			a.Set(i, k, c.AtVec(i)/norms[k])
+		}
+	}
+	var beta, proj, rest mat.VecDense
+	if err := beta.SolveVec(a, col); err != nil {
+		return "cannot be told from the terms before it"
+	}
+	proj.MulVec(a, &beta)
+	rest.SubVec(col, &proj)
+	if mat.Norm(&rest, 2) >= minIndependence {
+		return ""
+	}
+	var with []string
+	for k, f := range free {
+		if f != BatchOverhead && math.Abs(beta.AtVec(k)) > minIndependence {
+			with = append(with, f.String())
+		}
+	}
+	if len(with) == 0 {
+		return "never varies"
+	}
+	return "moves with " + strings.Join(with, " and ")
+}
+
+// stdErrors returns the standard errors of the free (non-zero) entries of
+// the solution of a x = b, from the unconstrained least squares over them:
+// sqrt(diag((AᵀA)⁻¹) × s²), s² the residual variance; 0 for the others.
+func stdErrors(a *mat.Dense, b, x *mat.VecDense, free []bool) []float64 {
+	n, k := a.Dims()
+	out := make([]float64, k)
+	var cols []int
+	for j := 0; j < k; j++ {
+		if free[j] {
+			cols = append(cols, j)
+		}
+	}
+	if len(cols) == 0 || n <= len(cols) {
+		return out
+	}
+	var r mat.VecDense
+	r.MulVec(a, x)
+	r.SubVec(b, &r)
+	s2 := mat.Dot(&r, &r) / float64(n-len(cols))
+	sub := mat.NewDense(n, len(cols), nil)
+	for i, c := range cols {
+		sub.SetCol(i, mat.Col(nil, c, a))
+	}
+	var ata mat.SymDense
+	ata.SymOuterK(1, sub.T())
+	var chol mat.Cholesky
+	if !chol.Factorize(&ata) {
+		return out
+	}
+	var inv mat.SymDense
+	if err := chol.InverseTo(&inv); err != nil {
+		return out
+	}
+	for i, c := range cols {
+		out[c] = math.Sqrt(inv.At(i, i) * s2)
+	}
+	return out
+}
+
+// rank returns the p-quantile of sorted by nearest rank.
+func rank(sorted []float64, p float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(math.Ceil(p*float64(len(sorted)))) - 1
+	return sorted[min(max(i, 0), len(sorted)-1)]
+}
