@@ -20,27 +20,33 @@ const Width = 100
 // tableColumns are the columns of a query's table of differences.
 var tableColumns = []string{"batch", "field", "expected", "actual"}
 
-// WriteTable writes the differences of r to w, query by query (as
-// Verdict, it is meant to follow the verdict line):
+// WriteTable writes the differences of r to w, query by query; it is
+// meant to follow the verdict line (see Result.Verdict):
 //
 //	query within
-//	  5 of 412 batches differ: 1 missing in actual
-//	  actual: 3 triggers that ran no batch (no durationMs.addBatch), ignored
-//	┌───────┬────────────────────┬──────────┬────────┐
-//	│ batch │ field              │ expected │ actual │
-//	├───────┼────────────────────┼──────────┼────────┤
-//	│    17 │ [0] numRowsRemoved │      210 │    208 │
-//	...
+//	  5 of 412 batches differ: 3 missing in actual
+//	  actual: 2 triggers that ran no batch (no durationMs.addBatch), ignored
+//	┌─────────┬────────────────────┬──────────┬────────┐
+//	│   batch │ field              │ expected │ actual │
+//	├─────────┼────────────────────┼──────────┼────────┤
+//	│      17 │ [0] numRowsRemoved │      210 │    208 │
+//	│     130 │ numInputRows       │    1,022 │  1,021 │
+//	│ 409-411 │ missing in actual  │ executed │ absent │
+//	└─────────┴────────────────────┴──────────┴────────┘
 //
-// Each query gets a heading, a line that counts its batches and one line
+// Each query gets a heading, a line that counts its batches and a line
 // for each note on its inputs (records ignored, repeated or of another
-// query id, see Input), then a table of its differences in batch order:
-// "[i] NAME" is the counter NAME of stateOperators[i] (numDroppedDuplicateRows
-// is one of its customMetrics), counters have thousands separators. At
-// most maxRows differences are shown in all (DefaultMaxRows when maxRows
-// is 0 or less); a query whose differences are not all shown says how
-// many more it has. Every line fits in Width columns: the text it echoes
-// from the records is cut, and escaped when it is not printable ASCII.
+// query id; see Input), then a table of its differences in batch order.
+// "[i] NAME" is the field NAME of stateOperators[i]
+// (numDroppedDuplicateRows is one of its customMetrics); counters have
+// thousands separators, batch ids none; a run of batches missing in
+// actual (or extra in actual) with consecutive ids takes one row. At most
+// maxRows rows are shown in all (DefaultMaxRows when maxRows is 0 or
+// less); a query whose differences are not all shown says how many more
+// it has. Every line fits in Width columns: text echoed from the records
+// is escaped when it is not printable ASCII, and cells are cut with "..."
+// only when a table would be wider (counters past 10^17, names of
+// operators and queries of dozens of characters).
 func WriteTable(w io.Writer, r *Result, maxRows int) error {
 	if maxRows <= 0 {
 		maxRows = DefaultMaxRows
