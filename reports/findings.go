@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/metrics"
-	"github.com/dedupsim/dedupsim/sim/interval"
 )
 
 // Findings returns what the numbers of a results folder say, one sentence

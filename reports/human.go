@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dedupsim/dedupsim/sim/interval"
+	"github.com/dedupsim/dedupsim/engines/interval"
 )
 
 // formatCount renders n with thousands separators, 1234567 as "1,234,567",

@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/metrics"
-	"github.com/dedupsim/dedupsim/sim/interval"
 )
 
 // scenarioInfo is the part of the resolved scenario (summary.json's

@@ -39,9 +39,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/metrics"
 	"github.com/dedupsim/dedupsim/reports"
-	"github.com/dedupsim/dedupsim/sim/interval"
 	"github.com/dedupsim/dedupsim/sim/runner"
 	"github.com/dedupsim/dedupsim/sim/scenario"
 )

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dedupsim/dedupsim/sim/interval"
+	"github.com/dedupsim/dedupsim/engines/interval"
 )
 
 // warnings finds the pitfalls of DESIGN.md in a resolved plan: for each

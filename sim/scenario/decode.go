@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dedupsim/dedupsim/sim/interval"
+	"github.com/dedupsim/dedupsim/engines/interval"
 	"go.yaml.in/yaml/v3"
 )
 
