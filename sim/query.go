@@ -65,32 +65,6 @@ type Rows interface {
 	AppendKey(dst []byte, i int, cols []int) []byte
 }
 
-// Outcome is what a batch did with one input row.
-type Outcome uint8
-
-// Outcomes of a row.
-const (
-	// Emitted: the row passed every operator and reached the sink.
-	Emitted Outcome = iota
-	// DroppedLate: an operator dropped it behind the watermark.
-	DroppedLate
-	// DroppedDuplicate: an operator found its key in state.
-	DroppedDuplicate
-)
-
-// String returns the outcome's name.
-func (o Outcome) String() string {
-	switch o {
-	case Emitted:
-		return "emitted"
-	case DroppedLate:
-		return "dropped-late"
-	case DroppedDuplicate:
-		return "dropped-duplicate"
-	}
-	return "unknown"
-}
-
 // OperatorProgress is one dedup operator's counters for one batch, named as
 // in Spark's StateOperatorProgress.
 type OperatorProgress struct {
@@ -129,11 +103,6 @@ type Progress struct {
 // StoreFactory opens the state store of dedup operator op (0-based, in
 // chain order) for the given node.
 type StoreFactory func(op int, node chain.Node) (engines.Store, error)
-
-// MemoryStores is a StoreFactory of in-memory stores without checkpoints.
-func MemoryStores(op int, node chain.Node) (engines.Store, error) {
-	return newMemStore(), nil
-}
 
 // State is what a query keeps across batches and restarts: what Spark
 // records in its offset and commit logs, and whether the running query has
@@ -218,7 +187,7 @@ type Query struct {
 	wms   []*watermarkNode
 	st    State
 
-	outcomes []Outcome
+	outcomes []engines.Outcome
 	opOf     []uint8
 	alive    []int32
 	next     []int32
@@ -302,7 +271,7 @@ func (q *Query) StateRows() int64 {
 
 // Outcomes returns, for the last batch, each input row's outcome. The
 // slice is reused by the next batch.
-func (q *Query) Outcomes() []Outcome { return q.outcomes }
+func (q *Query) Outcomes() []engines.Outcome { return q.outcomes }
 
 // OutcomeOperators returns, for the last batch, the index (chain order) of
 // the operator that dropped each row; meaningless for emitted rows.
@@ -330,7 +299,7 @@ func (q *Query) ShouldRunAnotherBatch() (bool, error) {
 	if q.st.Restarted {
 		return false, nil // no lastExecution: nothing is asked
 	}
-	if r := q.plan.Redefinition; r != nil && q.st.Watermark != 0 {
+	if r := q.plan.Redefinition; r != nil && engines.WatermarkSet(q.st.Watermark) {
 		return false, q.redefined(q.st.Watermark)
 	}
 	if q.st.Watermark <= q.st.LastBatchWatermark {
@@ -386,12 +355,12 @@ func (q *Query) run(rows Rows, noData bool, meta BatchMeta) (*Progress, error) {
 	// batch's, for late rows, and its own): Spark fails a chain with a
 	// second withWatermark here once either is not 0. The offsets are
 	// written by then; nothing runs.
-	if q.plan.Redefinition != nil && (lateWm != 0 || evictWm != 0) {
+	if q.plan.Redefinition != nil && (engines.WatermarkSet(lateWm) || engines.WatermarkSet(evictWm)) {
 		return nil, q.redefined(max(lateWm, evictWm))
 	}
 
 	if cap(q.outcomes) < n {
-		q.outcomes = make([]Outcome, n)
+		q.outcomes = make([]engines.Outcome, n)
 		q.opOf = make([]uint8, n)
 		q.alive = make([]int32, n)
 		q.next = make([]int32, n)
@@ -401,7 +370,7 @@ func (q *Query) run(rows Rows, noData bool, meta BatchMeta) (*Progress, error) {
 	alive := q.alive[:n]
 	for i := range alive {
 		alive[i] = int32(i)
-		q.outcomes[i] = Emitted
+		q.outcomes[i] = engines.Emitted
 	}
 	for _, w := range q.wms {
 		w.batchSeen = false
@@ -437,7 +406,7 @@ func (q *Query) run(rows Rows, noData bool, meta BatchMeta) (*Progress, error) {
 				et = rows.EventTime(int(i), etCol)
 			}
 			if filter && et <= lateMicros {
-				q.outcomes[i] = DroppedLate
+				q.outcomes[i] = engines.DroppedLate
 				q.opOf[i] = opIdx
 				p.NumRowsDroppedByWatermark++
 				continue
@@ -467,7 +436,7 @@ func (q *Query) run(rows Rows, noData bool, meta BatchMeta) (*Progress, error) {
 				p.NumRowsUpdated++
 				kept = append(kept, i)
 			} else {
-				q.outcomes[i] = DroppedDuplicate
+				q.outcomes[i] = engines.DroppedDuplicate
 				q.opOf[i] = opIdx
 				p.NumDroppedDuplicateRows++
 			}

@@ -339,7 +339,7 @@ func TestExecutorMatchesReference(t *testing.T) {
 			}
 			var emitted []int
 			for i, o := range q.Outcomes() {
-				if o == Emitted {
+				if o == engines.Emitted {
 					emitted = append(emitted, i)
 				}
 			}

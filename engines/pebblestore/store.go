@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,12 +14,9 @@ import (
 	"github.com/cockroachdb/pebble"
 	"github.com/cockroachdb/pebble/bloom"
 	"github.com/cockroachdb/pebble/vfs"
-)
 
-// noExpiry is engines.NoExpiry, repeated so that this package does not
-// import engines (which may one day import it to register the backend);
-// TestNoExpiryMatchesEngines keeps the two equal.
-const noExpiry int64 = math.MaxInt64
+	"github.com/dedupsim/dedupsim/engines"
+)
 
 // markerName is the file that marks a directory as a pebblestore. Open
 // refuses a non-empty directory without it before Pebble touches anything,
@@ -377,7 +373,7 @@ func (s *Store) Add(key []byte, expiresAt int64) (_ bool, err error) {
 	// Absent, or evicted earlier in this batch whatever the DB still says.
 	// Commit writes the entries.
 	s.pend.addLive(key, expiresAt, e.inDB)
-	if expiresAt != noExpiry {
+	if expiresAt != engines.NoExpiry {
 		s.low = min(s.low, expiresAt)
 	}
 	s.n++
@@ -396,7 +392,7 @@ func (s *Store) Evict(watermark int64) (_ int, err error) {
 		return 0, s.err
 	}
 	defer s.recoverFatal("evict", &err)
-	hi := min(watermark, noExpiry-1)
+	hi := engines.EvictBound(watermark)
 	if hi < s.low {
 		return 0, nil
 	}
@@ -518,7 +514,7 @@ func (s *Store) writePending() error {
 	sortByExpiry(kvs)
 	for i := range kvs {
 		e := &kvs[i]
-		if !e.live || e.expiresAt == noExpiry {
+		if !e.live || e.expiresAt == engines.NoExpiry {
 			continue
 		}
 		s.xbuf = appendIndexTime(s.xbuf[:0], e.expiresAt)

@@ -199,7 +199,7 @@ func classify(sc *scenario.Scenario, query string) (queryInfo, error) {
 		}
 		n++
 		info.dedup = node
-		info.bytesPerEntry += metrics.EntryBytes(node, ids)
+		info.bytesPerEntry += metrics.EntryBytes(node.KeyColumns, ids)
 		if node.WatermarkReaches {
 			info.delayMatters = true
 		}

@@ -152,7 +152,7 @@ func (r *runner) batch(si int, rows *RowSet) error {
 	}
 	var emitted []json.RawMessage
 	for i, o := range r.q.Outcomes() {
-		if o == sim.Emitted {
+		if o == engines.Emitted {
 			emitted = append(emitted, rows.Raw[i])
 		}
 	}

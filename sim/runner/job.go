@@ -167,7 +167,7 @@ func (r *jobRun) init() error {
 	}
 	for _, n := range r.env.Plan.Nodes {
 		if n.IsDedup() {
-			r.entryBytes = append(r.entryBytes, metrics.EntryBytes(n, r.ids))
+			r.entryBytes = append(r.entryBytes, metrics.EntryBytes(n.KeyColumns, r.ids))
 		}
 	}
 	s := &r.sum
@@ -376,7 +376,7 @@ func (r *jobRun) account(p *sim.Progress, batch *generators.Batch, t int64, sink
 	}
 	sum.PeakStateRows = max(sum.PeakStateRows, stateRows)
 	sum.PeakStateBytes = max(sum.PeakStateBytes, stateBytes)
-	if p.HasWatermark && p.Watermark > 0 {
+	if p.HasWatermark && engines.WatermarkSet(p.Watermark) {
 		r.maxLag = math.Max(r.maxLag, float64(t/1000-p.Watermark)/1000)
 	}
 	rec := metrics.BatchRecord{
