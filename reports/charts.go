@@ -216,7 +216,7 @@ func stateRowsChart(res *results) (d drawing, title, note string, ok bool) {
 	subtitle := res.subtitle(sweepNote)
 	if zoom {
 		h = 7 * vg.Inch
-		note = fmt.Sprintf("The lower panel zooms on the queries whose state stays under %s of the largest.", FormatPercent(zoomShare))
+		note = fmt.Sprintf("The lower panel zooms on the queries whose state stays under %s of the largest.", metrics.FormatPercent(zoomShare))
 		subtitle = res.subtitle(joinNotes(sweepNote, "lower panel: small-state queries, zoomed"))
 	}
 	if sweepNote != "" {

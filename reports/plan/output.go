@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/dedupsim/dedupsim/metrics"
 	"github.com/dedupsim/dedupsim/reports"
 )
 
@@ -80,7 +81,7 @@ func (r *Result) WriteText(w io.Writer, file string, seed uint64) error {
 	fmt.Fprintf(&b, "plan for %s in %s (seed %d)\n", r.Query, file, seed)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "  query\t%s\n", r.QueryText)
-	fmt.Fprintf(tw, "  targets\tmissed duplicates <= %s, false drops <= %s", reports.FormatPercent(r.Targets.MaxMissedRate), reports.FormatPercent(r.Targets.MaxFalseDropRate))
+	fmt.Fprintf(tw, "  targets\tmissed duplicates <= %s, false drops <= %s", metrics.FormatPercent(r.Targets.MaxMissedRate), metrics.FormatPercent(r.Targets.MaxFalseDropRate))
 	if r.Targets.MemoryBudget > 0 {
 		fmt.Fprintf(tw, ", peak state <= %s", formatBytes(float64(r.Targets.MemoryBudget)))
 	}
@@ -114,8 +115,8 @@ func (r *Result) WriteText(w io.Writer, file string, seed uint64) error {
 		}
 		return f()
 	}
-	fmt.Fprintf(tw, "  missed duplicates\t%s\t%s\t\n", mod(func() string { return reports.FormatPercent(r.Model.MissedRate) }), reports.FormatPercent(q.MissedDuplicateRate))
-	fmt.Fprintf(tw, "  false drops\t%s\t%s\t\n", mod(func() string { return reports.FormatPercent(r.Model.FalseDropRate) }), reports.FormatPercent(q.FalseDropRate))
+	fmt.Fprintf(tw, "  missed duplicates\t%s\t%s\t\n", mod(func() string { return metrics.FormatPercent(r.Model.MissedRate) }), metrics.FormatPercent(q.MissedDuplicateRate))
+	fmt.Fprintf(tw, "  false drops\t%s\t%s\t\n", mod(func() string { return metrics.FormatPercent(r.Model.FalseDropRate) }), metrics.FormatPercent(q.FalseDropRate))
 	rows, bytes := "-", "-"
 	if v, ok := r.PredictedRows(); ok {
 		rows = fmtCount(v)
@@ -181,7 +182,7 @@ func formatBytes(v float64) string {
 	if math.IsInf(v, 0) || math.IsNaN(v) {
 		return "unbounded"
 	}
-	return reports.FormatBytes(int64(v))
+	return metrics.FormatBytes(int64(v))
 }
 
 // ParseSize parses a memory size: a number of bytes with an optional

@@ -456,7 +456,7 @@ func (s *searcher) search(res *Result) error {
 		how = fmt.Sprintf("%s fails, %s passes, bisected down to %s", fmtDelay(gridLo), fmtDelay(grid[first]), fmtDelay(max(res.Resolution, time.Second)))
 	}
 	res.Reason = fmt.Sprintf("%s is the smallest delay meeting %s, by simulation (%s): missed %s, false drops %s",
-		fmtDelay(d), what, how, reports.FormatPercent(p.Summary.MissedDuplicateRate), reports.FormatPercent(p.Summary.FalseDropRate))
+		fmtDelay(d), what, how, metrics.FormatPercent(p.Summary.MissedDuplicateRate), metrics.FormatPercent(p.Summary.FalseDropRate))
 	if s.info.shape == reports.NeverEvicts {
 		res.Reason += fmt.Sprintf(". But the query never evicts: %s; its state grows without bound (%s rows after this %s run) whatever the delay%s. Fix: %s",
 			s.neverEvictsWhy(), fmtCount(float64(p.Summary.PeakStateRows)), s.sc.Duration, s.budgetClause(), s.fixUnbounded())
@@ -581,7 +581,7 @@ func (s *searcher) budgetFits(scale float64) (string, error) {
 	}
 	out := fmt.Sprintf("The largest delay simulated that fits is %s (peak %s), which misses %s of duplicates and loses %s of events",
 		fmtDelay(best.Delay), formatBytes(float64(best.Summary.PeakStateBytes)*scale),
-		reports.FormatPercent(best.Summary.MissedDuplicateRate), reports.FormatPercent(best.Summary.FalseDropRate))
+		metrics.FormatPercent(best.Summary.MissedDuplicateRate), metrics.FormatPercent(best.Summary.FalseDropRate))
 	if modelOK && dm != best.Delay {
 		out += fmt.Sprintf(" (the model puts the limit at about %s)", fmtDelay(dm))
 	}
@@ -619,7 +619,7 @@ func (s *searcher) modelFit(scale float64) (time.Duration, reports.ModelEstimate
 }
 
 func (s *searcher) targetText() string {
-	return fmt.Sprintf("missed duplicates <= %s and false drops <= %s", reports.FormatPercent(s.t.MaxMissedRate), reports.FormatPercent(s.t.MaxFalseDropRate))
+	return fmt.Sprintf("missed duplicates <= %s and false drops <= %s", metrics.FormatPercent(s.t.MaxMissedRate), metrics.FormatPercent(s.t.MaxFalseDropRate))
 }
 
 // neverEvictsWhy says why a dedup with a watermark never evicts.
@@ -651,19 +651,19 @@ func (s *searcher) unreachable(res *Result, grid []time.Duration) error {
 				"(dropDuplicates with the event time among its keys) and %s: every copy is a new key at any delay and is emitted again; "+
 				"the simulated missed rate stays %s %s (%s at %s, %s at %s). "+
 				`Use withWatermark("event_time", "<delay>").dropDuplicatesWithinWatermark(%s) instead: it keys on the id alone and drops copies that arrive within about twice the delay`,
-				reports.FormatPercent(s.t.MaxMissedRate), s.info.newKeysWhy, rateRange(pts), span,
-				reports.FormatPercent(fq.MissedDuplicateRate), fmtDelay(first.Delay), reports.FormatPercent(lq.MissedDuplicateRate), fmtDelay(last.Delay), s.idKeys()))
+				metrics.FormatPercent(s.t.MaxMissedRate), s.info.newKeysWhy, rateRange(pts), span,
+				metrics.FormatPercent(fq.MissedDuplicateRate), fmtDelay(first.Delay), metrics.FormatPercent(lq.MissedDuplicateRate), fmtDelay(last.Delay), s.idKeys()))
 		case s.info.newKeys:
 			parts = append(parts, fmt.Sprintf("no watermark delay can meet missed duplicates <= %s: %s, so every copy is a new key at any delay and is emitted again "+
 				"(missed %s at %s, %s at %s). Key on the event id alone: %s",
-				reports.FormatPercent(s.t.MaxMissedRate), s.info.newKeysWhy, reports.FormatPercent(fq.MissedDuplicateRate), fmtDelay(first.Delay),
-				reports.FormatPercent(lq.MissedDuplicateRate), fmtDelay(last.Delay), s.fixUnbounded()))
+				metrics.FormatPercent(s.t.MaxMissedRate), s.info.newKeysWhy, metrics.FormatPercent(fq.MissedDuplicateRate), fmtDelay(first.Delay),
+				metrics.FormatPercent(lq.MissedDuplicateRate), fmtDelay(last.Delay), s.fixUnbounded()))
 		case lq.MissedDuplicateRate >= fq.MissedDuplicateRate:
 			parts = append(parts, fmt.Sprintf("the missed-duplicate rate does not fall as the delay grows (%s at %s, %s at %s), so no delay meets %s",
-				reports.FormatPercent(fq.MissedDuplicateRate), fmtDelay(first.Delay), reports.FormatPercent(lq.MissedDuplicateRate), fmtDelay(last.Delay), reports.FormatPercent(s.t.MaxMissedRate)))
+				metrics.FormatPercent(fq.MissedDuplicateRate), fmtDelay(first.Delay), metrics.FormatPercent(lq.MissedDuplicateRate), fmtDelay(last.Delay), metrics.FormatPercent(s.t.MaxMissedRate)))
 		default:
 			parts = append(parts, fmt.Sprintf("the missed-duplicate rate falls with the delay but is still %s at %s, the longest delay this %s run can measure "+
-				"(copies' gaps outlast it): lengthen the scenario's duration or relax --max-missed-rate", reports.FormatPercent(lq.MissedDuplicateRate), fmtDelay(last.Delay), s.sc.Duration))
+				"(copies' gaps outlast it): lengthen the scenario's duration or relax --max-missed-rate", metrics.FormatPercent(lq.MissedDuplicateRate), fmtDelay(last.Delay), s.sc.Duration))
 		}
 	}
 	if lq.FalseDropRate > s.t.MaxFalseDropRate {
@@ -671,10 +671,10 @@ func (s *searcher) unreachable(res *Result, grid []time.Duration) error {
 		switch {
 		case c.Collision > c.Late:
 			parts = append(parts, fmt.Sprintf("false drops stay at %s: most are collisions, the key %s is too coarse to tell events apart; key on event_id",
-				reports.FormatPercent(lq.FalseDropRate), s.keyText()))
+				metrics.FormatPercent(lq.FalseDropRate), s.keyText()))
 		default:
 			parts = append(parts, fmt.Sprintf("false drops are still %s at %s: the arrival-delay tail is longer than the longest delay this %s run can test; "+
-				"lengthen the scenario's duration or relax --max-false-drop-rate", reports.FormatPercent(lq.FalseDropRate), fmtDelay(last.Delay), s.sc.Duration))
+				"lengthen the scenario's duration or relax --max-false-drop-rate", metrics.FormatPercent(lq.FalseDropRate), fmtDelay(last.Delay), s.sc.Duration))
 		}
 	}
 	if len(parts) == 0 {
@@ -706,10 +706,10 @@ func rateRange(pts []Point) string {
 		lo = math.Min(lo, p.Summary.MissedDuplicateRate)
 		hi = math.Max(hi, p.Summary.MissedDuplicateRate)
 	}
-	if reports.FormatPercent(lo) == reports.FormatPercent(hi) {
-		return "at " + reports.FormatPercent(lo)
+	if metrics.FormatPercent(lo) == metrics.FormatPercent(hi) {
+		return "at " + metrics.FormatPercent(lo)
 	}
-	return "between " + reports.FormatPercent(lo) + " and " + reports.FormatPercent(hi)
+	return "between " + metrics.FormatPercent(lo) + " and " + metrics.FormatPercent(hi)
 }
 
 // notes adds the caveats of res.

@@ -24,7 +24,7 @@
 // checkpoint folders and timed: that is the recovery time.
 //
 // This package runs simulations; the rest of reports only reads results
-// (reports.StoreBench is the stores.json it produces).
+// (metrics.StoreBench is the stores.json it produces).
 package storebench
 
 import (
@@ -75,7 +75,7 @@ type Options struct {
 // Result is a finished comparison.
 type Result struct {
 	// Bench is the content of stores.json.
-	Bench *reports.StoreBench
+	Bench *metrics.StoreBench
 	// Memory holds the memory backend's run results; Pebble's are
 	// identical apart from wall-clock fields and the store name.
 	Memory *runner.Results
@@ -119,7 +119,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (_ *Result, e
 	if opts.Progress != nil {
 		prog = &allRuns{p: opts.Progress, runs: len(Backends())}
 	}
-	runs := map[string][]reports.StoreRun{}
+	runs := map[string][]metrics.StoreRun{}
 	for _, backend := range Backends() {
 		m := &meter{backend: backend, jobs: map[string]*jobMeter{}}
 		res, err := runner.Run(ctx, sc, runner.Options{
@@ -149,9 +149,9 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (_ *Result, e
 	if err := Compare(mem, peb); err != nil {
 		return nil, err
 	}
-	sb := &reports.StoreBench{
-		Format: reports.StoresFormat, Scenario: sc.Name, Seed: sc.Seed, Identical: true,
-		Machine: reports.StoreMachine{
+	sb := &metrics.StoreBench{
+		Format: metrics.StoresFormat, Scenario: sc.Name, Seed: sc.Seed, Identical: true,
+		Machine: metrics.StoreMachine{
 			GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(),
 			GOMAXPROCS: runtime.GOMAXPROCS(0), GoVersion: runtime.Version(),
 		},
@@ -173,7 +173,7 @@ func Write(dir string, r *Result) error {
 	if err := runner.Write(dir, r.Memory); err != nil {
 		return err
 	}
-	if err := reports.WriteStoreBench(dir, r.Bench); err != nil {
+	if err := metrics.WriteStoreBench(dir, r.Bench); err != nil {
 		return fmt.Errorf("results %s: %w", dir, err)
 	}
 	if err := reports.Render(dir); err != nil {
@@ -560,15 +560,15 @@ func (s *meteredStore) Snapshot(version int64) error {
 
 // finish turns a backend run's measurements into one StoreRun per job, in
 // job order, measuring each job's recovery on the way.
-func (m *meter) finish(res *runner.Results) ([]reports.StoreRun, error) {
-	var out []reports.StoreRun
+func (m *meter) finish(res *runner.Results) ([]metrics.StoreRun, error) {
+	var out []metrics.StoreRun
 	for i, job := range res.Jobs {
 		q := res.Summary.Queries[i]
 		j := m.jobs[job.FileName]
 		if j == nil {
 			return nil, fmt.Errorf("query %s: the run opened no state store", job.FileName)
 		}
-		r := reports.StoreRun{
+		r := metrics.StoreRun{
 			Query: job.FileName, Store: m.backend, InputRows: q.InputRows, Batches: q.Batches,
 			EngineSeconds:  max(q.WallSeconds-j.measure.Seconds(), 0),
 			MeasureSeconds: j.measure.Seconds(),
@@ -598,7 +598,7 @@ func (m *meter) finish(res *runner.Results) ([]reports.StoreRun, error) {
 
 // recover reopens the job's stores from their last checkpoint, timed, and
 // checks that they hold what they held at the end of the run.
-func (m *meter) recover(j *jobMeter, r *reports.StoreRun) error {
+func (m *meter) recover(j *jobMeter, r *metrics.StoreRun) error {
 	ops := make([]int, 0, len(j.stores))
 	for op := range j.stores {
 		ops = append(ops, op)

@@ -61,7 +61,7 @@ func TestRunMeasuresBothBackends(t *testing.T) {
 	}
 	defer res.Close()
 	sb := res.Bench
-	if !sb.Identical || sb.Format != reports.StoresFormat || sb.Scenario != "small-bench" || sb.Seed != 5 {
+	if !sb.Identical || sb.Format != metrics.StoresFormat || sb.Scenario != "small-bench" || sb.Seed != 5 {
 		t.Errorf("header %+v", sb)
 	}
 	// One bar over both runs: started once, with both runs' total (the
@@ -116,7 +116,7 @@ func TestRunMeasuresBothBackends(t *testing.T) {
 			t.Errorf("%s: missing or empty (%v)", f, err)
 		}
 	}
-	back, err := reports.ReadStoreBench(dir)
+	back, err := metrics.ReadStoreBench(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,6 @@ import (
 	"github.com/dedupsim/dedupsim/metrics"
 	"github.com/dedupsim/dedupsim/sim"
 	"github.com/dedupsim/dedupsim/sim/chain"
-	"github.com/dedupsim/dedupsim/sim/replay"
 	"github.com/dedupsim/dedupsim/sim/scenario"
 )
 
@@ -80,18 +79,6 @@ type jobResult struct {
 	summary  metrics.QuerySummary
 	badClock []int64
 	parts    [2]segment
-}
-
-// progressLine is one line of progress/<query>.jsonl: the replay output's
-// shape, with the batch's processing time and without rows.
-type progressLine struct {
-	BatchID        int64                  `json:"batchId"`
-	Timestamp      string                 `json:"timestamp"`
-	NoData         bool                   `json:"noData"`
-	NumInputRows   int                    `json:"numInputRows"`
-	EventTime      *replay.EventTimeStats `json:"eventTime,omitempty"`
-	StateOperators []replay.StateOperator `json:"stateOperators"`
-	Sink           replay.SinkProgress    `json:"sink"`
 }
 
 // jobRun is one job in progress: everything a snapshot must capture.
@@ -390,12 +377,7 @@ func (r *jobRun) account(p *sim.Progress, batch *generators.Batch, t int64, sink
 		rec.DroppedByWatermark += o.NumRowsDroppedByWatermark
 		rec.DroppedDuplicates += o.NumDroppedDuplicateRows
 	}
-	bl := replay.NewBatchLine(p, 0, nil)
-	line, err := json.Marshal(progressLine{
-		BatchID: p.BatchID, Timestamp: metrics.FormatMillis(t / 1000), NoData: p.NoData,
-		NumInputRows: p.NumInputRows, EventTime: bl.EventTime, StateOperators: bl.StateOperators,
-		Sink: replay.SinkProgress{NumOutputRows: p.NumOutputRows},
-	})
+	line, err := json.Marshal(p.ProgressLine(t / 1000))
 	if err != nil {
 		return err
 	}
