@@ -247,13 +247,20 @@ func Create(path string) (*File, error) {
 }
 
 // Commit syncs the file, closes it and renames it over the target.
-func (f *File) Commit() error {
+func (f *File) Commit() error { return f.commit(true) }
+
+// commit closes the file and renames it over the target, syncing it
+// first when sync is set.
+func (f *File) commit(sync bool) error {
 	if f.done {
 		return fmt.Errorf("%s: already committed or aborted", f.target)
 	}
 	f.done = true
 	tmp := f.Name()
-	err := f.Sync()
+	var err error
+	if sync {
+		err = f.Sync()
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/cockroachdb/pebble/vfs"
 
 	"github.com/dedupsim/dedupsim/engines"
+	"github.com/dedupsim/dedupsim/engines/fileio"
 )
 
 // markerName is the file that marks a directory as a pebblestore. Open
@@ -174,10 +175,10 @@ func create(dir string, opts Options) error {
 	if parent == "" {
 		parent = "."
 	}
-	if err := os.MkdirAll(parent, 0o755); err != nil {
+	if err := os.MkdirAll(parent, 0o777); err != nil {
 		return fmt.Errorf("pebblestore %s: %w", dir, err)
 	}
-	tmp, err := os.MkdirTemp(parent, "."+base+".creating-")
+	tmp, err := fileio.MkdirTemp(parent, "."+base+".creating-")
 	if err != nil {
 		return fmt.Errorf("pebblestore %s: %w", dir, err)
 	}
@@ -200,7 +201,7 @@ func create(dir string, opts Options) error {
 
 // populate writes the marker and an empty store into the new directory tmp.
 func populate(tmp string, opts Options) (err error) {
-	if err := os.WriteFile(filepath.Join(tmp, markerName), []byte(markerContent), 0o644); err != nil {
+	if err := fileio.WriteFile(filepath.Join(tmp, markerName), []byte(markerContent)); err != nil {
 		return err
 	}
 	sh := newShared(tmp, opts)

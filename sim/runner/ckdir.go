@@ -257,7 +257,7 @@ func checkOwnFolder(dir string) error {
 		}
 	}
 	for _, e := range ents {
-		if n := e.Name(); !(n == runLockFile && e.Type().IsRegular()) && !(isAtomicTemp(n) && e.Type().IsRegular()) {
+		if n := e.Name(); !(n == runLockFile && e.Type().IsRegular()) && !(fileio.IsTemp(n) && e.Type().IsRegular()) {
 			return fmt.Errorf("checkpoint %s: folder is not empty and holds no %s (found %s); refusing to use it", dir, runMetaFile, quote(n))
 		}
 	}

@@ -58,7 +58,7 @@ func ReadRunCheckpoint(dir string) (RunCheckpoint, error) {
 	}
 	for _, e := range ents {
 		n := e.Name()
-		if n == runMetaFile || n == runLockFile && e.Type().IsRegular() || isAtomicTemp(n) {
+		if n == runMetaFile || n == runLockFile && e.Type().IsRegular() || fileio.IsTemp(n) {
 			continue
 		}
 		jdir := filepath.Join(dir, n)

@@ -288,13 +288,6 @@ func loadDone(dir string) (*jobResult, error) {
 
 var _ Resumable = (*generators.Generator)(nil)
 
-// isAtomicTemp reports whether name is a temporary file of an atomic write
-// (".<name>.tmp-<random>", fileio and metrics.WriteFileAtomic), left by a
-// killed write.
-func isAtomicTemp(name string) bool {
-	return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp-")
-}
-
 // queryGen returns n for a query checkpoint folder "query.<n>".
 func queryGen(name string) (int, bool) {
 	rest, ok := strings.CutPrefix(name, "query.")

@@ -194,7 +194,7 @@ func checkRunFolder(dir string, jobs []Job) error {
 	}
 	for _, e := range ents {
 		n := e.Name()
-		if n == runMetaFile || n == runLockFile || isAtomicTemp(n) || names[n] && e.IsDir() {
+		if n == runMetaFile || n == runLockFile || fileio.IsTemp(n) || names[n] && e.IsDir() {
 			continue
 		}
 		return fmt.Errorf("checkpoint %s: %s: not a file of this run checkpoint; refusing to resume from the folder", dir, filepath.Join(dir, n))
@@ -219,7 +219,7 @@ func checkJobFolder(dir string) error {
 			if e.Type().IsRegular() {
 				continue
 			}
-		case isAtomicTemp(n):
+		case fileio.IsTemp(n):
 			continue
 		default:
 			if _, ok := queryGen(n); ok && e.IsDir() {
