@@ -8,8 +8,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dedupsim/dedupsim/engines/fileio"
-	"github.com/dedupsim/dedupsim/generators"
 	"github.com/dedupsim/dedupsim/sim/chain"
+	"github.com/dedupsim/dedupsim/sim/scenario"
 )
 
 func newExplainCmd(stdout io.Writer) *cobra.Command {
@@ -65,7 +65,7 @@ func explain(stdout io.Writer, query, columns string, generated bool) error {
 	case generated && columns != "":
 		return fmt.Errorf("--generated and --columns: use one or the other")
 	case generated:
-		schema = generators.Schema()
+		schema = scenario.Schema()
 	case columns != "":
 		if schema, err = parseColumns(columns); err != nil {
 			return err

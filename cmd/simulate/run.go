@@ -105,7 +105,7 @@ missed duplicates, false drops and peak state.`,
 					if err != nil || v < 0 {
 						return fmt.Errorf("--delay: %s: want a list of non-negative durations such as 1m,5m,20m", fileio.Quote(d))
 					}
-					sw.Delay = append(sw.Delay, scenario.Duration(v))
+					sw.Delay = append(sw.Delay, interval.Duration(v))
 				}
 				sc.Sweep = sw
 				// The delays join the scenario: its limits apply again.

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/dedupsim/dedupsim/engines/fileio"
+	"github.com/dedupsim/dedupsim/generators/randvar"
 	"github.com/dedupsim/dedupsim/sim/scenario"
 )
 
@@ -96,10 +97,10 @@ func runInputs(s *scenario.Scenario, store string) ([]runInput, error) {
 
 type keyedDist struct {
 	path string
-	dist *scenario.Dist
+	dist *randvar.Spec
 }
 
-// empiricalDists finds every empirical scenario.Dist under v, with its key
+// empiricalDists finds every empirical randvar.Spec under v, with its key
 // path (by JSON names), in field order.
 func empiricalDists(v reflect.Value, path string) []keyedDist {
 	var out []keyedDist
@@ -109,8 +110,8 @@ func empiricalDists(v reflect.Value, path string) []keyedDist {
 			out = append(out, empiricalDists(v.Elem(), path)...)
 		}
 	case reflect.Struct:
-		if d, ok := v.Addr().Interface().(*scenario.Dist); ok {
-			if d.Kind == scenario.Empirical {
+		if d, ok := v.Addr().Interface().(*randvar.Spec); ok {
+			if d.Kind == randvar.KindEmpirical {
 				out = append(out, keyedDist{path, d})
 			}
 			return out

@@ -148,10 +148,7 @@ func (r *jobRun) init() error {
 		return err
 	}
 	r.src = src
-	r.ids = generators.UUIDIDs
-	if sc.Workload.IDs == scenario.Ints {
-		r.ids = generators.IntIDs
-	}
+	r.ids = sc.Workload.IDs.Kind()
 	for _, n := range r.env.Plan.Nodes {
 		if n.IsDedup() {
 			r.entryBytes = append(r.entryBytes, metrics.EntryBytes(n.KeyColumns, r.ids))

@@ -55,7 +55,7 @@ func TestResumeAfterInterruptionMatchesUninterrupted(t *testing.T) {
 		_, err := Run(ctx, sc, Options{
 			Workers: 2, CheckpointDir: dir, SnapshotEvery: time.Nanosecond,
 			NewSource: func(s *scenario.Scenario) (Source, error) {
-				g, err := generators.New(s)
+				g, err := generators.New(s.Generator())
 				return &stopAfter{Generator: g, n: stop, cancel: cancel}, err
 			},
 		})
@@ -125,7 +125,7 @@ func interrupted(t *testing.T, sc *scenario.Scenario, dir, store string, snapAft
 		Workers: 1, CheckpointDir: dir, Store: store,
 		SnapshotAt: func(_ string, next int64) bool { return next == snapAfter+1 },
 		NewSource: func(s *scenario.Scenario) (Source, error) {
-			g, err := generators.New(s)
+			g, err := generators.New(s.Generator())
 			return &stopAfter{Generator: g, n: stop, cancel: cancel}, err
 		},
 	})

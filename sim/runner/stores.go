@@ -75,5 +75,5 @@ func storeBackend(name, scratch string) (backend, error) {
 
 // defaultSource is a job's stream: the scenario's generator.
 func defaultSource(sc *scenario.Scenario) (Source, error) {
-	return generators.New(sc)
+	return generators.New(sc.Generator())
 }

@@ -13,7 +13,6 @@ package statereader
 import (
 	"bytes"
 	"container/heap"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -309,7 +308,7 @@ func planOf(text string) (chain.Plan, error) {
 	if err != nil {
 		return chain.Plan{}, err
 	}
-	return chain.PlanFor(c, generators.Schema())
+	return chain.PlanFor(c, scenario.Schema())
 }
 
 // checkQueryFolder checks that a query checkpoint holds nothing but the
@@ -426,81 +425,17 @@ func isEmptyDir(dir string) (bool, error) {
 	return len(ents) == 0, nil
 }
 
-// layout is how a key's bytes split into columns: generated rows encode
-// every column with a fixed width (generators.Batch.AppendKey), 36 bytes
-// for a UUID event_id and 8 big-endian bytes for everything else.
-type layout struct {
-	cols  []int // schema indexes
-	names []string
-	width []int
-	size  int
-}
-
-// layoutFor infers the layout of node's keys from the length n of one: the
-// only unknown is whether event_id is a UUID or an integer.
-func layoutFor(node chain.Node, n int) (layout, error) {
-	l := layout{cols: node.KeyColumns, names: node.KeyNames}
-	fixed, hasID := 0, false
-	for _, c := range node.KeyColumns {
-		if c == generators.ColEventID {
-			hasID = true
-		} else {
-			fixed += 8
+// decode turns a key's columns, as generators.KeyLayout decodes them,
+// into the values shown: timestamps in RFC 3339 (TimeLayout).
+func decode(l generators.KeyLayout, node chain.Node, key []byte) Key {
+	vals := l.Decode(key)
+	cols := generators.Columns()
+	k := make(Key, len(vals))
+	for i, v := range vals {
+		if n, ok := v.(int64); ok && cols[node.KeyColumns[i]].Timestamp {
+			v = formatMicros(n)
 		}
-	}
-	idWidth := 0
-	if hasID {
-		idWidth = n - fixed
-		if idWidth != 36 && idWidth != 8 {
-			return l, fmt.Errorf("a key of %d bytes matches no encoding of columns %s", n, strings.Join(node.KeyNames, ", "))
-		}
-	} else if n != fixed {
-		return l, fmt.Errorf("a key of %d bytes, columns %s take %d", n, strings.Join(node.KeyNames, ", "), fixed)
-	}
-	for _, c := range node.KeyColumns {
-		w := 8
-		if c == generators.ColEventID {
-			w = idWidth
-		}
-		l.width = append(l.width, w)
-	}
-	l.size = n
-	return l, nil
-}
-
-// sortKey returns key with the sign bit of every integer column flipped,
-// so that byte order is the order of the column values (integers and
-// timestamps as numbers, UUIDs as text).
-func (l layout) sortKey(dst, key []byte) []byte {
-	dst = append(dst[:0], key...)
-	off := 0
-	for _, w := range l.width {
-		if w == 8 {
-			dst[off] ^= 0x80
-		}
-		off += w
-	}
-	return dst
-}
-
-// decode splits key into its columns.
-func (l layout) decode(key []byte) Key {
-	k := make(Key, len(l.cols))
-	off := 0
-	for i, c := range l.cols {
-		w := l.width[i]
-		f := key[off : off+w]
-		off += w
-		var v any
-		switch {
-		case c == generators.ColEventID && w == 36:
-			v = string(f)
-		case c == generators.ColEventTime || c == generators.ColIngestTime:
-			v = formatMicros(int64(binary.BigEndian.Uint64(f)))
-		default:
-			v = int64(binary.BigEndian.Uint64(f))
-		}
-		k[i] = Column{Name: l.names[i], Value: v}
+		k[i] = Column{Name: node.KeyNames[i], Value: v}
 	}
 	return k
 }
@@ -534,7 +469,7 @@ func (h *topN) Pop() any {
 // first.
 func listRows(dir string, src engines.Ranger, node chain.Node, hasExpiry bool, limit int) ([]Row, error) {
 	var (
-		l      layout
+		l      generators.KeyLayout
 		seen   bool
 		bad    error
 		h      topN
@@ -542,19 +477,19 @@ func listRows(dir string, src engines.Ranger, node chain.Node, hasExpiry bool, l
 	)
 	err := src.Range(func(key []byte, exp int64) bool {
 		if !seen {
-			if l, bad = layoutFor(node, len(key)); bad != nil {
+			if l, bad = generators.NewKeyLayout(node.KeyColumns, len(key)); bad != nil {
 				return false
 			}
 			seen = true
 		}
-		if len(key) != l.size {
-			bad = fmt.Errorf("keys of %d and %d bytes: not one encoding of columns %s", l.size, len(key), strings.Join(node.KeyNames, ", "))
+		if len(key) != l.Size() {
+			bad = fmt.Errorf("keys of %d and %d bytes: not one encoding of columns %s", l.Size(), len(key), strings.Join(node.KeyNames, ", "))
 			return false
 		}
 		if limit == 0 {
 			return true
 		}
-		sortKb = l.sortKey(sortKb, key)
+		sortKb = l.SortKey(sortKb, key)
 		if limit > 0 && len(h) == limit {
 			if bytes.Compare(sortKb, h[0].sort) >= 0 {
 				return true
@@ -573,7 +508,7 @@ func listRows(dir string, src engines.Ranger, node chain.Node, hasExpiry bool, l
 	slices.SortFunc(h, func(a, b entry) int { return bytes.Compare(a.sort, b.sort) })
 	rows := make([]Row, len(h))
 	for i, e := range h {
-		rows[i].Key = l.decode(e.key)
+		rows[i].Key = decode(l, node, e.key)
 		if hasExpiry && e.exp != engines.NoExpiry {
 			rows[i].ExpiresAt = formatMicros(e.exp)
 		}

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/dedupsim/dedupsim/metrics"
-	"github.com/dedupsim/dedupsim/reports"
 )
 
 // JSONResult is the --json form of a plan.
@@ -144,9 +143,9 @@ func horizonText(r *Result) string {
 	}
 	h := fmtDelay(secs(r.Model.HorizonSeconds))
 	switch r.Shape {
-	case reports.WithinWatermark:
+	case WithinWatermark:
 		return "about 2 x delay + trigger = " + h + " of event time per key"
-	case reports.PairKeyed:
+	case PairKeyed:
 		return "about delay + trigger = " + h + " of event time per key"
 	}
 	return h
@@ -176,7 +175,7 @@ func fmtCount(v float64) string {
 	return b.String()
 }
 
-// formatBytes renders a byte count like reports.FormatBytes, and
+// formatBytes renders a byte count like metrics.FormatBytes, and
 // "unbounded" for the model's infinite state.
 func formatBytes(v float64) string {
 	if math.IsInf(v, 0) || math.IsNaN(v) {

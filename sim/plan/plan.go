@@ -41,7 +41,6 @@ import (
 
 	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/metrics"
-	"github.com/dedupsim/dedupsim/reports"
 	"github.com/dedupsim/dedupsim/sim/runner"
 	"github.com/dedupsim/dedupsim/sim/scenario"
 )
@@ -90,7 +89,7 @@ type Result struct {
 	// Query is the query's name and QueryText its chain at Point's delay.
 	Query, QueryText string
 	// Shape is how the model classifies the query.
-	Shape reports.QueryShape
+	Shape QueryShape
 	// Targets are the targets planned for.
 	Targets Targets
 	// Recommended is the smallest delay meeting the targets (and the
@@ -102,7 +101,7 @@ type Result struct {
 	Point Point
 	// Model is the closed-form estimate at Point's delay; ModelOK is
 	// false when the query is outside the model (several dedups).
-	Model   reports.ModelEstimate
+	Model   ModelEstimate
 	ModelOK bool
 	// ScenarioRate is the scenario's (peak) rate of originals and Scale
 	// the factor applied to state: ProductionRate / ScenarioRate, or 1.
@@ -232,7 +231,7 @@ func Search(ctx context.Context, sc *scenario.Scenario, query string, t Targets,
 	res.QueryText = res.Point.Summary.Query
 	if res.Point.HasDelay || !info.delayMatters {
 		d := res.Point.Delay.Seconds()
-		if res.Model, res.ModelOK, err = info.estimate(ModelWorkload(sc), d); err != nil {
+		if res.Model, res.ModelOK, err = info.estimate(WorkloadOf(sc), d); err != nil {
 			return nil, err
 		}
 	}
@@ -290,10 +289,10 @@ func (s *searcher) meets(q metrics.QuerySummary) bool {
 
 // run simulates the query at each delay not simulated yet.
 func (s *searcher) run(delays []time.Duration) error {
-	var todo []scenario.Duration
+	var todo []interval.Duration
 	for _, d := range delays {
-		if _, ok := s.seen[d]; !ok && !slices.Contains(todo, scenario.Duration(d)) {
-			todo = append(todo, scenario.Duration(d))
+		if _, ok := s.seen[d]; !ok && !slices.Contains(todo, interval.Duration(d)) {
+			todo = append(todo, interval.Duration(d))
 		}
 	}
 	if len(todo) == 0 {
@@ -320,7 +319,7 @@ func (s *searcher) run(delays []time.Duration) error {
 	return nil
 }
 
-func delayList(ds []scenario.Duration) string {
+func delayList(ds []interval.Duration) string {
 	var parts []string
 	for _, d := range ds {
 		parts = append(parts, d.String())
@@ -457,7 +456,7 @@ func (s *searcher) search(res *Result) error {
 	}
 	res.Reason = fmt.Sprintf("%s is the smallest delay meeting %s, by simulation (%s): missed %s, false drops %s",
 		fmtDelay(d), what, how, metrics.FormatPercent(p.Summary.MissedDuplicateRate), metrics.FormatPercent(p.Summary.FalseDropRate))
-	if s.info.shape == reports.NeverEvicts {
+	if s.info.shape == NeverEvicts {
 		res.Reason += fmt.Sprintf(". But the query never evicts: %s; its state grows without bound (%s rows after this %s run) whatever the delay%s. Fix: %s",
 			s.neverEvictsWhy(), fmtCount(float64(p.Summary.PeakStateRows)), s.sc.Duration, s.budgetClause(), s.fixUnbounded())
 		if s.t.MemoryBudget > 0 {
@@ -465,7 +464,7 @@ func (s *searcher) search(res *Result) error {
 			return nil
 		}
 	}
-	if s.t.MemoryBudget > 0 && s.info.shape != reports.NeverEvicts {
+	if s.t.MemoryBudget > 0 && s.info.shape != NeverEvicts {
 		scale := 1.0
 		if s.t.ProductionRate > 0 {
 			scale = s.t.ProductionRate / PeakRate(s.sc)
@@ -537,10 +536,10 @@ func (s *searcher) modelStart(grid []time.Duration) int {
 	if !s.info.modelled() {
 		return 0
 	}
-	mw := ModelWorkload(s.sc)
+	mw := WorkloadOf(s.sc)
 	start := 0
 	for i, d := range grid {
-		est, err := reports.EstimateModel(mw, s.info.modelQuery(d.Seconds()))
+		est, err := EstimateModel(mw, s.info.modelQuery(d.Seconds()))
 		if err != nil {
 			return 0
 		}
@@ -590,18 +589,18 @@ func (s *searcher) budgetFits(scale float64) (string, error) {
 
 // modelFit bisects the closed-form model for the largest whole-second
 // delay whose peak state, scaled, fits the budget.
-func (s *searcher) modelFit(scale float64) (time.Duration, reports.ModelEstimate, bool) {
-	if !s.info.modelled() || s.info.shape == reports.NeverEvicts {
-		return 0, reports.ModelEstimate{}, false
+func (s *searcher) modelFit(scale float64) (time.Duration, ModelEstimate, bool) {
+	if !s.info.modelled() || s.info.shape == NeverEvicts {
+		return 0, ModelEstimate{}, false
 	}
-	mw := ModelWorkload(s.sc)
-	fits := func(d time.Duration) (reports.ModelEstimate, bool) {
-		est, err := reports.EstimateModel(mw, s.info.modelQuery(d.Seconds()))
+	mw := WorkloadOf(s.sc)
+	fits := func(d time.Duration) (ModelEstimate, bool) {
+		est, err := EstimateModel(mw, s.info.modelQuery(d.Seconds()))
 		return est, err == nil && est.PeakStateBytes*scale <= float64(s.t.MemoryBudget)
 	}
 	lo, hi := time.Duration(0), s.sc.Duration.Std()
 	if _, ok := fits(lo); !ok {
-		return 0, reports.ModelEstimate{}, false
+		return 0, ModelEstimate{}, false
 	}
 	for hi-lo > time.Second {
 		mid := ((lo + hi) / 2).Round(time.Second)
@@ -646,7 +645,7 @@ func (s *searcher) unreachable(res *Result, grid []time.Duration) error {
 	var parts []string
 	if missedFails {
 		switch {
-		case s.info.newKeys && s.info.shape == reports.PairKeyed:
+		case s.info.newKeys && s.info.shape == PairKeyed:
 			parts = append(parts, fmt.Sprintf("no watermark delay can meet missed duplicates <= %s: the query is pair-keyed "+
 				"(dropDuplicates with the event time among its keys) and %s: every copy is a new key at any delay and is emitted again; "+
 				"the simulated missed rate stays %s %s (%s at %s, %s at %s). "+

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dedupsim/dedupsim/reports"
+	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/sim/runner"
 	"github.com/dedupsim/dedupsim/sim/scenario"
 )
@@ -118,7 +118,7 @@ func checkRecommended(t *testing.T, sc *scenario.Scenario, r *Result, tg Targets
 	// An independent run of the whole scenario at that delay, as
 	// `simulate sweep --delay` would run it, gives the same numbers.
 	full := *sc
-	full.Sweep = &scenario.Sweep{Delay: []scenario.Duration{scenario.Duration(d)}}
+	full.Sweep = &scenario.Sweep{Delay: []interval.Duration{interval.Duration(d)}}
 	res, err := runner.Run(context.Background(), &full, runner.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -166,7 +166,7 @@ func TestPlanWithinWatermarkKnownGaps(t *testing.T) {
 	if a.String() != b.String() {
 		t.Errorf("plan differs between 1 and 3 workers:\n%s\n%s", a.String(), b.String())
 	}
-	if r1.Shape != reports.WithinWatermark || !strings.Contains(r1.Reason, "smallest delay meeting") {
+	if r1.Shape != WithinWatermark || !strings.Contains(r1.Reason, "smallest delay meeting") {
 		t.Errorf("shape %v, reason %q", r1.Shape, r1.Reason)
 	}
 }
@@ -241,7 +241,7 @@ func TestPlanBudgetAndUnbounded(t *testing.T) {
 	}
 
 	u := search(t, sc, "unbounded", Targets{MaxMissedRate: 0.001, MaxFalseDropRate: 0.001, MemoryBudget: 1 << 30}, 0)
-	if u.Recommended != nil || u.Shape != reports.NeverEvicts || !u.Model.Unbounded {
+	if u.Recommended != nil || u.Shape != NeverEvicts || !u.Model.Unbounded {
 		t.Errorf("unbounded: recommended %v, shape %v, model unbounded %v", u.Recommended, u.Shape, u.Model.Unbounded)
 	}
 	for _, want := range []string{"no watermark delay to plan", "without bound", "no memory budget", "dropDuplicatesWithinWatermark"} {

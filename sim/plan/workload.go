@@ -2,27 +2,22 @@ package plan
 
 import (
 	"fmt"
-	"math"
-	"slices"
-	"sort"
 	"strings"
 
-	"gonum.org/v1/gonum/stat/distuv"
-
 	"github.com/dedupsim/dedupsim/generators"
+	"github.com/dedupsim/dedupsim/generators/randvar"
 	"github.com/dedupsim/dedupsim/metrics"
-	"github.com/dedupsim/dedupsim/reports"
 	"github.com/dedupsim/dedupsim/sim/chain"
 	"github.com/dedupsim/dedupsim/sim/scenario"
 )
 
-// ModelWorkload converts a scenario's workload into the closed-form
+// WorkloadOf converts a scenario's workload into the closed-form
 // model's input: its rate profile, trigger, heartbeats, and the
 // arrival-delay, retry-copies and retry-gap distributions as gonum distuv
 // distributions (constant and empirical ones as step functions).
-func ModelWorkload(sc *scenario.Scenario) reports.ModelWorkload {
+func WorkloadOf(sc *scenario.Scenario) ModelWorkload {
 	w := &sc.Workload
-	mw := reports.ModelWorkload{
+	mw := ModelWorkload{
 		DurationSeconds:  sc.Duration.Std().Seconds(),
 		TriggerSeconds:   sc.Trigger.Std().Seconds(),
 		HeartbeatSeconds: w.Heartbeat.Std().Seconds(),
@@ -32,129 +27,44 @@ func ModelWorkload(sc *scenario.Scenario) reports.ModelWorkload {
 		RetryGap:         timeDist(w.Retries.Delay),
 	}
 	for _, s := range w.Segments() {
-		mw.Segments = append(mw.Segments, reports.ModelSegment{Seconds: s.For.Std().Seconds(), Rate: float64(s.Rate)})
+		mw.Segments = append(mw.Segments, ModelSegment{Seconds: s.For.Std().Seconds(), Rate: float64(s.Rate)})
 	}
 	switch w.Retries.Timestamp {
-	case scenario.Restamp:
-		mw.CopyTimestamp = reports.Restamped
-	case scenario.JitterTimestamp:
-		mw.CopyTimestamp = reports.Jittered
+	case generators.Restamp:
+		mw.CopyTimestamp = Restamped
+	case generators.JitterTimestamp:
+		mw.CopyTimestamp = Jittered
 	default:
-		mw.CopyTimestamp = reports.SameTimestamp
+		mw.CopyTimestamp = SameTimestamp
 	}
 	return mw
 }
 
 // PeakRate returns the scenario's rate of originals: its rate, or the
 // largest rate of its profile.
-func PeakRate(sc *scenario.Scenario) float64 {
-	var r float64
-	for _, s := range sc.Workload.Segments() {
-		r = max(r, float64(s.Rate))
+func PeakRate(sc *scenario.Scenario) float64 { return sc.Workload.PeakRate() }
+
+// timeDist returns s (seconds) as a model distribution; nil for constant 0.
+func timeDist(s randvar.Spec) Distribution {
+	if s.Kind == "" || s.Kind == randvar.KindConstant && s.Value == 0 {
+		return nil
 	}
-	return r
-}
-
-// timeDist returns d (seconds) as a model distribution; nil for constant 0.
-func timeDist(d scenario.Dist) reports.Distribution {
-	switch d.Kind {
-	case scenario.Uniform:
-		return distuv.Uniform{Min: d.Min, Max: d.Max}
-	case scenario.Exponential:
-		return distuv.Exponential{Rate: 1 / d.Mean}
-	case scenario.LogNormal:
-		mu, sigma := d.LogNormalParams()
-		return distuv.LogNormal{Mu: mu, Sigma: sigma}
-	case scenario.Pareto:
-		return distuv.Pareto{Xm: d.Min, Alpha: d.Alpha}
-	case scenario.Empirical:
-		s := slices.Clone(d.Samples)
-		sort.Float64s(s)
-		return empirical(s)
-	case scenario.Constant:
-		if d.Value != 0 {
-			return constant(d.Value)
-		}
+	d, err := randvar.New(s)
+	if err != nil {
+		return nil
 	}
-	return nil
-}
-
-// constant is a point mass.
-type constant float64
-
-func (c constant) CDF(x float64) float64 {
-	if x >= float64(c) {
-		return 1
-	}
-	return 0
-}
-
-func (c constant) Quantile(float64) float64 { return float64(c) }
-
-// empirical is the distribution of sorted observed samples, each equally
-// likely, as the generators draw it.
-type empirical []float64
-
-func (e empirical) CDF(x float64) float64 {
-	return float64(sort.Search(len(e), func(i int) bool { return e[i] > x })) / float64(len(e))
-}
-
-func (e empirical) Quantile(p float64) float64 {
-	i := int(math.Ceil(p*float64(len(e)))) - 1
-	return e[min(max(i, 0), len(e)-1)]
+	return d
 }
 
 // countPMF returns P(K = k) for k = 1, 2, ... of the extra-copies count
-// distribution, as the generators draw it: a geometric on {1, 2, ...}, a
-// uniform whole number in [round(min), round(max)], any other family
-// rounded to the nearest whole number; at least 1. The tail beyond a
-// cumulative 1 - 1e-9 (or 4096 copies) is dropped.
-func countPMF(d scenario.Dist) []float64 {
-	const maxK, eps = 4096, 1e-9
-	var out []float64
-	add := func(k int, p float64) {
-		k = max(k, 1)
-		if k > maxK {
-			k = maxK
-		}
-		for len(out) < k {
-			out = append(out, 0)
-		}
-		out[k-1] += p
+// distribution, as the generators draw it (randvar.CountPMF), the tail
+// beyond a cumulative 1 - 1e-9 (or 4096 copies) dropped.
+func countPMF(s randvar.Spec) []float64 {
+	d, err := randvar.New(s)
+	if err != nil {
+		d = randvar.Constant(0)
 	}
-	switch d.Kind {
-	case scenario.Geometric:
-		if d.Mean <= 1 {
-			return []float64{1}
-		}
-		q := 1 - 1/d.Mean
-		left := 1.0
-		for k := 1; k <= maxK && left > eps; k++ {
-			p := (1 - q) * math.Pow(q, float64(k-1))
-			add(k, p)
-			left -= p
-		}
-	case scenario.Uniform:
-		lo, hi := int(math.Round(d.Min)), int(math.Round(d.Max))
-		for k := lo; k <= hi; k++ {
-			add(k, 1/float64(hi-lo+1))
-		}
-	case scenario.Empirical:
-		for _, v := range d.Samples {
-			add(int(math.Round(v)), 1/float64(len(d.Samples)))
-		}
-	case scenario.Exponential, scenario.LogNormal, scenario.Pareto:
-		f := timeDist(d)
-		prev := 0.0
-		for k := 1; k <= maxK && prev < 1-eps; k++ {
-			c := f.CDF(float64(k) + 0.5)
-			add(k, c-prev)
-			prev = c
-		}
-	default:
-		add(int(math.Round(d.Value)), 1)
-	}
-	return out
+	return randvar.CountPMF(d, 4096, 1e-9)
 }
 
 // queryInfo is what the planner knows of a query from its plan.
@@ -164,7 +74,7 @@ type queryInfo struct {
 	// one (the model covers one dedup operator).
 	dedup chain.Node
 	ok    bool
-	shape reports.QueryShape
+	shape QueryShape
 	// newKeys is true when a key column differs between copies of an
 	// event, and newKeysWhy says which and why.
 	newKeys    bool
@@ -183,13 +93,13 @@ func classify(sc *scenario.Scenario, query string) (queryInfo, error) {
 	if err != nil {
 		return queryInfo{}, err
 	}
-	p, err := chain.PlanFor(c, generators.Schema())
+	p, err := chain.PlanFor(c, scenario.Schema())
 	if err != nil {
 		return queryInfo{}, err
 	}
 	info := queryInfo{plan: p}
 	ids := generators.UUIDIDs
-	if sc.Workload.IDs == scenario.Ints {
+	if sc.Workload.IDs == generators.Ints {
 		ids = generators.IntIDs
 	}
 	var n int
@@ -211,11 +121,11 @@ func classify(sc *scenario.Scenario, query string) (queryInfo, error) {
 	d := info.dedup
 	switch {
 	case d.Op.Kind == chain.DropDuplicatesWithinWatermark:
-		info.shape = reports.WithinWatermark
+		info.shape = WithinWatermark
 	case d.Evicts():
-		info.shape = reports.PairKeyed
+		info.shape = PairKeyed
 	default:
-		info.shape = reports.NeverEvicts
+		info.shape = NeverEvicts
 	}
 	r := &sc.Workload.Retries
 	var why []string
@@ -225,17 +135,17 @@ func classify(sc *scenario.Scenario, query string) (queryInfo, error) {
 			info.idKey = true
 		case "event_time":
 			switch r.Timestamp {
-			case scenario.Restamp:
+			case generators.Restamp:
 				why = append(why, "every copy is re-stamped (10:00:00 vs 10:00:01), so its event_time, a key, differs from the original's")
-			case scenario.JitterTimestamp:
+			case generators.JitterTimestamp:
 				why = append(why, "every copy's timestamp is jittered, so its event_time, a key, differs from the original's")
 			}
 		case "attempt":
-			if r.Varies(scenario.MetaAttempt) {
+			if r.Varies(generators.MetaAttempt) {
 				why = append(why, "attempt, a key, differs between copies")
 			}
 		case "ingest_time":
-			if r.Varies(scenario.MetaIngestTime) {
+			if r.Varies(generators.MetaIngestTime) {
 				why = append(why, "ingest_time, a key, differs between copies")
 			}
 		}
@@ -249,8 +159,8 @@ func classify(sc *scenario.Scenario, query string) (queryInfo, error) {
 
 // modelQuery returns the model's description of the query at delay
 // seconds.
-func (info queryInfo) modelQuery(delay float64) reports.ModelQuery {
-	return reports.ModelQuery{
+func (info queryInfo) modelQuery(delay float64) ModelQuery {
+	return ModelQuery{
 		Shape:            info.shape,
 		DelaySeconds:     delay,
 		WatermarkReaches: info.dedup.WatermarkReaches,
@@ -267,11 +177,11 @@ func (info queryInfo) modelled() bool { return info.ok && info.idKey }
 
 // estimate runs the model at delay seconds; ok is false when the query is
 // outside the model (see modelled).
-func (info queryInfo) estimate(mw reports.ModelWorkload, delay float64) (reports.ModelEstimate, bool, error) {
+func (info queryInfo) estimate(mw ModelWorkload, delay float64) (ModelEstimate, bool, error) {
 	if !info.modelled() {
-		return reports.ModelEstimate{}, false, nil
+		return ModelEstimate{}, false, nil
 	}
-	est, err := reports.EstimateModel(mw, info.modelQuery(delay))
+	est, err := EstimateModel(mw, info.modelQuery(delay))
 	if err != nil {
 		return est, false, fmt.Errorf("closed-form model: %w", err)
 	}
