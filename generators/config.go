@@ -10,6 +10,7 @@ import (
 	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/generators/randvar"
+	"strings"
 )
 
 // The configuration of a generator. Its JSON form is the resolved
@@ -105,6 +106,54 @@ func (w *Workload) PeakRate() float64 {
 	return r
 }
 
+// PeakRows estimates the rows of the fullest trigger of w: the peak rate
+// of originals (the rate, or the highest rate of the profile) times the
+// trigger, times 1 + retries.probability x the mean number of extra
+// copies (every copy counted as if it arrived with its original, an upper
+// estimate of the retries' share), plus the heartbeat rows of one trigger
+// (ceil(trigger / heartbeat)). It is an estimate of the average over the
+// fullest segment, not a bound on one batch: arrivals are random. path is
+// the key the estimate is dominated by: the rate, the profile segment of
+// the peak rate, or the heartbeat.
+func (w *Workload) PeakRows(trigger interval.Duration) (rows float64, path string) {
+	peak, path := 0.0, "workload.rate"
+	if len(w.Profile) > 0 {
+		for i, seg := range w.Profile {
+			if i == 0 || float64(seg.Rate) > peak {
+				peak, path = float64(seg.Rate), fmt.Sprintf("workload.profile[%d].rate", i)
+			}
+		}
+	} else if w.Rate != nil {
+		peak = float64(*w.Rate)
+	}
+	rows = peak * trigger.Std().Seconds()
+	if p := w.Retries.Probability; p > 0 {
+		rows *= 1 + p*meanCopies(w.Retries.Copies)
+	}
+	if hb := w.Heartbeat; hb > 0 && trigger > 0 {
+		beats := math.Ceil(float64(trigger) / float64(hb))
+		if beats > rows {
+			path = "workload.heartbeat"
+		}
+		rows += beats
+	}
+	return rows, path
+}
+
+// meanCopies returns the mean number of extra copies a count distribution
+// draws, as the generators draw them (randvar.CountMean): at least 1 and
+// at most maxExtraCopies, the cap when the mean is infinite or unknown.
+func meanCopies(s randvar.Spec) float64 {
+	m := 0.0
+	if d, err := randvar.New(s); err == nil {
+		m = randvar.CountMean(d)
+	}
+	if math.IsNaN(m) || m > maxExtraCopies {
+		return maxExtraCopies
+	}
+	return max(m, 1)
+}
+
 // Segment is one step of a rate profile.
 type Segment struct {
 	// For is how long the segment lasts.
@@ -121,6 +170,33 @@ func (r Rate) String() string { return strconv.FormatFloat(float64(r), 'g', -1, 
 
 // MarshalJSON renders r as a JSON string such as "2000/s".
 func (r Rate) MarshalJSON() ([]byte, error) { return []byte(strconv.Quote(r.String())), nil }
+
+// ParseRate parses a rate: "2000/s", "120/m", "5000/h" (also /sec, /second,
+// /min, /minute, /hour), or a bare number of events per second. Zero is a
+// valid rate (a stall). Non-finite numbers are errors; a negative rate
+// parses, and Validate reports it, so that the message can say what range
+// was expected.
+func ParseRate(s string) (Rate, error) {
+	num, unit, hasUnit := strings.Cut(strings.TrimSpace(s), "/")
+	num = strings.TrimSpace(num)
+	per := 1.0
+	if hasUnit {
+		switch strings.ToLower(strings.TrimSpace(unit)) {
+		case "s", "sec", "second":
+		case "m", "min", "minute":
+			per = 60
+		case "h", "hour":
+			per = 3600
+		default:
+			return 0, fmt.Errorf("unknown rate unit %q (want /s, /m or /h)", unit)
+		}
+	}
+	v, err := strconv.ParseFloat(num, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("%q is not a number", num)
+	}
+	return Rate(v / per), nil
+}
 
 // IDForm is the form of the event_id column.
 type IDForm string

@@ -1,7 +1,7 @@
 package scenario
 
 import (
-	"fmt"
+	"cmp"
 	"math"
 	"reflect"
 	"slices"
@@ -64,49 +64,105 @@ const maxDepth = 64
 // could not be decoded (and v is left as it was).
 func (d *decoder) value(n *yaml.Node, v reflect.Value, path string, t tags) bool {
 	n = resolve(n)
-	if !present(n) {
+	switch {
+	case !present(n):
 		if t.need != "" {
 			d.p.add(path, "must be set to %s, got nothing", t.need)
 			d.p.breakPath(path)
 		}
 		return false
-	}
-	switch v.Type() {
-	case reflect.TypeFor[interval.Duration]():
-		return d.duration(n, v, path)
-	case reflect.TypeFor[generators.Rate]():
-		return d.rate(n, v, path)
-	case reflect.TypeFor[randvar.Spec]():
+	case v.Type() == reflect.TypeFor[randvar.Spec]():
 		return d.dist(n, v, path, t.counts)
-	case reflect.TypeFor[time.Time]():
-		return d.time(n, v, path, t.want)
-	}
-	switch v.Kind() {
-	case reflect.Pointer:
+	case v.Kind() == reflect.Pointer:
+		if !v.IsNil() {
+			return d.value(n, v.Elem(), path, t)
+		}
 		e := reflect.New(v.Type().Elem())
-		if v.IsNil() {
-			if !d.value(n, e.Elem(), path, t) {
-				return false
-			}
+		if d.value(n, e.Elem(), path, t) {
 			v.Set(e)
 			return true
 		}
-		return d.value(n, v.Elem(), path, t)
-	case reflect.Struct:
+		return false
+	case v.Kind() == reflect.Slice:
+		return d.list(n, v, path, t)
+	case v.Kind() == reflect.Struct && v.Type() != reflect.TypeFor[time.Time]():
 		if n.Kind != yaml.MappingNode {
 			d.shape(path, n, "a mapping of "+strings.Join(yamlNames(v.Type()), ", "))
 			return false
 		}
 		return d.mapping(n, v, path)
-	case reflect.Slice:
-		return d.list(n, v, path, t)
 	}
-	return d.scalar(n, v, path, t.want)
+	want, parse := leaf(v.Type())
+	if x, ok := parse(n.Value); ok && n.Kind == yaml.ScalarNode {
+		v.Set(reflect.ValueOf(x).Convert(v.Type()))
+		return true
+	}
+	d.fail(path, n, cmp.Or(t.want, want))
+	return false
+}
+
+// durationWant is what a duration must be.
+const durationWant = `a duration such as 90s, 20m, 1h30m, 7d or "20 minutes"`
+
+// leaf returns how a scalar of type t is parsed, strictly, and what it
+// must be when the field does not say.
+func leaf(t reflect.Type) (want string, parse func(string) (any, bool)) {
+	switch t {
+	case reflect.TypeFor[interval.Duration]():
+		return durationWant, func(s string) (any, bool) {
+			d, err := interval.Parse(s)
+			return d, err == nil
+		}
+	case reflect.TypeFor[generators.Rate]():
+		return "a rate such as 2000/s, 120/m, 5000/h or a number per second", func(s string) (any, bool) {
+			r, err := ParseRate(s)
+			return r, err == nil
+		}
+	case reflect.TypeFor[time.Time]():
+		// An RFC 3339 time, or a date meaning its midnight, in UTC.
+		return "", func(s string) (any, bool) {
+			for _, layout := range []string{time.RFC3339Nano, "2006-01-02"} {
+				if t, err := time.Parse(layout, strings.TrimSpace(s)); err == nil {
+					return t.UTC(), true
+				}
+			}
+			return nil, false
+		}
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "", func(s string) (any, bool) { return s, true }
+	case reflect.Bool:
+		return "true or false", func(s string) (any, bool) {
+			s = strings.ToLower(s)
+			return s == "true", s == "true" || s == "false"
+		}
+	case reflect.Uint64:
+		return "", func(s string) (any, bool) {
+			x, err := strconv.ParseUint(strings.TrimSpace(s), 10, 64)
+			return x, err == nil
+		}
+	case reflect.Int64:
+		// "1e4" is accepted when it is whole.
+		return "", func(s string) (any, bool) {
+			if x, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64); err == nil {
+				return x, true
+			}
+			x, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+			return int64(x), err == nil && x == math.Trunc(x) && math.Abs(x) <= 1<<53
+		}
+	case reflect.Float64:
+		return "", func(s string) (any, bool) {
+			x, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+			return x, err == nil && !math.IsNaN(x) && !math.IsInf(x, 0)
+		}
+	}
+	return "", func(string) (any, bool) { return nil, false }
 }
 
 // mapping decodes the mapping n into the struct v, field by field.
 func (d *decoder) mapping(n *yaml.Node, v reflect.Value, path string) bool {
-	vals, ok := d.keys(n, v.Type(), path, 0)
+	vals, ok := d.keys(n, yamlNames(v.Type()), path, 0)
 	if !ok {
 		if path == "" {
 			d.p.shapeOnly = true
@@ -124,16 +180,15 @@ func (d *decoder) mapping(n *yaml.Node, v reflect.Value, path string) bool {
 	return ok
 }
 
-// keys checks the keys of the mapping n against the fields of the struct
-// type t and returns the value of each key: the mapping's own keys first,
+// keys checks the keys of the mapping n against names (a struct type's
+// yaml names) and returns the value of each key: the mapping's own keys first,
 // then those the mappings of its last merge key (<<) bring, the first of
 // them winning, as yaml.v3 merges. It reports unknown keys, keys given
 // twice and keys that are not plain names, with their lines (those of the
 // merged mappings too), and records the position of every key. It reports
 // false when a key is given twice: the YAML decoder keeps nothing of such
 // a mapping.
-func (d *decoder) keys(n *yaml.Node, t reflect.Type, path string, depth int) (map[string]*yaml.Node, bool) {
-	names := yamlNames(t)
+func (d *decoder) keys(n *yaml.Node, names []string, path string, depth int) (map[string]*yaml.Node, bool) {
 	vals := map[string]*yaml.Node{}
 	seen := map[string]int{}
 	ok := true
@@ -154,7 +209,7 @@ func (d *decoder) keys(n *yaml.Node, t reflect.Type, path string, depth int) (ma
 				if m = resolve(m); m.Kind != yaml.MappingNode {
 					d.lineError(path, k.Line, "<< must merge a mapping or a list of mappings, got "+describe(m))
 				} else if depth < maxDepth {
-					mv, _ := d.keys(m, t, path, depth+1)
+					mv, _ := d.keys(m, names, path, depth+1)
 					merged = append(merged, mv)
 				}
 			}
@@ -187,7 +242,7 @@ func (d *decoder) list(n *yaml.Node, v reflect.Value, path string, t tags) bool 
 		if structs {
 			d.shape(path, n, "a list")
 		} else {
-			d.fail(path, n, cmpOr(t.want, "a list"))
+			d.fail(path, n, cmp.Or(t.want, "a list"))
 		}
 		return false
 	}
@@ -215,122 +270,16 @@ func (d *decoder) element(n *yaml.Node, v reflect.Value, path, want string) {
 		if v.Kind() == reflect.String {
 			v.SetString("")
 		} else {
-			d.fail(path, n, cmpOr(want, durationWant))
+			d.fail(path, n, cmp.Or(want, durationWant))
 		}
 		return
 	}
 	d.value(n, v, path, tags{want: want})
 }
 
-// scalar decodes a scalar into a string, bool, whole number or number.
-func (d *decoder) scalar(n *yaml.Node, v reflect.Value, path, want string) bool {
-	if n.Kind != yaml.ScalarNode {
-		d.fail(path, n, want)
-		return false
-	}
-	s := strings.TrimSpace(n.Value)
-	switch v.Kind() {
-	case reflect.String:
-		v.SetString(n.Value)
-		return true
-	case reflect.Bool:
-		switch strings.ToLower(n.Value) {
-		case "true", "false":
-			v.SetBool(strings.ToLower(n.Value) == "true")
-			return true
-		}
-	case reflect.Uint64:
-		if x, err := strconv.ParseUint(s, 10, 64); err == nil {
-			v.SetUint(x)
-			return true
-		}
-	case reflect.Int64:
-		// "1e4" is accepted when it is whole.
-		if x, err := strconv.ParseInt(s, 10, 64); err == nil {
-			v.SetInt(x)
-			return true
-		}
-		if x, err := strconv.ParseFloat(s, 64); err == nil && x == math.Trunc(x) && math.Abs(x) <= 1<<53 {
-			v.SetInt(int64(x))
-			return true
-		}
-	case reflect.Float64:
-		if x, err := strconv.ParseFloat(s, 64); err == nil && !math.IsNaN(x) && !math.IsInf(x, 0) {
-			v.SetFloat(x)
-			return true
-		}
-	}
-	d.fail(path, n, want)
-	return false
-}
-
-// time decodes an RFC 3339 time, or a date meaning its midnight UTC.
-func (d *decoder) time(n *yaml.Node, v reflect.Value, path, want string) bool {
-	if n.Kind == yaml.ScalarNode {
-		for _, layout := range []string{time.RFC3339Nano, "2006-01-02"} {
-			if t, err := time.Parse(layout, strings.TrimSpace(n.Value)); err == nil {
-				v.Set(reflect.ValueOf(t.UTC()))
-				return true
-			}
-		}
-	}
-	d.fail(path, n, want)
-	return false
-}
-
-// durationWant is what a duration must be.
-const durationWant = `a duration such as 90s, 20m, 1h30m, 7d or "20 minutes"`
-
-// duration decodes a duration in any form interval.Parse accepts.
-func (d *decoder) duration(n *yaml.Node, v reflect.Value, path string) bool {
-	if n.Kind == yaml.ScalarNode {
-		if x, err := interval.Parse(n.Value); err == nil {
-			v.Set(reflect.ValueOf(interval.Duration(x)))
-			return true
-		}
-	}
-	d.fail(path, n, durationWant)
-	return false
-}
-
-// rate decodes a rate (ParseRate).
-func (d *decoder) rate(n *yaml.Node, v reflect.Value, path string) bool {
-	if n.Kind == yaml.ScalarNode {
-		if r, err := ParseRate(n.Value); err == nil {
-			v.Set(reflect.ValueOf(r))
-			return true
-		}
-	}
-	d.fail(path, n, "a rate such as 2000/s, 120/m, 5000/h or a number per second")
-	return false
-}
-
-// ParseRate parses a rate: "2000/s", "120/m", "5000/h" (also /sec, /second,
-// /min, /minute, /hour), or a bare number of events per second. Zero is a
-// valid rate (a stall). Non-finite numbers are errors; a negative rate
-// parses, and Validate reports it, so that the message can say what range
-// was expected.
-func ParseRate(s string) (generators.Rate, error) {
-	num, unit, hasUnit := strings.Cut(strings.TrimSpace(s), "/")
-	num = strings.TrimSpace(num)
-	per := 1.0
-	if hasUnit {
-		switch strings.ToLower(strings.TrimSpace(unit)) {
-		case "s", "sec", "second":
-		case "m", "min", "minute":
-			per = 60
-		case "h", "hour":
-			per = 3600
-		default:
-			return 0, fmt.Errorf("unknown rate unit %q (want /s, /m or /h)", unit)
-		}
-	}
-	v, err := strconv.ParseFloat(num, 64)
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("%q is not a number", num)
-	}
-	return generators.Rate(v / per), nil
-}
+// ParseRate parses a rate, as a scenario file writes one
+// (generators.ParseRate).
+func ParseRate(s string) (generators.Rate, error) { return generators.ParseRate(s) }
 
 // fail reports that the value at path is not what was expected.
 func (d *decoder) fail(path string, n *yaml.Node, want string) {
@@ -407,11 +356,4 @@ func yamlNames(t reflect.Type) []string {
 		}
 	}
 	return names
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }

@@ -18,34 +18,18 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// distYAML lists the keys of a distribution's mapping, for keys: the
-// family, then every parameter of every family (randvar.AllParams).
-type distYAML struct {
-	Dist   any `yaml:"dist"`
-	Value  any `yaml:"value"`
-	Min    any `yaml:"min"`
-	Max    any `yaml:"max"`
-	Mean   any `yaml:"mean"`
-	Median any `yaml:"median"`
-	P99    any `yaml:"p99"`
-	Mu     any `yaml:"mu"`
-	Sigma  any `yaml:"sigma"`
-	Alpha  any `yaml:"alpha"`
-	File   any `yaml:"file"`
-}
-
 // dist decodes a distribution at path into v (a randvar.Spec). counts
 // selects a count distribution (numbers only, geometric allowed) over a
 // time distribution (durations or numbers of seconds). It checks which
 // parameters are given: every one the family needs, none of another
 // family. Values are checked with the rest of the scenario.
 func (d *decoder) dist(n *yaml.Node, v reflect.Value, path string, counts bool) bool {
-	t := reflect.TypeFor[distYAML]()
+	names := append([]string{"dist"}, randvar.AllParams()...)
 	if n.Kind != yaml.MappingNode {
-		d.shape(path, n, "a mapping of "+strings.Join(yamlNames(t), ", "))
+		d.shape(path, n, "a mapping of "+strings.Join(names, ", "))
 		return false
 	}
-	params, ok := d.keys(n, t, path, 0)
+	params, ok := d.keys(n, names, path, 0)
 	if !ok {
 		d.p.breakPath(path)
 	}
@@ -122,7 +106,7 @@ func (d *decoder) params(params map[string]*yaml.Node, path string, k randvar.Ki
 				want = "a number (a count)"
 			}
 			var x float64
-			if d.scalar(n, reflect.ValueOf(&x).Elem(), p, want) {
+			if d.value(n, reflect.ValueOf(&x).Elem(), p, tags{want: want}) {
 				s.SetParam(name, x)
 			}
 		}

@@ -11,7 +11,6 @@ import (
 	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/generators"
-	"github.com/dedupsim/dedupsim/generators/randvar"
 )
 
 // Validate checks every value of s and returns every problem, one Error
@@ -164,53 +163,11 @@ var (
 	maxStart = time.Date(9000, 1, 1, 0, 0, 0, 0, time.UTC)
 )
 
-// RowsPerBatch estimates the rows of the fullest micro-batch of s: the
-// peak rate of originals (the rate, or the highest rate of the profile)
-// times the trigger, times 1 + retries.probability x the mean number of
-// extra copies (every copy counted as if it arrived with its original, an
-// upper estimate of the retries' share), plus the heartbeat rows of one
-// trigger (ceil(trigger / heartbeat)). It is an estimate of the average
-// over the fullest segment, not a bound on one batch: arrivals are
-// random. path is the key the estimate is dominated by: the rate, the
-// profile segment of the peak rate, or the heartbeat.
+// RowsPerBatch estimates the rows of the fullest micro-batch of s and
+// names the key that dominates the estimate (see
+// generators.Workload.PeakRows).
 func (s *Scenario) RowsPerBatch() (rows float64, path string) {
-	w := &s.Workload
-	peak, path := 0.0, "workload.rate"
-	if len(w.Profile) > 0 {
-		for i, seg := range w.Profile {
-			if i == 0 || float64(seg.Rate) > peak {
-				peak, path = float64(seg.Rate), key(index("workload.profile", i), "rate")
-			}
-		}
-	} else if w.Rate != nil {
-		peak = float64(*w.Rate)
-	}
-	rows = peak * s.Trigger.Std().Seconds()
-	if p := w.Retries.Probability; p > 0 {
-		rows *= 1 + p*meanCopies(w.Retries.Copies)
-	}
-	if hb := w.Heartbeat; hb > 0 && s.Trigger > 0 {
-		beats := math.Ceil(float64(s.Trigger) / float64(hb))
-		if beats > rows {
-			path = "workload.heartbeat"
-		}
-		rows += beats
-	}
-	return rows, path
-}
-
-// meanCopies returns the mean number of extra copies a count distribution
-// draws, as the generators draw them: at least 1 and at most
-// generators.MaxExtraCopies; the cap when the mean is infinite or unknown.
-func meanCopies(s randvar.Spec) float64 {
-	m := 0.0
-	if d, err := randvar.New(s); err == nil {
-		m = randvar.CountMean(d)
-	}
-	if math.IsNaN(m) || m > generators.MaxExtraCopies {
-		return generators.MaxExtraCopies
-	}
-	return max(m, 1)
+	return s.Workload.PeakRows(s.Trigger)
 }
 
 // checkLimits reports what cannot run: a start outside [minStart,
