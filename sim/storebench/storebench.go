@@ -47,7 +47,6 @@ import (
 	"github.com/dedupsim/dedupsim/engines/memstore"
 	"github.com/dedupsim/dedupsim/engines/pebblestore"
 	"github.com/dedupsim/dedupsim/metrics"
-	"github.com/dedupsim/dedupsim/reports"
 	"github.com/dedupsim/dedupsim/sim/runner"
 	"github.com/dedupsim/dedupsim/sim/scenario"
 )
@@ -165,18 +164,22 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (_ *Result, e
 }
 
 // Write writes the results files into the folder dir (a staging folder,
-// see Publish): the memory run's results (summary.json, timeseries.csv,
-// progress/), stores.json, and the report, which gains the store
-// comparison (stores.md, stores.png and .svg, and a section of report.md
-// and report.html).
-func Write(dir string, r *Result) error {
+// see RunTo): the memory run's results (summary.json, timeseries.csv,
+// progress/) and stores.json, then, when render is not nil, the report,
+// which gains the store comparison from stores.json (reports.Render:
+// stores.md, stores.png and .svg, and a section of report.md and
+// report.html).
+func Write(dir string, r *Result, render runner.Renderer) error {
 	if err := runner.Write(dir, r.Memory); err != nil {
 		return err
 	}
 	if err := metrics.WriteStoreBench(dir, r.Bench); err != nil {
 		return fmt.Errorf("results %s: %w", dir, err)
 	}
-	if err := reports.Render(dir); err != nil {
+	if render == nil {
+		return nil
+	}
+	if err := render(dir); err != nil {
 		return fmt.Errorf("report %s: %w", dir, err)
 	}
 	return nil
@@ -186,7 +189,8 @@ func Write(dir string, r *Result) error {
 // out, with the guarantees of runner.RunTo: out is checked before anything
 // runs, everything is written into a staging folder beside it, and the
 // staging folder replaces out in one step; on failure out is untouched.
-func RunTo(ctx context.Context, sc *scenario.Scenario, opts Options, out string) (*Result, error) {
+// render, when not nil, draws the report (see Write).
+func RunTo(ctx context.Context, sc *scenario.Scenario, opts Options, out string, render runner.Renderer) (*Result, error) {
 	st, err := metrics.Stage(out)
 	if err != nil {
 		return nil, err
@@ -204,7 +208,7 @@ func RunTo(ctx context.Context, sc *scenario.Scenario, opts Options, out string)
 		return nil, fmt.Errorf("%s: %w", sc.File, err)
 	}
 	defer res.Close()
-	if err := Write(st.Dir, res); err != nil {
+	if err := Write(st.Dir, res, render); err != nil {
 		return nil, err
 	}
 	if err := res.Close(); err != nil {
