@@ -7,10 +7,10 @@ import (
 	"os"
 
 	"github.com/dedupsim/dedupsim/engines"
-	"github.com/dedupsim/dedupsim/engines/memstore"
 	"github.com/dedupsim/dedupsim/metrics"
 	"github.com/dedupsim/dedupsim/sim"
 	"github.com/dedupsim/dedupsim/sim/chain"
+	"github.com/dedupsim/dedupsim/sim/stores"
 )
 
 // BatchLine is one output line: a StreamingQueryProgress-shaped record of
@@ -178,10 +178,12 @@ func startQuery(plan chain.Plan, cp *sim.Checkpoint) (*sim.Query, error) {
 		return nil, err
 	}
 	version := rec.State.NextBatchID
-	stores := func(op int, _ chain.Node) (engines.Store, error) {
-		return memstore.Open(cp.StateDir(op), version, memstore.Options{})
+	mem, err := stores.Lookup(stores.Memory, "")
+	if err != nil {
+		return nil, err
 	}
-	q, err := sim.NewQuery(plan, stores, rec.State)
+	open := func(op int, _ chain.Node) (engines.Store, error) { return mem.Open(cp.StateDir(op), version) }
+	q, err := sim.NewQuery(plan, open, rec.State)
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/dedupsim/dedupsim/metrics"
 	"github.com/dedupsim/dedupsim/sim"
 	"github.com/dedupsim/dedupsim/sim/chain"
+	"github.com/dedupsim/dedupsim/sim/runfolder"
 	"github.com/dedupsim/dedupsim/sim/scenario"
 )
 
@@ -199,9 +200,9 @@ func (r *jobRun) init() error {
 		}
 		return err
 	}
-	tsPath, progPath := filepath.Join(r.env.partsDir, fmt.Sprintf("%d.%s", r.env.Index, tsPart)), filepath.Join(r.env.partsDir, fmt.Sprintf("%d.%s", r.env.Index, progPart))
+	tsPath, progPath := filepath.Join(r.env.partsDir, fmt.Sprintf("%d.%s", r.env.Index, runfolder.TimeseriesPart)), filepath.Join(r.env.partsDir, fmt.Sprintf("%d.%s", r.env.Index, runfolder.ProgressPart))
 	if r.env.resumable {
-		tsPath, progPath = filepath.Join(r.env.jobDir, tsPart), filepath.Join(r.env.jobDir, progPart)
+		tsPath, progPath = filepath.Join(r.env.jobDir, runfolder.TimeseriesPart), filepath.Join(r.env.jobDir, runfolder.ProgressPart)
 		if resumed {
 			// Folders of checkpoints lost after the snapshot belong to
 			// the killed run: the resumed one loses them again.

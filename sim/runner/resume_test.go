@@ -14,6 +14,7 @@ import (
 
 	"github.com/dedupsim/dedupsim/generators"
 	"github.com/dedupsim/dedupsim/metrics"
+	"github.com/dedupsim/dedupsim/sim/runfolder"
 	"github.com/dedupsim/dedupsim/sim/scenario"
 )
 
@@ -242,7 +243,7 @@ func TestDamagedRunCheckpointIsRefusedUnchanged(t *testing.T) {
 	// A snapshot after batch 5 (version 6: 1.delta .. 6.delta, no
 	// snapshot file yet), stopped at about 90 s, before any fault.
 	interrupted(t, sc, base, "memory", 5, 11000)
-	if _, err := os.Stat(filepath.Join(base, "within", jobStateFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(base, "within", runfolder.JobStateFile)); err != nil {
 		t.Fatal(err)
 	}
 	cases := []struct {
@@ -259,7 +260,7 @@ func TestDamagedRunCheckpointIsRefusedUnchanged(t *testing.T) {
 			}
 			return os.WriteFile(p, data[:len(data)/2], 0o644)
 		}},
-		{"truncated part file", "within/" + tsPart, func(p string) error {
+		{"truncated part file", "within/" + runfolder.TimeseriesPart, func(p string) error {
 			return os.Truncate(p, 10)
 		}},
 		{"foreign file in the run folder", "notes.txt", func(p string) error {

@@ -16,6 +16,7 @@ import (
 	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/metrics"
 	"github.com/dedupsim/dedupsim/sim/scenario"
+	"github.com/dedupsim/dedupsim/sim/stores"
 )
 
 // Options configure a run.
@@ -116,7 +117,7 @@ func Run(ctx context.Context, s *scenario.Scenario, opts Options) (_ *Results, e
 			release()
 		}
 	}()
-	be, err := storeBackend(storeName, filepath.Join(work, "pebble"))
+	be, err := stores.Lookup(storeName, filepath.Join(work, "pebble"))
 	if err != nil {
 		return nil, err
 	}
@@ -172,9 +173,9 @@ func Run(ctx context.Context, s *scenario.Scenario, opts Options) (_ *Results, e
 				env := jobEnv{
 					sc:            s,
 					newSource:     func() (Source, error) { return newSource(s) },
-					openStore:     opts.StoreHook.wrap(jobs[i].FileName, storeName, be.open),
-					resumeStore:   opts.StoreHook.wrap(jobs[i].FileName, storeName, be.resume),
-					stateFiles:    be.files,
+					openStore:     opts.StoreHook.wrap(jobs[i].FileName, storeName, opener(be.Open)),
+					resumeStore:   opts.StoreHook.wrap(jobs[i].FileName, storeName, opener(be.Resume)),
+					stateFiles:    be.Files,
 					storeName:     storeName,
 					partsDir:      partsDir,
 					resumable:     resumable,

@@ -20,6 +20,7 @@ import (
 	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/generators"
 	"github.com/dedupsim/dedupsim/sim/chain"
+	"github.com/dedupsim/dedupsim/sim/stores"
 )
 
 // Scenario is one resolved scenario file: every key of docs/scenario.md,
@@ -73,12 +74,12 @@ type Query struct {
 	Query string `json:"query" yaml:"query" want:"a query such as dropDuplicates([\"event_id\"])"`
 }
 
-// The state store backends.
+// The state store backends (sim/stores knows them).
 const (
 	// StoreMemory keeps state in memory.
-	StoreMemory = "memory"
+	StoreMemory = stores.Memory
 	// StorePebble keeps state in a Pebble database.
-	StorePebble = "pebble"
+	StorePebble = stores.Pebble
 )
 
 // The sink kinds.

@@ -11,6 +11,7 @@ import (
 	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/generators"
+	"github.com/dedupsim/dedupsim/sim/stores"
 )
 
 // Validate checks every value of s and returns every problem, one Error
@@ -36,8 +37,8 @@ func (s *Scenario) collect(opt options, p *problems) {
 		p.add(pr.Path, "%s", pr.Msg)
 	}
 	s.checkQueries(p, opt)
-	if s.Store != StoreMemory && s.Store != StorePebble {
-		p.add("store", "must be one of memory, pebble, got %s", fileio.Show(s.Store))
+	if !slices.Contains(stores.Names(), s.Store) {
+		p.add("store", "must be one of %s, got %s", strings.Join(stores.Names(), ", "), fileio.Show(s.Store))
 	}
 	if s.Sink.Kind != SinkAppend && s.Sink.Kind != SinkIdempotent {
 		p.add("sink.kind", "must be one of append, idempotent, got %s", fileio.Show(s.Sink.Kind))

@@ -5,9 +5,10 @@
 // checkpoint (the folder of `simulate run --checkpoint DIR`, with run.json)
 // or a single query checkpoint (a folder with a metadata file), at the last
 // batch of the query's commit log, and never writes to either, so that it
-// works on a read-only copy: the memory store's files are loaded with
-// memstore.Load, Pebble is opened read-only without taking its LOCK file,
-// and a checkpoint a run is writing (its run.lock is held) is refused.
+// works on a read-only copy: each store is opened through its backend's
+// Read (sim/stores: the memory store's files loaded, Pebble opened
+// read-only without taking its LOCK file), and a checkpoint a run is
+// writing (its run.lock is held) is refused.
 package statereader
 
 import (
@@ -25,13 +26,13 @@ import (
 
 	"github.com/dedupsim/dedupsim/engines"
 	"github.com/dedupsim/dedupsim/engines/fileio"
-	"github.com/dedupsim/dedupsim/engines/memstore"
 	"github.com/dedupsim/dedupsim/engines/pebblestore"
 	"github.com/dedupsim/dedupsim/generators"
 	"github.com/dedupsim/dedupsim/sim"
 	"github.com/dedupsim/dedupsim/sim/chain"
-	"github.com/dedupsim/dedupsim/sim/runner"
+	"github.com/dedupsim/dedupsim/sim/runfolder"
 	"github.com/dedupsim/dedupsim/sim/scenario"
+	"github.com/dedupsim/dedupsim/sim/stores"
 )
 
 // DefaultLimit is the number of rows listed per operator by default.
@@ -212,7 +213,7 @@ func checkNotInUse(dir string, isRun, isQuery bool) error {
 	if root == "" {
 		return nil
 	}
-	err := fileio.ProbeLock(filepath.Join(root, runner.RunLockFile))
+	err := fileio.ProbeLock(filepath.Join(root, runfolder.LockFile))
 	var le *fileio.LockedError
 	if errors.As(err, &le) {
 		holder := "another process"
@@ -229,7 +230,7 @@ func checkNotInUse(dir string, isRun, isQuery bool) error {
 
 // readRun reads the jobs of a run checkpoint.
 func readRun(dir string, opts Options) (*State, error) {
-	rc, err := runner.ReadRunCheckpoint(dir)
+	rc, err := runfolder.Read(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -268,7 +269,8 @@ func readQuery(dir string, limit int) (*Query, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: query %q: %w", metaPath, meta.Query, err)
 	}
-	if meta.Store != scenario.StoreMemory && meta.Store != scenario.StorePebble {
+	be, err := stores.Lookup(meta.Store, "")
+	if err != nil {
 		return nil, fmt.Errorf("%s: unknown state store %q", metaPath, meta.Store)
 	}
 	nOps := len(plan.Dedups())
@@ -291,7 +293,7 @@ func readQuery(dir string, limit int) (*Query, error) {
 	}
 	version := rec.LastCommitted + 1
 	for op, idx := range plan.Dedups() {
-		o, err := readOperator(cp.StateDir(op), meta.Store, version, plan.Nodes[idx], limit)
+		o, err := readOperator(cp.StateDir(op), be, version, plan.Nodes[idx], limit)
 		if err != nil {
 			return nil, err
 		}
@@ -353,7 +355,7 @@ func checkQueryFolder(dir string, nOps int) error {
 }
 
 // readOperator reads the state of one dedup operator at version.
-func readOperator(dir, store string, version int64, node chain.Node, limit int) (*Operator, error) {
+func readOperator(dir string, be stores.Backend, version int64, node chain.Node, limit int) (*Operator, error) {
 	o := &Operator{
 		Name:         node.Operator,
 		KeyColumns:   node.KeyNames,
@@ -375,37 +377,25 @@ func readOperator(dir, store string, version int64, node chain.Node, limit int) 
 		}
 		return o, nil
 	}
-	var src engines.Ranger
-	var n int
-	switch store {
-	case scenario.StoreMemory:
-		s, err := memstore.Load(dir, version)
-		if err != nil {
-			return nil, err
-		}
-		src, n = s, s.Len()
-	case scenario.StorePebble:
-		s, err := pebblestore.OpenReadOnly(dir, pebblestore.Options{CacheSize: 1 << 20})
-		if err != nil {
-			return nil, err
-		}
-		defer s.Close()
-		// A process killed between the store's commit and the commit log
-		// leaves the store a batch ahead: Pebble keeps only its latest
-		// state, which is what is shown.
-		if last, ok := s.LastCommitted(); !ok && version > 0 || ok && last != version-1 {
-			o.BatchID = nil
-			have := "no batch"
-			if ok {
-				o.BatchID = &last
-				have = fmt.Sprintf("batch %d", last)
-			}
-			o.Note = fmt.Sprintf("the store holds the state of %s, the commit log ends at batch %d", have, version-1)
-		}
-		src, n = s, s.Len()
+	st, err := be.Read(dir, version)
+	if err != nil {
+		return nil, err
 	}
-	o.NumRows = int64(n)
-	rows, err := listRows(dir, src, node, o.HasExpiresAt, limit)
+	defer st.Store.Close()
+	// A store that keeps only its latest state (Pebble) may be a batch
+	// ahead of the commit log: what it holds is what is shown.
+	if st.HasBatch != (version > 0) || st.HasBatch && st.Batch != version-1 {
+		o.BatchID = nil
+		have := "no batch"
+		if st.HasBatch {
+			last := st.Batch
+			o.BatchID = &last
+			have = fmt.Sprintf("batch %d", last)
+		}
+		o.Note = fmt.Sprintf("the store holds the state of %s, the commit log ends at batch %d", have, version-1)
+	}
+	o.NumRows = int64(st.Store.Len())
+	rows, err := listRows(dir, st.Store, node, o.HasExpiresAt, limit)
 	if err != nil {
 		return nil, err
 	}
