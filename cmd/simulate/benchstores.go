@@ -8,8 +8,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dedupsim/dedupsim/reports"
-	"github.com/dedupsim/dedupsim/sim/storebench"
 	"github.com/dedupsim/dedupsim/sim/scenario"
+	"github.com/dedupsim/dedupsim/sim/storebench"
 )
 
 // benchStoresFlags are the flags of bench-stores.
