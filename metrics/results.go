@@ -5,7 +5,11 @@
 // progress/<query>.jsonl.
 package metrics
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/dedupsim/dedupsim/engines"
+)
 
 // ResultsFormat versions the results files.
 const ResultsFormat = "dedupsim-results/1"
@@ -121,6 +125,11 @@ var TimeseriesHeader = []string{
 	"droppedByWatermark", "droppedDuplicates", "stateRows", "stateBytes",
 	"missedDuplicates", "falseDrops",
 }
+
+// WatermarkSet reports whether the batch ran with a watermark that is set:
+// the query has one and it has moved from Spark's initial 0
+// (engines.WatermarkSet).
+func (r *BatchRecord) WatermarkSet() bool { return r.HasWatermark && engines.WatermarkSet(r.Watermark) }
 
 // BatchRecord is one row of timeseries.csv.
 type BatchRecord struct {

@@ -453,7 +453,7 @@ func storesChart(sb *metrics.StoreBench) drawing {
 		p.Y.Min, p.Y.Max = 0, max(top*1.15, 1e-9)
 		return p
 	}
-	return drawing{w: 8 * vg.Inch, h: 6.5 * vg.Inch, draw: func(dc draw.Canvas) {
+	return drawing{w: 8 * vg.Inch, h: 6.5 * vg.Inch, draw: func(dc draw.Canvas) error {
 		area := frame(dc, title, subtitle, items)
 		top := panel(rate, "events/s (wall clock)", 1, humanNumber, false)
 		bottom := panel(size, "peak state ("+unit+")", div, func(v float64) string {
@@ -471,5 +471,6 @@ func storesChart(sb *metrics.StoreBench) drawing {
 		cs := stack([]*plot.Plot{top, bottom}, area, vg.Points(14))
 		top.Draw(cs[0])
 		bottom.Draw(cs[1])
+		return nil
 	}}
 }
