@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/sim/replay"
 )
 
@@ -35,17 +34,13 @@ regular file of at most 64 MiB: a FIFO or a device is refused.`,
 		Example: `  simulate replay experiments/traces/restamped-retry-within-watermark.json`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			data, err := readInput(args[0], fileio.MaxTraceBytes)
+			t, err := replay.LoadFile(args[0])
 			if err != nil {
-				return cleaned(err)
-			}
-			t, err := replay.Load(data)
-			if err != nil {
-				return cleaned(fmt.Errorf("%s: %w", args[0], err))
+				return err
 			}
 			lines, err := replay.Run(t)
 			if err != nil {
-				return cleaned(fmt.Errorf("%s: %w", args[0], err))
+				return fmt.Errorf("%s: %w", args[0], err)
 			}
 			// Print only once every batch ran: a failure prints nothing.
 			var buf bytes.Buffer

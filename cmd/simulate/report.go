@@ -38,7 +38,7 @@ so rendering twice yields byte-identical files.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := args[0]
 			if err := reports.Rerender(dir); err != nil {
-				return cleaned(err)
+				return err
 			}
 			_, err := fmt.Fprintf(stdout, "wrote %s and %s\n", filepath.Join(dir, "report.md"), filepath.Join(dir, "report.html"))
 			return err

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -14,8 +13,6 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/dedupsim/dedupsim/engines/fileio"
-	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/reports"
 	"github.com/dedupsim/dedupsim/sim/runner"
 	"github.com/dedupsim/dedupsim/sim/scenario"
@@ -99,13 +96,9 @@ missed duplicates, false drops and peak state.`,
 				return err
 			}
 			if delays != "" {
-				sw := &scenario.Sweep{}
-				for _, d := range strings.Split(delays, ",") {
-					v, err := interval.Parse(d)
-					if err != nil || v < 0 {
-						return fmt.Errorf("--delay: %s: want a list of non-negative durations such as 1m,5m,20m", fileio.Quote(d))
-					}
-					sw.Delay = append(sw.Delay, interval.Duration(v))
+				sw, err := scenario.ParseDelays(delays)
+				if err != nil {
+					return fmt.Errorf("--delay: %w", err)
 				}
 				sc.Sweep = sw
 				// The delays join the scenario: its limits apply again.

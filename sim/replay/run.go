@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/dedupsim/dedupsim/engines"
+	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/metrics"
 	"github.com/dedupsim/dedupsim/sim"
 	"github.com/dedupsim/dedupsim/sim/chain"
@@ -201,4 +202,19 @@ func WriteLines(w io.Writer, lines []BatchLine) error {
 		}
 	}
 	return nil
+}
+
+// LoadFile reads and parses the trace in the file at path: a regular file
+// of at most fileio.MaxTraceBytes (a FIFO or a device is refused before it
+// is opened). Its errors name the file once: "PATH: why".
+func LoadFile(path string) (*Trace, error) {
+	data, err := fileio.ReadFile(path, fileio.MaxTraceBytes)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s", path, fileio.Reason(err))
+	}
+	t, err := Load(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return t, nil
 }

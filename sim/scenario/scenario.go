@@ -17,10 +17,13 @@ import (
 	"slices"
 	"time"
 
+	"fmt"
+	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/generators"
 	"github.com/dedupsim/dedupsim/sim/chain"
 	"github.com/dedupsim/dedupsim/sim/stores"
+	"strings"
 )
 
 // Scenario is one resolved scenario file: every key of docs/scenario.md,
@@ -123,6 +126,22 @@ type Fault struct {
 type Sweep struct {
 	// Delay lists the watermark delays to run every query with.
 	Delay []interval.Duration `json:"delay" yaml:"delay" want:"a list of delays such as [1m, 5m, 20m]" need:"a list of delays such as [1m, 5m, 20m]"`
+}
+
+// ParseDelays parses a comma-separated list of watermark delays, such as
+// "1m,5m,20m" (a sweep given on the command line). A bad one is an error
+// that echoes it: "soon: want a list of non-negative durations such as
+// 1m,5m,20m".
+func ParseDelays(list string) (*Sweep, error) {
+	sw := &Sweep{}
+	for _, d := range strings.Split(list, ",") {
+		v, err := interval.Parse(d)
+		if err != nil || v < 0 {
+			return nil, fmt.Errorf("%s: want a list of non-negative durations such as 1m,5m,20m", fileio.Quote(d))
+		}
+		sw.Delay = append(sw.Delay, interval.Duration(v))
+	}
+	return sw, nil
 }
 
 // Defaults returns a scenario holding every default of docs/scenario.md.
