@@ -1,6 +1,6 @@
 //go:build !unix
 
-package engines_test
+package enginetest
 
 import "time"
 
