@@ -1,7 +1,7 @@
 // Package metrics measures what each query did against ground truth: which
 // duplicates slipped through, which real events were lost and why, how
 // much state the query held and how far its watermark lagged. It writes the
-// results folder of SCENARIO.md: summary.json, timeseries.csv and
+// results folder of docs/results-format.md: summary.json, timeseries.csv and
 // progress/<query>.jsonl.
 package metrics
 

@@ -48,7 +48,7 @@ func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run FILE",
 		Short: "Run a scenario: generate traffic, run every query, measure against ground truth",
-		Long: `run loads a scenario (experiments/*.yaml, see SCENARIO.md), generates its
+		Long: `run loads a scenario (experiments/*.yaml, see docs/scenario.md), generates its
 duplicate-laden traffic from the seed, runs the same stream through every query
 on exact models of Spark's dedup operators in micro-batches, and measures against
 ground truth what each query kept in state, which duplicates slipped through

@@ -1,7 +1,7 @@
 // Package replay runs hand-written micro-batch traces through one query and
 // reports what each executed micro-batch did, in the shape of Spark's
-// StreamingQueryProgress. It implements the conformance trace contract
-// (the trace format of `simulate replay`), with one extension that mirrors
+// StreamingQueryProgress. It implements the trace format of
+// docs/replay-format.md (that of `simulate replay`), with one extension that mirrors
 // Spark's own test harness:
 //
 // Manual clock. A trace with "manualClock": true runs as StreamTest does

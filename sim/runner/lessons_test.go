@@ -1,6 +1,6 @@
 package runner
 
-// The lessons of DESIGN.md ("Semantics are the product"), asserted in
+// The lessons of docs/semantics.md, asserted in
 // numbers on the experiments/ scenarios that teach them: each test loads
 // the file a user runs, shrinks it where that keeps the lesson intact, runs
 // it and checks the property its opening comment promises, plus the
