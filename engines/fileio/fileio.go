@@ -4,9 +4,11 @@
 // exclusive lock on a folder.
 //
 // It is a leaf: it imports nothing of the module, so the generators, the
-// engines, the simulator, metrics and reports may all use it without
-// breaking the one-way import map (it sits under engines/ because the state
-// stores are its lowest user).
+// engines, the simulator and metrics may all use it without breaking the
+// one-way import map of docs/architecture.md (it sits under engines/
+// because the state stores are its lowest user). The command line and
+// reports reach it through the layers below (sim.CleanMessage,
+// metrics.WriteFileAtomic and metrics' readers).
 //
 // Guarantees, stated once:
 //

@@ -16,6 +16,11 @@
 //
 // Where dedupsim writes a delay into a query itself (a sweep replacing a
 // query's delay), it renders it in units ParseSpark accepts.
+//
+// It is a leaf: it imports nothing of the module, so that every layer may
+// use it (the generators' configuration prints its durations with Format,
+// reports format spans with it) without breaking the one-way import map
+// of docs/architecture.md.
 package interval
 
 import (

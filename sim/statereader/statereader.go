@@ -26,7 +26,6 @@ import (
 
 	"github.com/dedupsim/dedupsim/engines"
 	"github.com/dedupsim/dedupsim/engines/fileio"
-	"github.com/dedupsim/dedupsim/engines/pebblestore"
 	"github.com/dedupsim/dedupsim/generators"
 	"github.com/dedupsim/dedupsim/sim"
 	"github.com/dedupsim/dedupsim/sim/chain"
@@ -341,7 +340,9 @@ func checkQueryFolder(dir string, nOps int) error {
 	for op := range nOps {
 		d := filepath.Join(state, strconv.Itoa(op))
 		known[filepath.Base(d)] = true
-		known[filepath.Base(pebblestore.CheckpointsDir(d))] = true
+		for _, b := range stores.Beside(d) {
+			known[filepath.Base(b)] = true
+		}
 		hidden = append(hidden, "."+strconv.Itoa(op)+".")
 	}
 	for _, e := range ents {

@@ -122,3 +122,8 @@ func Lookup(name, scratch string) (Backend, error) {
 	}
 	return Backend{}, fmt.Errorf("store %q: unknown state store (want %s)", name, strings.Join(Names(), " or "))
 }
+
+// Beside returns the folders a backend may keep beside a store's folder
+// dir, which belong to the store: Pebble's checkpoints (see
+// pebblestore.CheckpointsDir).
+func Beside(dir string) []string { return []string{pebblestore.CheckpointsDir(dir)} }
