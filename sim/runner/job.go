@@ -231,6 +231,11 @@ func (r *jobRun) noteBadClock(row *generators.Row) {
 	}
 }
 
+// loop runs the job's triggers, one after the other, until its stream is
+// over and its query idle: at each trigger the faults due fire, the rows
+// that arrived form the batch, Spark's batch for the trigger runs (a data
+// batch, a no-data batch, or none, and then the idle triggers ahead are
+// skipped), and the batch is accounted for.
 func (r *jobRun) loop(ctx context.Context) (*jobResult, error) {
 	c := r.newClock()
 	for ; ; r.t += c.trigger {
