@@ -178,7 +178,7 @@ func (c *Checkpoint) latest(kind string) (int64, bool, error) {
 	}
 	var ids []int64
 	for _, e := range ents {
-		if fileio.IsTemp(e.Name()) {
+		if fileio.IsCheckpointTemp(e.Name()) {
 			continue
 		}
 		id, err := strconv.ParseInt(e.Name(), 10, 64)

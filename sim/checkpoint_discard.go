@@ -23,7 +23,7 @@ func (c *Checkpoint) DiscardFrom(batchID int64) error {
 		}
 		for _, e := range ents {
 			name := e.Name()
-			if fileio.IsTemp(name) {
+			if fileio.IsCheckpointTemp(name) {
 				// A write interrupted by a kill.
 				doomed = append(doomed, filepath.Join(c.dir, kind, name))
 				continue

@@ -32,3 +32,10 @@ func WriteFileNoSync(path string, data []byte) error {
 func IsTemp(name string) bool {
 	return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp-")
 }
+
+// IsCheckpointTemp reports whether name is a temporary file of an atomic
+// write (IsTemp) or the fixed "<name>.tmp" that dedupsim's checkpoints
+// (the query logs, the memory store's files, Pebble's snapshots) used for
+// theirs before they wrote through this package, which a checkpoint made
+// then may still hold. Checkpoint readers skip both.
+func IsCheckpointTemp(name string) bool { return IsTemp(name) || strings.HasSuffix(name, ".tmp") }

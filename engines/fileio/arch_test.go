@@ -37,3 +37,16 @@ func TestWriteFileNoSync(t *testing.T) {
 		}
 	}
 }
+
+// TestIsCheckpointTemp checks that checkpoint readers skip the temporaries
+// of both kinds, and nothing else.
+func TestIsCheckpointTemp(t *testing.T) {
+	for name, want := range map[string]bool{
+		".7.tmp-ab12cd34ef56": true, "7.tmp": true, "metadata.tmp": true, ".3.tmp": true,
+		"7": false, "metadata": false, "12.delta": false, "tmp": false,
+	} {
+		if IsCheckpointTemp(name) != want {
+			t.Errorf("IsCheckpointTemp(%q) = %v, want %v", name, !want, want)
+		}
+	}
+}

@@ -202,7 +202,7 @@ func (c *Checkpointed) listVersions() (snaps []int64, deltas map[int64]bool, err
 	for _, e := range ents {
 		name := e.Name()
 		switch {
-		case fileio.IsTemp(name):
+		case fileio.IsCheckpointTemp(name):
 			continue
 		case strings.HasSuffix(name, ".delta"):
 			v, err := strconv.ParseInt(strings.TrimSuffix(name, ".delta"), 10, 64)

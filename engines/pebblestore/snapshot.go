@@ -398,9 +398,10 @@ func restore(dir, ck string) error {
 }
 
 // isTempDir reports whether name, in a store's checkpoints folder, is a
-// checkpoint being written (fileio.TempName) or one a swap set aside.
+// checkpoint being written (fileio.TempName, or the fixed ".<version>.tmp"
+// of earlier versions) or one a swap set aside.
 func isTempDir(name string) bool {
-	return strings.HasPrefix(name, ".") && (strings.Contains(name, ".tmp-") || strings.Contains(name, ".old-"))
+	return strings.HasPrefix(name, ".") && (fileio.IsCheckpointTemp(name) || strings.Contains(name, ".old-"))
 }
 
 // removeTemps removes the checkpoints being written, or set aside, that a

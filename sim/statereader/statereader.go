@@ -321,7 +321,7 @@ func checkQueryFolder(dir string, nOps int) error {
 	}
 	for _, e := range ents {
 		switch n := e.Name(); {
-		case n == "metadata" || fileio.IsTemp(n):
+		case n == "metadata" || fileio.IsCheckpointTemp(n):
 		case (n == "offsets" || n == "commits" || n == "state") && e.IsDir():
 		default:
 			return fmt.Errorf("%s: not a file of a dedupsim query checkpoint", filepath.Join(dir, n))
