@@ -10,6 +10,7 @@ import (
 	"github.com/cockroachdb/pebble/bloom"
 
 	"github.com/dedupsim/dedupsim/engines"
+	"github.com/dedupsim/dedupsim/engines/enginetest"
 	"github.com/dedupsim/dedupsim/engines/pebblestore"
 )
 
@@ -53,7 +54,7 @@ type barePebble struct {
 	key   []byte
 	val   [8]byte
 	// ops counts the batch's writes, to commit the priming of
-	// dedupe-noevict (which never evicts) once per batchRows.
+	// dedupe-noevict (which never evicts) once per enginetest.BatchRows.
 	ops int
 }
 
@@ -87,7 +88,7 @@ func (p *barePebble) close() {
 }
 
 // keyFIFO is barePebble's arrival-order FIFO of (key, expiry). Ids are
-// fixed-length, so entry i's key is keys[i*idLen:(i+1)*idLen], and the
+// fixed-length, so entry i's key is keys[i*enginetest.IDLen:(i+1)*enginetest.IDLen], and the
 // FIFO costs no allocation per key.
 type keyFIFO struct {
 	keys []byte
@@ -125,7 +126,7 @@ func (p *barePebble) add(key []byte, exp int64, fifo *keyFIFO) (bool, error) {
 func (p *barePebble) evict(wm int64, f *keyFIFO) (int, error) {
 	n := 0
 	for f.head < len(f.exps) && f.exps[f.head] <= wm {
-		p.key = append(p.key[:1], f.keys[f.head*idLen:(f.head+1)*idLen]...)
+		p.key = append(p.key[:1], f.keys[f.head*enginetest.IDLen:(f.head+1)*enginetest.IDLen]...)
 		if err := p.batch.Delete(p.key, nil); err != nil {
 			return n, err
 		}
@@ -135,7 +136,7 @@ func (p *barePebble) evict(wm int64, f *keyFIFO) (int, error) {
 	p.ops += n
 	// Compact once the popped front is the larger half: amortized O(1).
 	if f.head > len(f.exps)/2 {
-		f.keys = f.keys[:copy(f.keys, f.keys[f.head*idLen:])]
+		f.keys = f.keys[:copy(f.keys, f.keys[f.head*enginetest.IDLen:])]
 		f.exps = f.exps[:copy(f.exps, f.exps[f.head:])]
 		f.head = 0
 	}
@@ -164,22 +165,22 @@ func (p *barePebble) live() int {
 	return n
 }
 
-// runPebbleBaseline is runEngine's twin over the bare Pebble loop: the same
+// runPebbleBaseline is enginetest.RunEngine's twin over the bare Pebble loop: the same
 // priming, the same rows, one commit per batch. Its bytes per key are the
 // Go heap's growth (Pebble's memtables and block cache), as for the store.
-func runPebbleBaseline(b *testing.B, k engineKind, live int, g *streamGen, rows *rowBlock, before uint64) (runResult, float64) {
+func runPebbleBaseline(b *testing.B, k enginetest.Kind, live int, g *enginetest.StreamGen, rows *enginetest.RowBlock, before uint64) (enginetest.RunResult, float64) {
 	p := openBarePebble(b)
 	defer p.close()
 	var fifo *keyFIFO
-	if k.evicts() {
+	if k.Evicts() {
 		fifo = &keyFIFO{}
 	}
-	err := prime(g, k, live,
+	err := enginetest.Prime(g, k, live,
 		func(key []byte, et int64) error {
-			if _, err := p.add(key, k.expiry(et, live), fifo); err != nil {
+			if _, err := p.add(key, k.Expiry(et, live), fifo); err != nil {
 				return err
 			}
-			if p.ops >= batchRows {
+			if p.ops >= enginetest.BatchRows {
 				return p.commit()
 			}
 			return nil
@@ -196,33 +197,33 @@ func runPebbleBaseline(b *testing.B, k engineKind, live int, g *streamGen, rows 
 	if err != nil {
 		b.Fatal(err)
 	}
-	delay := k.delayMicros(live)
-	var r runResult
-	t := startLoop(nil)
-	for bi, start := 0, 0; start < rows.len(); bi, start = bi+1, start+batchRows {
-		end := min(start+batchRows, rows.len())
+	delay := k.DelayMicros(live)
+	var r enginetest.RunResult
+	t := enginetest.StartLoop(nil)
+	for bi, start := 0, 0; start < rows.Len(); bi, start = bi+1, start+enginetest.BatchRows {
+		end := min(start+enginetest.BatchRows, rows.Len())
 		for i := start; i < end; i++ {
-			added, err := p.add(rows.key(i), k.expiry(rows.times[i], live), fifo)
+			added, err := p.add(rows.Key(i), k.Expiry(rows.Times[i], live), fifo)
 			if err != nil {
 				b.Fatal(err)
 			}
 			if added {
-				r.emitted++
+				r.Emitted++
 			}
 		}
-		if k.evicts() {
-			n, err := p.evict(rows.batchMax[bi]-delay, fifo)
+		if k.Evicts() {
+			n, err := p.evict(rows.BatchMax[bi]-delay, fifo)
 			if err != nil {
 				b.Fatal(err)
 			}
-			r.evicted += n
+			r.Evicted += n
 		}
 		if err := p.commit(); err != nil {
 			b.Fatal(err)
 		}
 	}
-	t.stop(&r)
-	return r, perKey(before, p.live())
+	t.Stop(&r)
+	return r, enginetest.PerKey(before, p.live())
 }
 
 // pebbleEvictWindow is BenchmarkEvict's bare loop for the Pebble store:

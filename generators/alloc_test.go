@@ -1,10 +1,10 @@
 package generators
 
 import (
+	"github.com/dedupsim/dedupsim/engines/interval"
+	"github.com/dedupsim/dedupsim/generators/randvar"
 	"testing"
 	"time"
-
-	"github.com/dedupsim/dedupsim/sim/scenario"
 )
 
 // TestNextDoesNotAllocate checks the hot path: after the pending queue has
@@ -26,21 +26,21 @@ func TestNextDoesNotAllocate(t *testing.T) {
 
 // benchWorkloads are the workloads of the benchmarks, named like the
 // lessons of experiments/.
-func benchWorkloads() map[string]*scenario.Scenario {
-	lognormal := scenario.Dist{Kind: scenario.LogNormal, Median: 30, P99: 900}
-	return map[string]*scenario.Scenario{
+func benchWorkloads() map[string]*Config {
+	lognormal := randvar.Spec{Kind: randvar.KindLogNormal, Median: 30, P99: 900}
+	return map[string]*Config{
 		// quickstart: a steady rate, uuid ids, exponential arrival delays.
-		"quickstart": workload(2*time.Hour, 2000, func(s *scenario.Scenario) {
+		"quickstart": workload(2*time.Hour, 2000, func(s *Config) {
 			s.Workload.ArrivalDelay = exponential(2)
 		}),
 		// retries: mobile clients resending 5% of events, restamped.
-		"retries": workload(2*time.Hour, 2000, withRetries(0.05, geometric(1.5), lognormal, scenario.Restamp), func(s *scenario.Scenario) {
+		"retries": workload(2*time.Hour, 2000, withRetries(0.05, geometric(1.5), lognormal, Restamp), func(s *Config) {
 			s.Workload.ArrivalDelay = exponential(2)
 		}),
 		// everything: the mixed workload of the tests, at a higher rate.
-		"mixed": func() *scenario.Scenario {
+		"mixed": func() *Config {
 			s := mixed(1)
-			s.Duration = scenario.Duration(2 * time.Hour)
+			s.Duration = interval.Duration(2 * time.Hour)
 			for i := range s.Workload.Profile {
 				s.Workload.Profile[i].Rate *= 10
 			}

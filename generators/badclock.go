@@ -2,8 +2,6 @@ package generators
 
 import (
 	"math/rand/v2"
-
-	"github.com/dedupsim/dedupsim/sim/scenario"
 )
 
 // badClock gives rows the event time of a clock running ahead: each row
@@ -20,10 +18,10 @@ type badClock struct {
 	skew        sampler
 }
 
-func newBadClock(in stage, f *scenario.FutureTimestamps, seed uint64) *badClock {
+func newBadClock(in stage, f *FutureTimestamps, seed uint64) *badClock {
 	b := &badClock{in: in, probability: f.Probability, src: newStream(seed, partBadClock)}
 	b.rng = rand.New(b.src)
-	b.skew = newSampler(f.Skew, b.src)
+	b.skew = newSampler(f.Skew, b.rng)
 	return b
 }
 

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/dedupsim/dedupsim/sim/scenario"
+	"github.com/dedupsim/dedupsim/generators/randvar"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -80,7 +80,7 @@ func BenchmarkBareDrawsRetries(b *testing.B) {
 		retry, gaps := rand.NewPCG(6, 6), rand.NewPCG(7, 7)
 		gap := distuv.Exponential{Rate: 1, Src: arrivals}
 		d := distuv.Exponential{Rate: 0.5, Src: delay}
-		mu, sigma := scenario.Dist{Kind: scenario.LogNormal, Median: 30, P99: 900}.LogNormalParams()
+		mu, sigma := randvar.Spec{Kind: randvar.KindLogNormal, Median: 30, P99: 900}.LogNormalParams()
 		retryGap := distuv.LogNormal{Mu: mu, Sigma: sigma, Src: gaps}
 		custRNG, retryRNG := rand.New(cust), rand.New(retry)
 		logQ := math.Log1p(-1 / 1.5)

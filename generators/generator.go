@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/dedupsim/dedupsim/sim/scenario"
+	"math/rand/v2"
+
+	"github.com/dedupsim/dedupsim/engines/interval"
+	"github.com/dedupsim/dedupsim/generators/randvar"
 )
 
 // Source is a pull iterator of rows in arrival order.
@@ -21,7 +24,7 @@ type Source interface {
 // only the copies in flight, never the run's history. It is not safe for
 // concurrent use.
 type Generator struct {
-	scn         *scenario.Scenario
+	cfg         Config
 	fingerprint uint64
 	ids         IDKind
 	events      *counter
@@ -31,30 +34,30 @@ type Generator struct {
 	retries *retries
 }
 
-// New returns the generator of s's workload over [s.Start, s.End()),
-// seeded with s.Seed. It checks the values it depends on with
-// s.ValidateWorkload and returns those errors.
+// New returns the generator of c's workload over [c.Start,
+// c.Start+c.Duration), seeded with c.Seed. It refuses a configuration
+// that Check finds a problem in, with the first problem.
 //
 // The pipeline, innermost first: originals (Poisson arrivals following
 // the rate profile; ids, customers, payload) -> arrivalDelay -> numbering
 // -> retries -> badClock -> heartbeats, each stage present only when its
 // part of the workload is on. See the package documentation for the
 // semantics of each.
-func New(s *scenario.Scenario) (*Generator, error) {
-	if err := s.ValidateWorkload(); err != nil {
-		return nil, fmt.Errorf("generators: %w", err)
+func New(c Config) (*Generator, error) {
+	if ps := c.Check(); len(ps) > 0 {
+		return nil, fmt.Errorf("generators: %s: %s", ps[0].Path, ps[0].Msg)
 	}
-	w := &s.Workload
-	fp, err := fingerprint(s)
+	w := &c.Workload
+	fp, err := fingerprint(&c)
 	if err != nil {
 		return nil, fmt.Errorf("generators: %w", err)
 	}
-	g := &Generator{scn: s, fingerprint: fp, events: &counter{}}
-	uuids := w.IDs == scenario.UUIDs
+	g := &Generator{cfg: c, fingerprint: fp, events: &counter{}}
+	uuids := w.IDs == UUIDs
 	if !uuids {
 		g.ids = IntIDs
 	}
-	durNs := int64(s.Duration)
+	durNs := int64(c.Duration)
 	var segs []segment
 	for _, seg := range w.Segments() {
 		forNs := int64(seg.For)
@@ -63,25 +66,25 @@ func New(s *scenario.Scenario) (*Generator, error) {
 		}
 		segs = append(segs, segment{forNs: forNs, rate: float64(seg.Rate)})
 	}
-	start := s.Start.UnixMicro()
+	start := c.Start.UnixMicro()
 	// A part that is off (no delay, no retries, no bad clocks, no
 	// heartbeats) is left out of the pipeline rather than passed through.
-	orig := newOriginals(segs, start, durNs, w.Customers, uuids, s.Seed)
+	orig := newOriginals(segs, start, durNs, w.Customers, uuids, c.Seed)
 	g.stages = append(g.stages, orig)
-	if d := w.ArrivalDelay; !(d.Kind == "" || d.Kind == scenario.Constant && d.Value == 0) {
-		src := newStream(s.Seed, partArrivalDelay)
-		g.stages = append(g.stages, newArrivalDelay(g.top(), newSampler(d, src), src))
+	if d := w.ArrivalDelay; !(d.Kind == "" || d.Kind == randvar.KindConstant && d.Value == 0) {
+		src := newStream(c.Seed, partArrivalDelay)
+		g.stages = append(g.stages, newArrivalDelay(g.top(), newSampler(d, rand.New(src)), src))
 	}
 	g.stages = append(g.stages, &numbering{in: g.top(), events: g.events, ints: !uuids})
 	if w.Retries.Probability > 0 {
-		g.retries = newRetries(g.top(), &w.Retries, s.Seed)
+		g.retries = newRetries(g.top(), &w.Retries, c.Seed)
 		g.stages = append(g.stages, g.retries)
 	}
 	if w.FutureTimestamps.Probability > 0 {
-		g.stages = append(g.stages, newBadClock(g.top(), &w.FutureTimestamps, s.Seed))
+		g.stages = append(g.stages, newBadClock(g.top(), &w.FutureTimestamps, c.Seed))
 	}
 	if every := w.Heartbeat.Micros(); every > 0 {
-		g.stages = append(g.stages, newHeartbeats(g.top(), every, start, orig.endMicros, g.events, uuids, s.Seed))
+		g.stages = append(g.stages, newHeartbeats(g.top(), every, start, orig.endMicros, g.events, uuids, c.Seed))
 	}
 	return g, nil
 }
@@ -140,7 +143,7 @@ func (g *Generator) Restore(state []byte) error {
 	if !ok {
 		return errors.New("generators: restore: not a generator state (or a different format version)")
 	}
-	fresh, err := New(g.scn)
+	fresh, err := New(g.cfg)
 	if err != nil {
 		return err
 	}
@@ -164,19 +167,19 @@ func (g *Generator) Restore(state []byte) error {
 
 // fingerprint identifies what a generator's rows depend on: the seed,
 // start, duration and workload (with the values of empirical samples).
-func fingerprint(s *scenario.Scenario) (uint64, error) {
+func fingerprint(c *Config) (uint64, error) {
 	b, err := json.Marshal(struct {
 		Seed     uint64
 		Start    int64
-		Duration scenario.Duration
-		Workload scenario.Workload
-	}{s.Seed, s.Start.UnixMicro(), s.Duration, s.Workload})
+		Duration interval.Duration
+		Workload Workload
+	}{c.Seed, c.Start.UnixMicro(), c.Duration, c.Workload})
 	if err != nil {
 		return 0, err
 	}
 	h := fnv1a(string(b))
-	w := &s.Workload
-	for _, d := range []scenario.Dist{w.ArrivalDelay, w.Retries.Copies, w.Retries.Delay, w.FutureTimestamps.Skew} {
+	w := &c.Workload
+	for _, d := range []randvar.Spec{w.ArrivalDelay, w.Retries.Copies, w.Retries.Delay, w.FutureTimestamps.Skew} {
 		for _, v := range d.Samples {
 			h = (h ^ math.Float64bits(v)) * 0x100000001b3
 		}

@@ -1,11 +1,10 @@
 package generators
 
 import (
+	"github.com/dedupsim/dedupsim/engines/interval"
 	"regexp"
 	"testing"
 	"time"
-
-	"github.com/dedupsim/dedupsim/sim/scenario"
 )
 
 func TestDeterminism(t *testing.T) {
@@ -29,10 +28,10 @@ func TestDeterminism(t *testing.T) {
 // TestOrder checks that rows come ordered by (arrival, event, copy), with
 // ties forced by a high rate and copies resent with no delay.
 func TestOrder(t *testing.T) {
-	for _, s := range []*scenario.Scenario{
+	for _, s := range []*Config{
 		mixed(3),
-		workload(200*time.Millisecond, 2e6, withRetries(0.5, constant(2), constant(0), scenario.SameTimestamp), func(s *scenario.Scenario) {
-			s.Workload.Heartbeat = scenario.Duration(time.Microsecond * 7)
+		workload(200*time.Millisecond, 2e6, withRetries(0.5, constant(2), constant(0), SameTimestamp), func(s *Config) {
+			s.Workload.Heartbeat = interval.Duration(time.Microsecond * 7)
 		}),
 	} {
 		g := mustNew(t, s)
@@ -53,7 +52,7 @@ func TestOrder(t *testing.T) {
 			prev = r
 			n++
 		}
-		if s.Workload.Heartbeat == scenario.Duration(7*time.Microsecond) && ties < 1000 {
+		if s.Workload.Heartbeat == interval.Duration(7*time.Microsecond) && ties < 1000 {
 			t.Errorf("only %d ties in %d rows: the test does not exercise them", ties, n)
 		}
 	}
@@ -125,7 +124,7 @@ func TestUUIDs(t *testing.T) {
 
 func TestIntIDs(t *testing.T) {
 	s := mixed(5)
-	s.Workload.IDs = scenario.Ints
+	s.Workload.IDs = Ints
 	g := mustNew(t, s)
 	if g.IDs() != IntIDs {
 		t.Fatalf("IDs() = %v", g.IDs())
@@ -140,7 +139,7 @@ func TestIntIDs(t *testing.T) {
 
 func TestCustomersAndPayload(t *testing.T) {
 	const customers = 10
-	s := workload(100*time.Second, 1000, func(s *scenario.Scenario) { s.Workload.Customers = customers })
+	s := workload(100*time.Second, 1000, func(s *Config) { s.Workload.Customers = customers })
 	var counts [customers]float64
 	n := 0.0
 	payloads := map[int64]bool{}
@@ -166,13 +165,13 @@ func TestCustomersAndPayload(t *testing.T) {
 }
 
 func TestSchemaColumns(t *testing.T) {
-	s := Schema()
+	s := Columns()
 	for col, name := range map[int]string{
 		ColEventID: "event_id", ColCustomerID: "customer_id", ColEventTime: "event_time",
 		ColIngestTime: "ingest_time", ColAttempt: "attempt", ColPayload: "payload",
 	} {
 		if s[col].Name != name {
-			t.Errorf("Schema()[%d] = %q, want %q", col, s[col].Name, name)
+			t.Errorf("Columns()[%d] = %q, want %q", col, s[col].Name, name)
 		}
 	}
 	if len(s) != NumColumns {
@@ -181,8 +180,8 @@ func TestSchemaColumns(t *testing.T) {
 }
 
 func TestNewRejectsInvalidWorkload(t *testing.T) {
-	s := workload(time.Minute, 10, func(s *scenario.Scenario) { s.Workload.Customers = 0 })
-	if _, err := New(s); err == nil {
+	s := workload(time.Minute, 10, func(s *Config) { s.Workload.Customers = 0 })
+	if _, err := New(*s); err == nil {
 		t.Fatal("New accepted customers: 0")
 	}
 }

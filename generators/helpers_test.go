@@ -2,20 +2,18 @@ package generators
 
 import (
 	"fmt"
+	"github.com/dedupsim/dedupsim/engines/interval"
+	"github.com/dedupsim/dedupsim/generators/randvar"
 	"math"
 	"testing"
 	"time"
-
-	"github.com/dedupsim/dedupsim/sim/scenario"
 )
 
-// workload returns a scenario with the defaults, a duration and a
-// constant rate, changed by mods.
-func workload(duration time.Duration, rate float64, mods ...func(s *scenario.Scenario)) *scenario.Scenario {
-	s := scenario.Defaults()
-	s.Name = "test"
-	s.Duration = scenario.Duration(duration)
-	r := scenario.Rate(rate)
+// workload returns a configuration with the defaults (seed 1, the
+// start of 2026), a duration and a constant rate, changed by mods.
+func workload(duration time.Duration, rate float64, mods ...func(s *Config)) *Config {
+	s := Config{Seed: 1, Start: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), Duration: interval.Duration(duration), Workload: DefaultWorkload()}
+	r := Rate(rate)
 	s.Workload.Rate = &r
 	for _, m := range mods {
 		m(&s)
@@ -25,8 +23,8 @@ func workload(duration time.Duration, rate float64, mods ...func(s *scenario.Sce
 
 // withRetries resends a share p of originals with the given copies and
 // delay distributions and timestamp mode.
-func withRetries(p float64, copies, delay scenario.Dist, mode scenario.TimestampMode) func(*scenario.Scenario) {
-	return func(s *scenario.Scenario) {
+func withRetries(p float64, copies, delay randvar.Spec, mode TimestampMode) func(*Config) {
+	return func(s *Config) {
 		r := &s.Workload.Retries
 		r.Probability = p
 		copies.Counts = true
@@ -36,45 +34,45 @@ func withRetries(p float64, copies, delay scenario.Dist, mode scenario.Timestamp
 	}
 }
 
-func constant(v float64) scenario.Dist { return scenario.Dist{Kind: scenario.Constant, Value: v} }
-func exponential(mean float64) scenario.Dist {
-	return scenario.Dist{Kind: scenario.Exponential, Mean: mean}
+func constant(v float64) randvar.Spec { return randvar.Spec{Kind: randvar.KindConstant, Value: v} }
+func exponential(mean float64) randvar.Spec {
+	return randvar.Spec{Kind: randvar.KindExponential, Mean: mean}
 }
-func geometric(mean float64) scenario.Dist {
-	return scenario.Dist{Kind: scenario.Geometric, Mean: mean, Counts: true}
+func geometric(mean float64) randvar.Spec {
+	return randvar.Spec{Kind: randvar.KindGeometric, Mean: mean, Counts: true}
 }
 
 // mixed is a workload that exercises every part at once: a profile with a
 // stall, arrival delays, retries with restamping, bad clocks, heartbeats.
-func mixed(seed uint64) *scenario.Scenario {
-	return workload(20*time.Minute, 0, func(s *scenario.Scenario) {
+func mixed(seed uint64) *Config {
+	return workload(20*time.Minute, 0, func(s *Config) {
 		s.Seed = seed
 		s.Workload.Rate = nil
-		s.Workload.Profile = []scenario.Segment{
-			{For: scenario.Duration(3 * time.Minute), Rate: 200},
-			{For: scenario.Duration(2 * time.Minute), Rate: 0},
-			{For: scenario.Duration(time.Minute), Rate: 50},
+		s.Workload.Profile = []Segment{
+			{For: interval.Duration(3 * time.Minute), Rate: 200},
+			{For: interval.Duration(2 * time.Minute), Rate: 0},
+			{For: interval.Duration(time.Minute), Rate: 50},
 		}
 		s.Workload.ArrivalDelay = exponential(2)
-		s.Workload.Retries = scenario.Retries{
+		s.Workload.Retries = Retries{
 			Probability: 0.1,
 			Copies:      geometric(1.5),
-			Delay:       scenario.Dist{Kind: scenario.LogNormal, Median: 30, P99: 600},
-			Timestamp:   scenario.Restamp,
-			Metadata:    []string{scenario.MetaAttempt, scenario.MetaIngestTime},
+			Delay:       randvar.Spec{Kind: randvar.KindLogNormal, Median: 30, P99: 600},
+			Timestamp:   Restamp,
+			Metadata:    []string{MetaAttempt, MetaIngestTime},
 		}
-		s.Workload.FutureTimestamps = scenario.FutureTimestamps{
+		s.Workload.FutureTimestamps = FutureTimestamps{
 			Probability: 0.001,
-			Skew:        scenario.Dist{Kind: scenario.Uniform, Min: 3600, Max: 7 * 86400},
+			Skew:        randvar.Spec{Kind: randvar.KindUniform, Min: 3600, Max: 7 * 86400},
 		}
-		s.Workload.Heartbeat = scenario.Duration(10 * time.Second)
+		s.Workload.Heartbeat = interval.Duration(10 * time.Second)
 	})
 }
 
 // mustNew builds the generator of s or fails the test.
-func mustNew(tb testing.TB, s *scenario.Scenario) *Generator {
+func mustNew(tb testing.TB, s *Config) *Generator {
 	tb.Helper()
-	g, err := New(s)
+	g, err := New(*s)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -131,7 +129,7 @@ func within(t *testing.T, what string, got, want, tol float64, seed uint64) {
 }
 
 // micros returns a scenario offset in microseconds since the epoch.
-func micros(s *scenario.Scenario, d time.Duration) int64 {
+func micros(s *Config, d time.Duration) int64 {
 	return s.Start.Add(d).UnixMicro()
 }
 

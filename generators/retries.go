@@ -3,8 +3,6 @@ package generators
 import (
 	"fmt"
 	"math/rand/v2"
-
-	"github.com/dedupsim/dedupsim/sim/scenario"
 )
 
 // retries resends originals, as producers do after a timeout. With
@@ -37,7 +35,7 @@ type retries struct {
 	copies      sampler
 	delaySrc    *rand.PCG
 	delay       sampler
-	mode        scenario.TimestampMode
+	mode        TimestampMode
 	jitter      int64 // microseconds
 	jitterSrc   *rand.PCG
 	jitterRNG   *rand.Rand
@@ -47,7 +45,7 @@ type retries struct {
 	queue pendingQueue
 }
 
-func newRetries(in stage, r *scenario.Retries, seed uint64) *retries {
+func newRetries(in stage, r *Retries, seed uint64) *retries {
 	s := &retries{
 		in:          in,
 		probability: r.Probability,
@@ -56,12 +54,12 @@ func newRetries(in stage, r *scenario.Retries, seed uint64) *retries {
 		mode:        r.Timestamp,
 		jitter:      r.Jitter.Micros(),
 		jitterSrc:   newStream(seed, partJitter),
-		attempt:     r.Varies(scenario.MetaAttempt),
-		ingest:      r.Varies(scenario.MetaIngestTime),
+		attempt:     r.Varies(MetaAttempt),
+		ingest:      r.Varies(MetaIngestTime),
 	}
 	s.rng = rand.New(s.src)
-	s.copies = newSampler(r.Copies, s.src)
-	s.delay = newSampler(r.Delay, s.delaySrc)
+	s.copies = newSampler(r.Copies, s.rng)
+	s.delay = newSampler(r.Delay, rand.New(s.delaySrc))
 	s.jitterRNG = rand.New(s.jitterSrc)
 	return s
 }
@@ -105,9 +103,9 @@ func (s *retries) emitCopy(r *Row) {
 	r.Arrival = c.at
 	r.Truth.Copy = c.copy
 	switch s.mode {
-	case scenario.Restamp:
+	case Restamp:
 		r.EventTime = c.orig.EventTime + (c.at - c.orig.Arrival)
-	case scenario.JitterTimestamp:
+	case JitterTimestamp:
 		r.EventTime = c.orig.EventTime + s.jitterRNG.Int64N(2*s.jitter+1) - s.jitter
 	}
 	if s.attempt {

@@ -1,29 +1,5 @@
 package generators
 
-import (
-	"encoding/binary"
-
-	"github.com/dedupsim/dedupsim/sim/chain"
-	"github.com/dedupsim/dedupsim/sim/scenario"
-)
-
-// Column indexes of a generated row, in schema order.
-const (
-	ColEventID = iota
-	ColCustomerID
-	ColEventTime
-	ColIngestTime
-	ColAttempt
-	ColPayload
-	NumColumns
-)
-
-// Schema is the schema of generated rows, as the chain planner sees it.
-// The columns are defined once, in scenario.Schema, beside the contract
-// that names them, so that validating a scenario's queries does not
-// depend on this package.
-func Schema() chain.Schema { return scenario.Schema() }
-
 // IDKind is the form of the event_id column.
 type IDKind uint8
 
@@ -97,30 +73,10 @@ func (b *Batch) EventTime(i, col int) int64 {
 	return b.Rows[i].EventTime
 }
 
-// AppendKey appends the values of cols of row i to dst. Every column of a
-// generated row has a fixed width (36 bytes for a UUID, 8 for an integer or
-// a timestamp), so the concatenation is an exact, injective key encoding.
+// AppendKey appends the values of cols of row i to dst, encoded as the
+// row schema lays keys out (see KeyLayout): every column has a fixed
+// width, 36 bytes for a UUID event_id and 8 big-endian bytes for
+// anything else, so the concatenation is an exact, injective encoding.
 func (b *Batch) AppendKey(dst []byte, i int, cols []int) []byte {
-	r := &b.Rows[i]
-	for _, c := range cols {
-		switch c {
-		case ColEventID:
-			if b.IDs == UUIDIDs {
-				dst = append(dst, r.EventID[:]...)
-			} else {
-				dst = binary.BigEndian.AppendUint64(dst, uint64(r.EventNum))
-			}
-		case ColCustomerID:
-			dst = binary.BigEndian.AppendUint64(dst, uint64(r.CustomerID))
-		case ColEventTime:
-			dst = binary.BigEndian.AppendUint64(dst, uint64(r.EventTime))
-		case ColIngestTime:
-			dst = binary.BigEndian.AppendUint64(dst, uint64(r.IngestTime))
-		case ColAttempt:
-			dst = binary.BigEndian.AppendUint64(dst, uint64(r.Attempt))
-		case ColPayload:
-			dst = binary.BigEndian.AppendUint64(dst, uint64(r.Payload))
-		}
-	}
-	return dst
+	return appendKey(dst, &b.Rows[i], b.IDs, cols)
 }

@@ -1,35 +1,11 @@
 package generators
 
 import (
+	"github.com/dedupsim/dedupsim/generators/randvar"
 	"math"
 	"math/rand/v2"
 	"testing"
-
-	"github.com/dedupsim/dedupsim/sim/scenario"
-	"gonum.org/v1/gonum/stat/distuv"
 )
-
-// TestDistuvDrawsDoNotAllocate checks the assumption the samplers rest
-// on: a distuv draw with Src set wraps it in rand.New on every call, and
-// the compiler keeps that wrapper on the stack.
-func TestDistuvDrawsDoNotAllocate(t *testing.T) {
-	src := rand.NewPCG(1, 2)
-	exp := distuv.Exponential{Rate: 1, Src: src}
-	logn := distuv.LogNormal{Mu: 1, Sigma: 1, Src: src}
-	unif := distuv.Uniform{Min: 0, Max: 1, Src: src}
-	par := distuv.Pareto{Xm: 1, Alpha: 2, Src: src}
-	sum := 0.0
-	for name, draw := range map[string]func(){
-		"Exponential": func() { sum += exp.Rand() },
-		"LogNormal":   func() { sum += logn.Rand() },
-		"Uniform":     func() { sum += unif.Rand() },
-		"Pareto":      func() { sum += par.Rand() },
-	} {
-		if a := testing.AllocsPerRun(1000, draw); a != 0 {
-			t.Errorf("distuv.%s.Rand allocates %v times per draw", name, a)
-		}
-	}
-}
 
 func sampleMean(s *sampler, n int, draw func(*sampler) float64) float64 {
 	sum := 0.0
@@ -44,14 +20,14 @@ func TestCountSamplers(t *testing.T) {
 	count := func(s *sampler) float64 { return float64(s.count()) }
 	src := rand.NewPCG(3, 4)
 
-	geo := newSampler(scenario.Dist{Kind: scenario.Geometric, Mean: 2.5, Counts: true}, src)
+	geo := newSampler(randvar.Spec{Kind: randvar.KindGeometric, Mean: 2.5, Counts: true}, rand.New(src))
 	within(t, "geometric mean", sampleMean(&geo, n, count), 2.5, 5*math.Sqrt(2.5*1.5/n), 0)
-	one := newSampler(scenario.Dist{Kind: scenario.Geometric, Mean: 1, Counts: true}, src)
+	one := newSampler(randvar.Spec{Kind: randvar.KindGeometric, Mean: 1, Counts: true}, rand.New(src))
 	if m := sampleMean(&one, 1000, count); m != 1 {
 		t.Errorf("geometric mean 1 drew mean %v", m)
 	}
 
-	uni := newSampler(scenario.Dist{Kind: scenario.Uniform, Min: 1, Max: 3, Counts: true}, src)
+	uni := newSampler(randvar.Spec{Kind: randvar.KindUniform, Min: 1, Max: 3, Counts: true}, rand.New(src))
 	var seen [5]float64
 	for range n {
 		seen[uni.count()]++
@@ -63,18 +39,18 @@ func TestCountSamplers(t *testing.T) {
 		within(t, "count uniform share", seen[k]/n, 1.0/3, 5*math.Sqrt(2.0/9/n), 0)
 	}
 
-	con := newSampler(scenario.Dist{Kind: scenario.Constant, Value: 3, Counts: true}, src)
+	con := newSampler(randvar.Spec{Kind: randvar.KindConstant, Value: 3, Counts: true}, rand.New(src))
 	if c := con.count(); c != 3 {
 		t.Errorf("constant 3 drew %d", c)
 	}
 	// Continuous families are rounded and never below one copy.
-	exp := newSampler(scenario.Dist{Kind: scenario.Exponential, Mean: 0.1, Counts: true}, src)
+	exp := newSampler(randvar.Spec{Kind: randvar.KindExponential, Mean: 0.1, Counts: true}, rand.New(src))
 	for range 1000 {
 		if c := exp.count(); c < 1 {
 			t.Fatalf("exponential count %d below 1", c)
 		}
 	}
-	emp := newSampler(scenario.Dist{Kind: scenario.Empirical, Samples: []float64{1, 4}, Counts: true}, src)
+	emp := newSampler(randvar.Spec{Kind: randvar.KindEmpirical, Samples: []float64{1, 4}, Counts: true}, rand.New(src))
 	for range 1000 {
 		if c := emp.count(); c != 1 && c != 4 {
 			t.Fatalf("empirical count %d is not a sample", c)
@@ -84,7 +60,7 @@ func TestCountSamplers(t *testing.T) {
 
 func TestTimeSamplers(t *testing.T) {
 	src := rand.NewPCG(5, 6)
-	emp := newSampler(scenario.Dist{Kind: scenario.Empirical, Samples: []float64{0.5, 2, 30}}, src)
+	emp := newSampler(randvar.Spec{Kind: randvar.KindEmpirical, Samples: []float64{0.5, 2, 30}}, rand.New(src))
 	var seen [3]int
 	for range 3000 {
 		switch emp.micros() {
@@ -103,17 +79,17 @@ func TestTimeSamplers(t *testing.T) {
 			t.Errorf("empirical picks %v are not uniform", seen)
 		}
 	}
-	zero := newSampler(scenario.Dist{}, src)
-	if zero.kind != scenario.Constant || zero.micros() != 0 || zero.count() != 1 {
+	zero := newSampler(randvar.Spec{}, rand.New(src))
+	if zero.d != randvar.Constant(0) || zero.micros() != 0 || zero.count() != 1 {
 		t.Error("the zero Dist does not draw constant 0")
 	}
-	heavy := newSampler(scenario.Dist{Kind: scenario.Pareto, Min: 1, Alpha: 0.01}, src)
+	heavy := newSampler(randvar.Spec{Kind: randvar.KindPareto, Min: 1, Alpha: 0.01}, rand.New(src))
 	for range 1000 {
 		if v := heavy.micros(); v < 1e6 || v > maxDrawMicros {
 			t.Fatalf("pareto draw %d outside [1s, cap]", v)
 		}
 	}
-	exp := newSampler(scenario.Dist{Kind: scenario.Exponential, Mean: 2}, src)
+	exp := newSampler(randvar.Spec{Kind: randvar.KindExponential, Mean: 2}, rand.New(src))
 	within(t, "exponential mean (s)", sampleMean(&exp, 100000, func(s *sampler) float64 { return float64(s.micros()) / 1e6 }), 2, 5*2/math.Sqrt(100000), 0)
 }
 

@@ -1,12 +1,12 @@
 package generators
 
 import (
+	"github.com/dedupsim/dedupsim/engines/interval"
+	"github.com/dedupsim/dedupsim/generators/randvar"
 	"math"
 	"slices"
 	"testing"
 	"time"
-
-	"github.com/dedupsim/dedupsim/sim/scenario"
 )
 
 // TestPoissonRate checks the count of originals against the rate, and
@@ -14,7 +14,7 @@ import (
 // of dispersion, variance over mean, near 1).
 func TestPoissonRate(t *testing.T) {
 	const seed, rate, secs = 1, 2000.0, 1000
-	s := workload(secs*time.Second, rate, func(s *scenario.Scenario) { s.Seed = seed })
+	s := workload(secs*time.Second, rate, func(s *Config) { s.Seed = seed })
 	g := mustNew(t, s)
 	start, end := micros(s, 0), micros(s, secs*time.Second)
 	var perSecond [secs]float64
@@ -49,15 +49,15 @@ func meanVar(xs []float64) (mean, variance float64) {
 // and that each segment's count follows its rate.
 func TestProfile(t *testing.T) {
 	const seed = 3
-	s := workload(time.Hour, 0, withRetries(0.2, constant(1), exponential(60), scenario.SameTimestamp), func(s *scenario.Scenario) {
+	s := workload(time.Hour, 0, withRetries(0.2, constant(1), exponential(60), SameTimestamp), func(s *Config) {
 		s.Seed = seed
 		s.Workload.Rate = nil
-		s.Workload.Profile = []scenario.Segment{
-			{For: scenario.Duration(10 * time.Minute), Rate: 200},
-			{For: scenario.Duration(5 * time.Minute), Rate: 0},
-			{For: scenario.Duration(2 * time.Minute), Rate: 1000},
+		s.Workload.Profile = []Segment{
+			{For: interval.Duration(10 * time.Minute), Rate: 200},
+			{For: interval.Duration(5 * time.Minute), Rate: 0},
+			{For: interval.Duration(2 * time.Minute), Rate: 1000},
 		}
-		s.Workload.Heartbeat = scenario.Duration(time.Minute)
+		s.Workload.Heartbeat = interval.Duration(time.Minute)
 	})
 	start := micros(s, 0)
 	cycle := int64(17 * time.Minute / time.Microsecond)
@@ -102,11 +102,11 @@ func TestProfile(t *testing.T) {
 // TestLowRateShortProfile checks that a rate far below one event per pass
 // of a short profile is still exact and fast (whole passes are skipped).
 func TestLowRateShortProfile(t *testing.T) {
-	s := workload(1000*time.Hour, 0, func(s *scenario.Scenario) {
+	s := workload(1000*time.Hour, 0, func(s *Config) {
 		s.Workload.Rate = nil
-		s.Workload.Profile = []scenario.Segment{
-			{For: scenario.Duration(time.Millisecond), Rate: 0},
-			{For: scenario.Duration(time.Millisecond), Rate: 2.0 / 3600 * 2},
+		s.Workload.Profile = []Segment{
+			{For: interval.Duration(time.Millisecond), Rate: 0},
+			{For: interval.Duration(time.Millisecond), Rate: 2.0 / 3600 * 2},
 		}
 	})
 	n := float64(len(all(mustNew(t, s))))
@@ -118,14 +118,14 @@ func TestAllStall(t *testing.T) {
 	if rows := all(mustNew(t, s)); len(rows) != 0 {
 		t.Fatalf("rate 0 gave %d rows", len(rows))
 	}
-	s.Workload.Heartbeat = scenario.Duration(time.Minute)
+	s.Workload.Heartbeat = interval.Duration(time.Minute)
 	rows := all(mustNew(t, s))
 	if len(rows) != 9 {
 		t.Fatalf("rate 0 with a heartbeat every minute for 10 minutes gave %d rows, want 9 heartbeats", len(rows))
 	}
 	// A profile replaces the rate.
-	s = workload(10*time.Minute, 1000, func(s *scenario.Scenario) {
-		s.Workload.Profile = []scenario.Segment{{For: scenario.Duration(time.Minute), Rate: 0}}
+	s = workload(10*time.Minute, 1000, func(s *Config) {
+		s.Workload.Profile = []Segment{{For: interval.Duration(time.Minute), Rate: 0}}
 	})
 	if rows := all(mustNew(t, s)); len(rows) != 0 {
 		t.Fatalf("a stall profile beside rate 1000/s gave %d rows", len(rows))
@@ -136,8 +136,8 @@ func TestAllStall(t *testing.T) {
 // extra copies (geometric) and the mean gap between copies.
 func TestRetryModel(t *testing.T) {
 	const seed, p, meanCopies, meanGap = 4, 0.2, 1.5, 30.0
-	s := workload(200*time.Second, 1000, withRetries(p, geometric(meanCopies), exponential(meanGap), scenario.SameTimestamp),
-		func(s *scenario.Scenario) { s.Seed = seed })
+	s := workload(200*time.Second, 1000, withRetries(p, geometric(meanCopies), exponential(meanGap), SameTimestamp),
+		func(s *Config) { s.Seed = seed })
 	var originals, resent, extras float64
 	var gaps, ngaps float64
 	last := map[uint64]int64{}
@@ -171,12 +171,12 @@ func TestRetryModel(t *testing.T) {
 // exactly.
 func TestTimestampModes(t *testing.T) {
 	const jitter = 1500 * time.Millisecond
-	for _, mode := range []scenario.TimestampMode{scenario.SameTimestamp, scenario.Restamp, scenario.JitterTimestamp} {
+	for _, mode := range []TimestampMode{SameTimestamp, Restamp, JitterTimestamp} {
 		t.Run(string(mode), func(t *testing.T) {
-			s := workload(100*time.Second, 200, withRetries(0.5, geometric(2), exponential(5), mode), func(s *scenario.Scenario) {
+			s := workload(100*time.Second, 200, withRetries(0.5, geometric(2), exponential(5), mode), func(s *Config) {
 				s.Workload.ArrivalDelay = exponential(3)
-				if mode == scenario.JitterTimestamp {
-					s.Workload.Retries.Jitter = scenario.Duration(jitter)
+				if mode == JitterTimestamp {
+					s.Workload.Retries.Jitter = interval.Duration(jitter)
 				}
 			})
 			orig := map[uint64]Row{}
@@ -190,15 +190,15 @@ func TestTimestampModes(t *testing.T) {
 				o := orig[r.Truth.Event]
 				got := r.EventTime - o.EventTime
 				switch mode {
-				case scenario.SameTimestamp:
+				case SameTimestamp:
 					if got != 0 {
 						t.Fatalf("same: copy moved by %dµs:\n%s\n%s", got, rowString(&o), rowString(&r))
 					}
-				case scenario.Restamp:
+				case Restamp:
 					if got != r.Arrival-o.Arrival {
 						t.Fatalf("restamp: copy moved by %dµs, arrived %dµs later:\n%s\n%s", got, r.Arrival-o.Arrival, rowString(&o), rowString(&r))
 					}
-				case scenario.JitterTimestamp:
+				case JitterTimestamp:
 					if got < -jitter.Microseconds() || got > jitter.Microseconds() {
 						t.Fatalf("jitter: copy moved by %dµs, beyond ±%v", got, jitter)
 					}
@@ -209,7 +209,7 @@ func TestTimestampModes(t *testing.T) {
 					}
 				}
 			}
-			if mode == scenario.JitterTimestamp && (below < 1000 || above < 1000) {
+			if mode == JitterTimestamp && (below < 1000 || above < 1000) {
 				t.Errorf("jitter moved %d copies back and %d forward; want both sides", below, above)
 			}
 		})
@@ -218,11 +218,11 @@ func TestTimestampModes(t *testing.T) {
 
 // TestMetadata checks attempt and ingest_time under each metadata list.
 func TestMetadata(t *testing.T) {
-	for _, meta := range [][]string{nil, {scenario.MetaAttempt}, {scenario.MetaIngestTime}, {scenario.MetaAttempt, scenario.MetaIngestTime}} {
-		s := workload(20*time.Second, 200, withRetries(0.5, geometric(2), exponential(5), scenario.SameTimestamp), func(s *scenario.Scenario) {
+	for _, meta := range [][]string{nil, {MetaAttempt}, {MetaIngestTime}, {MetaAttempt, MetaIngestTime}} {
+		s := workload(20*time.Second, 200, withRetries(0.5, geometric(2), exponential(5), SameTimestamp), func(s *Config) {
 			s.Workload.Retries.Metadata = meta
 		})
-		attempt, ingest := slices.Contains(meta, scenario.MetaAttempt), slices.Contains(meta, scenario.MetaIngestTime)
+		attempt, ingest := slices.Contains(meta, MetaAttempt), slices.Contains(meta, MetaIngestTime)
 		firstArrival := map[uint64]int64{}
 		copies := 0
 		var r Row
@@ -258,14 +258,14 @@ func TestMetadata(t *testing.T) {
 func TestBadClock(t *testing.T) {
 	const seed, p = 6, 0.01
 	minSkew, maxSkew := time.Hour, 7*24*time.Hour
-	s := workload(100*time.Second, 1000, withRetries(0.3, constant(1), exponential(5), scenario.SameTimestamp), func(s *scenario.Scenario) {
+	s := workload(100*time.Second, 1000, withRetries(0.3, constant(1), exponential(5), SameTimestamp), func(s *Config) {
 		s.Seed = seed
 		s.Workload.ArrivalDelay = exponential(1)
-		s.Workload.FutureTimestamps = scenario.FutureTimestamps{
+		s.Workload.FutureTimestamps = FutureTimestamps{
 			Probability: p,
-			Skew:        scenario.Dist{Kind: scenario.Uniform, Min: minSkew.Seconds(), Max: maxSkew.Seconds()},
+			Skew:        randvar.Spec{Kind: randvar.KindUniform, Min: minSkew.Seconds(), Max: maxSkew.Seconds()},
 		}
-		s.Workload.Heartbeat = scenario.Duration(time.Second)
+		s.Workload.Heartbeat = interval.Duration(time.Second)
 	})
 	var rows, bad, badCopies float64
 	var r Row
@@ -301,8 +301,8 @@ func TestBadClock(t *testing.T) {
 // interval while originals are generated or copies are pending, and stop
 // after that.
 func TestHeartbeats(t *testing.T) {
-	s := workload(10*time.Minute, 1, withRetries(0.5, constant(1), constant(5*60), scenario.SameTimestamp), func(s *scenario.Scenario) {
-		s.Workload.Heartbeat = scenario.Duration(time.Minute)
+	s := workload(10*time.Minute, 1, withRetries(0.5, constant(1), constant(5*60), SameTimestamp), func(s *Config) {
+		s.Workload.Heartbeat = interval.Duration(time.Minute)
 	})
 	rows := all(mustNew(t, s))
 	lastOther := int64(0)
@@ -347,9 +347,9 @@ func TestHeartbeats(t *testing.T) {
 // given by its median and p99 have those quantiles.
 func TestLogNormalDelay(t *testing.T) {
 	const seed = 9
-	s := workload(200*time.Second, 1000, func(s *scenario.Scenario) {
+	s := workload(200*time.Second, 1000, func(s *Config) {
 		s.Seed = seed
-		s.Workload.ArrivalDelay = scenario.Dist{Kind: scenario.LogNormal, Median: 30, P99: 900}
+		s.Workload.ArrivalDelay = randvar.Spec{Kind: randvar.KindLogNormal, Median: 30, P99: 900}
 	})
 	var delays []float64
 	var r Row
@@ -365,7 +365,7 @@ func TestLogNormalDelay(t *testing.T) {
 // TestPendingBounded checks that memory follows the copies in flight, not
 // the length of the run.
 func TestPendingBounded(t *testing.T) {
-	s := workload(30*time.Minute, 500, withRetries(0.05, geometric(1.5), scenario.Dist{Kind: scenario.LogNormal, Median: 30, P99: 900}, scenario.SameTimestamp))
+	s := workload(30*time.Minute, 500, withRetries(0.05, geometric(1.5), randvar.Spec{Kind: randvar.KindLogNormal, Median: 30, P99: 900}, SameTimestamp))
 	g := mustNew(t, s)
 	rows, peak := 0, 0
 	var r Row

@@ -5,7 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dedupsim/dedupsim/sim/scenario"
+	"github.com/dedupsim/dedupsim/engines/interval"
+	"github.com/dedupsim/dedupsim/generators/randvar"
 	"pgregory.net/rapid"
 )
 
@@ -14,8 +15,8 @@ import (
 // rows.
 func TestStateRestore(t *testing.T) {
 	s := mixed(21)
-	s.Workload.Retries.Timestamp = scenario.JitterTimestamp
-	s.Workload.Retries.Jitter = scenario.Duration(time.Second)
+	s.Workload.Retries.Timestamp = JitterTimestamp
+	s.Workload.Retries.Jitter = interval.Duration(time.Second)
 	total := count(mustNew(t, s))
 	for _, at := range []int{0, 1, 1000, total / 2, total - 1, total} {
 		g := mustNew(t, s)
@@ -75,24 +76,24 @@ func TestRestoreRejects(t *testing.T) {
 func TestPropertyRandomWorkloads(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		s := workload(time.Duration(rapid.IntRange(1, 120).Draw(rt, "seconds"))*time.Second,
-			rapid.Float64Range(0, 300).Draw(rt, "rate"), func(s *scenario.Scenario) {
+			rapid.Float64Range(0, 300).Draw(rt, "rate"), func(s *Config) {
 				s.Seed = rapid.Uint64().Draw(rt, "seed")
 				if rapid.Bool().Draw(rt, "ints") {
-					s.Workload.IDs = scenario.Ints
+					s.Workload.IDs = Ints
 				}
 				s.Workload.ArrivalDelay = exponential(rapid.Float64Range(0.001, 10).Draw(rt, "delay"))
 				r := &s.Workload.Retries
 				r.Probability = rapid.Float64Range(0, 1).Draw(rt, "p")
 				r.Copies = geometric(rapid.Float64Range(1, 4).Draw(rt, "copies"))
-				r.Delay = scenario.Dist{Kind: scenario.Uniform, Max: rapid.Float64Range(0, 60).Draw(rt, "gap")}
-				r.Timestamp = rapid.SampledFrom([]scenario.TimestampMode{scenario.SameTimestamp, scenario.Restamp, scenario.JitterTimestamp}).Draw(rt, "mode")
-				if r.Timestamp == scenario.JitterTimestamp {
-					r.Jitter = scenario.Duration(time.Duration(rapid.Int64Range(1, 5e9).Draw(rt, "jitter")))
+				r.Delay = randvar.Spec{Kind: randvar.KindUniform, Max: rapid.Float64Range(0, 60).Draw(rt, "gap")}
+				r.Timestamp = rapid.SampledFrom([]TimestampMode{SameTimestamp, Restamp, JitterTimestamp}).Draw(rt, "mode")
+				if r.Timestamp == JitterTimestamp {
+					r.Jitter = interval.Duration(time.Duration(rapid.Int64Range(1, 5e9).Draw(rt, "jitter")))
 				}
-				s.Workload.FutureTimestamps = scenario.FutureTimestamps{Probability: rapid.Float64Range(0, 0.1).Draw(rt, "bad"), Skew: exponential(3600)}
-				s.Workload.Heartbeat = scenario.Duration(time.Duration(rapid.Int64Range(0, 20).Draw(rt, "beat")) * time.Second)
+				s.Workload.FutureTimestamps = FutureTimestamps{Probability: rapid.Float64Range(0, 0.1).Draw(rt, "bad"), Skew: exponential(3600)}
+				s.Workload.Heartbeat = interval.Duration(time.Duration(rapid.Int64Range(0, 20).Draw(rt, "beat")) * time.Second)
 			})
-		g, err := New(s)
+		g, err := New(*s)
 		if err != nil {
 			rt.Fatal(err)
 		}

@@ -1,8 +1,8 @@
 package metrics
 
 import (
+	"github.com/dedupsim/dedupsim/engines"
 	"github.com/dedupsim/dedupsim/generators"
-	"github.com/dedupsim/dedupsim/sim"
 )
 
 // eventState is the ground-truth bookkeeping of one logical event while
@@ -122,7 +122,7 @@ type Accountant struct {
 }
 
 // Observe accounts for one batch: rows and the outcome of each.
-func (a *Accountant) Observe(rows []generators.Row, outcomes []sim.Outcome) {
+func (a *Accountant) Observe(rows []generators.Row, outcomes []engines.Outcome) {
 	for i := range rows {
 		t := &rows[i].Truth
 		a.InputRows++
@@ -137,16 +137,16 @@ func (a *Accountant) Observe(rows []generators.Row, outcomes []sim.Outcome) {
 		}
 		ev.seen++
 		switch outcomes[i] {
-		case sim.Emitted:
+		case engines.Emitted:
 			a.EmittedRows++
 			if ev.emitted > 0 {
 				a.MissedDuplicates++
 			}
 			ev.emitted++
-		case sim.DroppedLate:
+		case engines.DroppedLate:
 			a.DroppedByWatermark++
 			ev.late++
-		case sim.DroppedDuplicate:
+		case engines.DroppedDuplicate:
 			a.DroppedDuplicates++
 		}
 		if ev.seen == ev.copies {

@@ -7,9 +7,8 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/dedupsim/dedupsim/engines"
 	"github.com/dedupsim/dedupsim/generators"
-	"github.com/dedupsim/dedupsim/sim"
-	"github.com/dedupsim/dedupsim/sim/chain"
 )
 
 func row(event uint64, copy, copies uint32) generators.Row {
@@ -27,7 +26,7 @@ func TestAccountantCauses(t *testing.T) {
 		row(2, 1, 2), // late: event 2 never emitted, not every copy late -> collision
 		row(3, 0, 1), // emitted
 	}
-	outs := []sim.Outcome{sim.Emitted, sim.DroppedLate, sim.DroppedDuplicate, sim.Emitted, sim.DroppedLate, sim.Emitted}
+	outs := []engines.Outcome{engines.Emitted, engines.DroppedLate, engines.DroppedDuplicate, engines.Emitted, engines.DroppedLate, engines.Emitted}
 	a.Observe(rows[:3], outs[:3])
 	if a.FalseDrops != 1 || a.FalseDropsLate != 1 {
 		t.Fatalf("after batch 1: false drops %d (late %d), want 1 (1)", a.FalseDrops, a.FalseDropsLate)
@@ -49,7 +48,7 @@ func TestAccountantIdentities(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		nEvents := rapid.IntRange(1, 3000).Draw(rt, "events")
 		var rows []generators.Row
-		var outs []sim.Outcome
+		var outs []engines.Outcome
 		pendingCopies := map[uint64]uint32{}
 		copies := map[uint64]uint32{}
 		next := uint64(0)
@@ -76,7 +75,7 @@ func TestAccountantIdentities(t *testing.T) {
 					pendingCopies[e] = k + 1
 				}
 			}
-			outs = append(outs, sim.Outcome(rapid.IntRange(0, 2).Draw(rt, "outcome")))
+			outs = append(outs, engines.Outcome(rapid.IntRange(0, 2).Draw(rt, "outcome")))
 		}
 		// A small window cap sends events with far copies to the
 		// stragglers, and a snapshot mid-stream must resume exactly.
@@ -144,25 +143,14 @@ func TestTimeseriesRoundTrip(t *testing.T) {
 }
 
 func TestEntryBytes(t *testing.T) {
-	plan := func(q string) chain.Node {
-		c, err := chain.Parse(q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := chain.PlanFor(c, generators.Schema())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p.Nodes[len(p.Nodes)-1]
-	}
 	// UnsafeRow of one 36-char string: 8 (null bits) + 8 (slot) + 40.
-	if got := EntryBytes(plan(`dropDuplicates(["event_id"])`), generators.UUIDIDs); got != 56+ValueBytes+EntryOverheadBytes {
+	if got := EntryBytes([]int{generators.ColEventID}, generators.UUIDIDs); got != 56+ValueBytes+EntryOverheadBytes {
 		t.Errorf("event_id uuid: %d", got)
 	}
-	if got := EntryBytes(plan(`dropDuplicates(["event_id"])`), generators.IntIDs); got != 16+ValueBytes+EntryOverheadBytes {
+	if got := EntryBytes([]int{generators.ColEventID}, generators.IntIDs); got != 16+ValueBytes+EntryOverheadBytes {
 		t.Errorf("event_id int: %d", got)
 	}
-	if got := EntryBytes(plan(`withWatermark("event_time", "1 minute").dropDuplicates(["event_id", "event_time"])`), generators.UUIDIDs); got != 64+ValueBytes+EntryOverheadBytes {
+	if got := EntryBytes([]int{generators.ColEventID, generators.ColEventTime}, generators.UUIDIDs); got != 64+ValueBytes+EntryOverheadBytes {
 		t.Errorf("event_id, event_time: %d", got)
 	}
 }
@@ -170,13 +158,13 @@ func TestEntryBytes(t *testing.T) {
 func TestAccountantStateRoundTrip(t *testing.T) {
 	var a, b Accountant
 	rows := []generators.Row{row(0, 0, 3), row(1, 0, 1), row(0, 1, 3), row(2, 0, 2)}
-	a.Observe(rows, []sim.Outcome{sim.Emitted, sim.DroppedLate, sim.DroppedDuplicate, sim.Emitted})
+	a.Observe(rows, []engines.Outcome{engines.Emitted, engines.DroppedLate, engines.DroppedDuplicate, engines.Emitted})
 	data, _ := a.MarshalBinary()
 	if err := b.UnmarshalBinary(data); err != nil {
 		t.Fatal(err)
 	}
 	more := []generators.Row{row(0, 2, 3), row(2, 1, 2)}
-	outs := []sim.Outcome{sim.Emitted, sim.DroppedDuplicate}
+	outs := []engines.Outcome{engines.Emitted, engines.DroppedDuplicate}
 	a.Observe(more, outs)
 	b.Observe(more, outs)
 	a.win, b.win = eventWindow{}, eventWindow{}

@@ -1,11 +1,15 @@
 // Package metrics measures what each query did against ground truth: which
 // duplicates slipped through, which real events were lost and why, how
 // much state the query held and how far its watermark lagged. It writes the
-// results folder of SCENARIO.md: summary.json, timeseries.csv and
+// results folder of docs/results-format.md: summary.json, timeseries.csv and
 // progress/<query>.jsonl.
 package metrics
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/dedupsim/dedupsim/engines"
+)
 
 // ResultsFormat versions the results files.
 const ResultsFormat = "dedupsim-results/1"
@@ -121,6 +125,11 @@ var TimeseriesHeader = []string{
 	"droppedByWatermark", "droppedDuplicates", "stateRows", "stateBytes",
 	"missedDuplicates", "falseDrops",
 }
+
+// WatermarkSet reports whether the batch ran with a watermark that is set:
+// the query has one and it has moved from Spark's initial 0
+// (engines.WatermarkSet).
+func (r *BatchRecord) WatermarkSet() bool { return r.HasWatermark && engines.WatermarkSet(r.Watermark) }
 
 // BatchRecord is one row of timeseries.csv.
 type BatchRecord struct {

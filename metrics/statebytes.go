@@ -1,9 +1,6 @@
 package metrics
 
-import (
-	"github.com/dedupsim/dedupsim/generators"
-	"github.com/dedupsim/dedupsim/sim/chain"
-)
+import "github.com/dedupsim/dedupsim/generators"
 
 // The state-size model of the memory store. dedupsim's own store is
 // smaller; what users size is Spark's HDFSBackedStateStore, a
@@ -40,14 +37,18 @@ func UnsafeRowBytes(nFields int, stringLens ...int) int64 {
 	return n
 }
 
-// EntryBytes returns the modelled size of one state entry of a dedup node
-// over generated rows with the given id form.
-func EntryBytes(n chain.Node, ids generators.IDKind) int64 {
+// EntryBytes returns the modelled size of one state entry of a dedup
+// operator over generated rows, keyed on the generated columns keyColumns
+// (their indexes, generators.ColEventID and so on) with event ids of the
+// given form. Both dedup operators store a value of ValueBytes, so the
+// operator's kind does not change it: a UUID event_id is a 36-byte string,
+// every other column a fixed-width field.
+func EntryBytes(keyColumns []int, ids generators.IDKind) int64 {
 	var strs []int
-	for _, c := range n.KeyColumns {
+	for _, c := range keyColumns {
 		if c == generators.ColEventID && ids == generators.UUIDIDs {
 			strs = append(strs, uuidLen)
 		}
 	}
-	return UnsafeRowBytes(len(n.KeyColumns), strs...) + ValueBytes + EntryOverheadBytes
+	return UnsafeRowBytes(len(keyColumns), strs...) + ValueBytes + EntryOverheadBytes
 }

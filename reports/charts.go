@@ -216,14 +216,14 @@ func stateRowsChart(res *results) (d drawing, title, note string, ok bool) {
 	subtitle := res.subtitle(sweepNote)
 	if zoom {
 		h = 7 * vg.Inch
-		note = fmt.Sprintf("The lower panel zooms on the queries whose state stays under %s of the largest.", FormatPercent(zoomShare))
+		note = fmt.Sprintf("The lower panel zooms on the queries whose state stays under %s of the largest.", metrics.FormatPercent(zoomShare))
 		subtitle = res.subtitle(joinNotes(sweepNote, "lower panel: small-state queries, zoomed"))
 	}
 	if sweepNote != "" {
 		note = joinSentences(capitalize(sweepNote)+".", note)
 	}
 	toX := func(s float64) float64 { return s / unit.sec }
-	panel := func(idx []int, yLabel string, labels bool, top float64) (*plot.Plot, *markerLayer) {
+	panel := func(idx []int, yLabel string, labels bool, top float64) (*plot.Plot, *markerLayer, error) {
 		p := newPlot("processing time since start ("+unit.name+")", yLabel)
 		p.X.Tick.Marker = timeTicks{unit.name}
 		ml := &markerLayer{markers: res.sum.Markers, toX: toX, coarse: unit.name != "min", labels: labels}
@@ -236,7 +236,7 @@ func stateRowsChart(res *results) (d drawing, title, note string, ok bool) {
 			}
 			ls, err := lines([]plotter.XYs{xys}, styleOf(r))
 			if err != nil {
-				panic(fmt.Errorf("query %s: %w", r.sum.Name, err))
+				return nil, nil, fmt.Errorf("query %s: %w", r.sum.Name, err)
 			}
 			p.Add(ls...)
 		}
@@ -244,26 +244,33 @@ func stateRowsChart(res *results) (d drawing, title, note string, ok bool) {
 		// A little headroom so the highest line does not run along the
 		// top edge.
 		p.Y.Min, p.Y.Max = 0, top*1.03
-		return p, ml
+		return p, ml, nil
 	}
 	every := make([]int, len(runs))
 	for i := range every {
 		every[i] = i
 	}
-	d = drawing{w: 8 * vg.Inch, h: h, draw: func(dc draw.Canvas) {
+	d = drawing{w: 8 * vg.Inch, h: h, draw: func(dc draw.Canvas) error {
 		area := frame(dc, title, subtitle, items)
-		top, ml := panel(every, "state rows", true, dataMax)
+		top, ml, err := panel(every, "state rows", true, dataMax)
+		if err != nil {
+			return err
+		}
 		if !zoom {
 			ml.reserveBand(top, area, dataMax*1.03)
 			top.Draw(area)
-			return
+			return nil
 		}
 		top.X.Label.Text = ""
-		bottom, _ := panel(small, "state rows (zoomed)", false, smallMax)
+		bottom, _, err := panel(small, "state rows (zoomed)", false, smallMax)
+		if err != nil {
+			return err
+		}
 		ml.reserveBand(top, stack([]*plot.Plot{top, bottom}, area, vg.Points(12))[0], dataMax*1.03)
 		cs := stack([]*plot.Plot{top, bottom}, area, vg.Points(12))
 		top.Draw(cs[0])
 		bottom.Draw(cs[1])
+		return nil
 	}}
 	return d, title, note, true
 }
@@ -340,7 +347,7 @@ func watermarkChart(res *results) (d drawing, title, note string, ok bool) {
 	if lagMax == lagMin {
 		lagMax = lagMin + 1
 	}
-	d = drawing{w: 8 * vg.Inch, h: 6 * vg.Inch, draw: func(dc draw.Canvas) {
+	d = drawing{w: 8 * vg.Inch, h: 6 * vg.Inch, draw: func(dc draw.Canvas) error {
 		area := frame(dc, title, res.subtitle(sweepNote), items)
 		toX := func(s float64) float64 { return s / unit.sec }
 		top := newPlot("", "watermark ("+unit.name+" since start)")
@@ -349,7 +356,7 @@ func watermarkChart(res *results) (d drawing, title, note string, ok bool) {
 		top.Add(ml)
 		diag, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: span / unit.sec, Y: span / unit.sec}})
 		if err != nil {
-			panic(err)
+			return err
 		}
 		diag.LineStyle = ref
 		top.Add(diag)
@@ -358,18 +365,18 @@ func watermarkChart(res *results) (d drawing, title, note string, ok bool) {
 		bottom.Add(&markerLayer{markers: res.sum.Markers, toX: toX})
 		zero, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: span / unit.sec, Y: 0}})
 		if err != nil {
-			panic(err)
+			return err
 		}
 		zero.LineStyle = ref
 		bottom.Add(zero)
 		for i, r := range runs {
 			ls, err := lines(segsWM[i], styleOf(r))
 			if err != nil {
-				panic(fmt.Errorf("query %s: %w", r.sum.Name, err))
+				return fmt.Errorf("query %s: %w", r.sum.Name, err)
 			}
 			top.Add(ls...)
 			if ls, err = lines(segsLag[i], styleOf(r)); err != nil {
-				panic(fmt.Errorf("query %s: %w", r.sum.Name, err))
+				return fmt.Errorf("query %s: %w", r.sum.Name, err)
 			}
 			bottom.Add(ls...)
 		}
@@ -384,6 +391,7 @@ func watermarkChart(res *results) (d drawing, title, note string, ok bool) {
 		cs := stack([]*plot.Plot{top, bottom}, area, vg.Points(12))
 		top.Draw(cs[0])
 		bottom.Draw(cs[1])
+		return nil
 	}}
 	if sweepNote != "" {
 		note = capitalize(sweepNote) + "."
@@ -391,22 +399,75 @@ func watermarkChart(res *results) (d drawing, title, note string, ok bool) {
 	return d, title, note, true
 }
 
-// hasWatermark reports whether b ran with a watermark. A watermark at the
-// epoch is Spark's "not set yet" and is treated as none.
-func hasWatermark(b metrics.BatchRecord) bool { return b.HasWatermark && b.Watermark != 0 }
+// hasWatermark reports whether b ran with a watermark that is set (see
+// metrics.BatchRecord.WatermarkSet).
+func hasWatermark(b metrics.BatchRecord) bool { return b.WatermarkSet() }
 
 // horizonChart draws, when some query was run with several delays, the
 // delay against the missed-duplicate rate, the false-drop rate (log) and
 // peak state rows, one series per query.
 func horizonChart(res *results) (d drawing, title, note string, ok bool) {
-	type series struct {
-		name string
-		pts  []*run // sorted by delay, delays set
-		flat *run   // a query without a watermark: a constant reference
+	h, ok := newHorizon(res)
+	if !ok {
+		return d, "", "", false
 	}
-	var ss []series
+	subtitle := res.subtitle("")
+	if h.anyZeroFD {
+		note = "A false-drop rate of 0 cannot sit on a log axis: it is drawn at the bottom of that panel, labelled 0."
+		subtitle = res.subtitle("false-drop rate 0 drawn at the log axis floor, labelled 0")
+	}
+	title = "Horizon tradeoff: what each watermark delay costs"
+	items := h.legend()
+	d = drawing{w: 8 * vg.Inch, h: 7 * vg.Inch, draw: func(dc draw.Canvas) error {
+		area := frame(dc, title, subtitle, items)
+		plots := make([]*plot.Plot, len(h.panels()))
+		for k := range plots {
+			p, err := h.panel(k)
+			if err != nil {
+				return err
+			}
+			plots[k] = p
+		}
+		for k, c := range stack(plots, area, vg.Points(10)) {
+			plots[k].Draw(c)
+		}
+		return nil
+	}}
+	return d, title, note, true
+}
+
+// horizon is the data of the horizon chart: a series per query, the
+// delays of the sweep, and the scales of its three panels.
+type horizon struct {
+	ss     []horizonSeries
+	delays []float64 // minutes, sorted
+	// xMin and xMax are the smallest and largest delay; logX puts the
+	// delays on a log axis.
+	xMin, xMax float64
+	logX       bool
+	// floor is the false-drop panel's floor: below the smallest rate a
+	// run could show (one event of the largest run), so a zero is never
+	// confused with a real rate.
+	floor        float64
+	fdMax        float64
+	missMax      float64
+	stMin, stMax float64
+	logState     bool
+	anyZeroFD    bool
+}
+
+// horizonSeries is one query's points.
+type horizonSeries struct {
+	name string
+	pts  []*run // sorted by delay, delays set
+	flat *run   // a query without a watermark: a constant reference
+}
+
+// newHorizon gathers the chart's data; ok is false when no query was run
+// with several delays.
+func newHorizon(res *results) (h *horizon, ok bool) {
+	h = &horizon{stMin: math.Inf(1)}
 	swept := false
-	var delays []float64
 	for _, name := range res.queryNames() {
 		var pts []*run
 		var flat *run
@@ -418,8 +479,8 @@ func horizonChart(res *results) (d drawing, title, note string, ok bool) {
 				continue
 			}
 			pts = append(pts, r)
-			if m := *r.sum.Delay / 60; !slices.Contains(delays, m) {
-				delays = append(delays, m)
+			if m := *r.sum.Delay / 60; !slices.Contains(h.delays, m) {
+				h.delays = append(h.delays, m)
 			}
 		}
 		slices.SortStableFunc(pts, func(a, b *run) int { return compareDelay(a.sum.Delay, b.sum.Delay) })
@@ -427,171 +488,159 @@ func horizonChart(res *results) (d drawing, title, note string, ok bool) {
 			swept = true
 		}
 		if len(pts) > 0 {
-			ss = append(ss, series{name: name, pts: pts})
+			h.ss = append(h.ss, horizonSeries{name: name, pts: pts})
 		} else if flat != nil {
-			ss = append(ss, series{name: name, flat: flat})
+			h.ss = append(h.ss, horizonSeries{name: name, flat: flat})
 		}
 	}
 	if !swept {
-		return d, "", "", false
+		return nil, false
 	}
-	slices.Sort(delays)
-	xMin, xMax := delays[0], delays[len(delays)-1]
-	logX := xMin > 0 && xMax/xMin >= 20
-
-	// The false-drop floor sits below the smallest rate a run could show
-	// (one event of the largest run), so a zero is never confused with a
-	// real rate.
+	slices.Sort(h.delays)
+	h.xMin, h.xMax = h.delays[0], h.delays[len(h.delays)-1]
+	h.logX = h.xMin > 0 && h.xMax/h.xMin >= 20
 	var maxLogical int64 = 1
-	var fdMax, missMax float64
-	var stMin, stMax = math.Inf(1), 0.0
-	anyZeroFD := false
-	for _, s := range ss {
+	for _, s := range h.ss {
 		for _, r := range append(slices.Clone(s.pts), s.flat) {
 			if r == nil {
 				continue
 			}
 			maxLogical = max(maxLogical, r.sum.LogicalEvents)
 			fd := rate(r.sum.FalseDrops, r.sum.LogicalEvents)
-			fdMax = max(fdMax, fd)
-			anyZeroFD = anyZeroFD || fd == 0
-			missMax = max(missMax, 100*rate(r.sum.MissedDuplicates, r.sum.TrueDuplicates))
-			stMin, stMax = min(stMin, float64(r.sum.PeakStateRows)), max(stMax, float64(r.sum.PeakStateRows))
+			h.fdMax = max(h.fdMax, fd)
+			h.anyZeroFD = h.anyZeroFD || fd == 0
+			h.missMax = max(h.missMax, 100*rate(r.sum.MissedDuplicates, r.sum.TrueDuplicates))
+			h.stMin, h.stMax = min(h.stMin, float64(r.sum.PeakStateRows)), max(h.stMax, float64(r.sum.PeakStateRows))
 		}
 	}
-	floor := math.Pow(10, math.Floor(math.Log10(0.5/float64(maxLogical))))
-	logState := stMin > 0 && stMax/stMin >= 50
-	subtitle := res.subtitle("")
-	if anyZeroFD {
-		note = "A false-drop rate of 0 cannot sit on a log axis: it is drawn at the bottom of that panel, labelled 0."
-		subtitle = res.subtitle("false-drop rate 0 drawn at the log axis floor, labelled 0")
-	}
-	title = "Horizon tradeoff: what each watermark delay costs"
+	h.floor = math.Pow(10, math.Floor(math.Log10(0.5/float64(maxLogical))))
+	h.logState = h.stMin > 0 && h.stMax/h.stMin >= 50
+	return h, true
+}
+
+// legend names each query's series.
+func (h *horizon) legend() []legendItem {
 	var items []legendItem
-	for i, s := range ss {
+	for i, s := range h.ss {
 		name := s.name
 		if s.flat != nil {
 			name += " (no watermark)"
 		}
-		thumbs := []plot.Thumbnailer{lineThumb(seriesStyle(i, len(ss)))}
+		thumbs := []plot.Thumbnailer{lineThumb(seriesStyle(i, len(h.ss)))}
 		if s.flat == nil {
 			thumbs = append(thumbs, glyphThumb(glyphStyle(i)))
 		}
 		items = append(items, legendItem{name: name, thumbs: thumbs})
 	}
-	xLabel := "watermark delay (min)"
-	if logX {
-		xLabel = "watermark delay (min, log scale)"
+	return items
+}
+
+// xOf places a delay in minutes on the x axis; log axes are drawn as
+// linear axes of log10 values (see logTicks).
+func (h *horizon) xOf(m float64) float64 {
+	if h.logX {
+		return math.Log10(m)
 	}
-	// xOf places a delay in minutes on the x axis; log axes are drawn as
-	// linear axes of log10 values (see logTicks).
-	xOf := func(m float64) float64 {
-		if logX {
-			return math.Log10(m)
-		}
-		return m
+	return m
+}
+
+// horizonPanel is one of the stacked charts: its y label and a run's y
+// value, already on the axis' scale.
+type horizonPanel struct {
+	yLabel string
+	value  func(r *run) float64
+}
+
+// panels returns the three panels, top to bottom.
+func (h *horizon) panels() []horizonPanel {
+	yState := func(v float64) float64 { return v }
+	stateLabel := "peak state rows"
+	if h.logState {
+		yState, stateLabel = math.Log10, "peak state rows (log)"
 	}
-	lg := func(on bool) func(float64) float64 {
-		if on {
-			return math.Log10
-		}
-		return func(v float64) float64 { return v }
-	}
-	// panel is one of the stacked charts: its y label and a run's y
-	// value, already on the axis' scale.
-	type panel struct {
-		yLabel string
-		value  func(r *run) float64
-	}
-	yState := lg(logState)
-	panels := []panel{
+	return []horizonPanel{
 		{"missed duplicates (%)", func(r *run) float64 { return 100 * rate(r.sum.MissedDuplicates, r.sum.TrueDuplicates) }},
-		{"false drops (%, log)", func(r *run) float64 { return math.Log10(max(rate(r.sum.FalseDrops, r.sum.LogicalEvents), floor)) }},
-		{"peak state rows", func(r *run) float64 { return yState(max(float64(r.sum.PeakStateRows), 1)) }},
+		{"false drops (%, log)", func(r *run) float64 { return math.Log10(max(rate(r.sum.FalseDrops, r.sum.LogicalEvents), h.floor)) }},
+		{stateLabel, func(r *run) float64 { return yState(max(float64(r.sum.PeakStateRows), 1)) }},
 	}
-	if logState {
-		panels[2].yLabel = "peak state rows (log)"
+}
+
+// panel builds panel k: a line per query (with a point per delay), the
+// shared x axis (labelled on the bottom panel only, so the panels sit
+// close and read as one chart) and the panel's own y scale.
+func (h *horizon) panel(k int) (*plot.Plot, error) {
+	pn := h.panels()[k]
+	bottomPanel := k == len(h.panels())-1
+	xl := ""
+	if bottomPanel {
+		xl = "watermark delay (min)"
+		if h.logX {
+			xl = "watermark delay (min, log scale)"
+		}
 	}
-	d = drawing{w: 8 * vg.Inch, h: 7 * vg.Inch, draw: func(dc draw.Canvas) {
-		area := frame(dc, title, subtitle, items)
-		plots := make([]*plot.Plot, len(panels))
-		for k, pn := range panels {
-			// The panels share the x axis: only the bottom one labels
-			// it, so the panels sit close and read as one chart.
-			bottomPanel := k == len(panels)-1
-			xl := ""
+	p := newPlot(xl, pn.yLabel)
+	for i, s := range h.ss {
+		var xys plotter.XYs
+		if s.flat != nil {
+			v := pn.value(s.flat)
+			xys = plotter.XYs{{X: h.xOf(h.xMin), Y: v}, {X: h.xOf(h.xMax), Y: v}}
+		}
+		for _, r := range s.pts {
+			xys = append(xys, plotter.XY{X: h.xOf(*r.sum.Delay / 60), Y: pn.value(r)})
+		}
+		l, sc, err := plotter.NewLinePoints(xys)
+		if err != nil {
+			return nil, fmt.Errorf("query %s: %w", s.name, err)
+		}
+		l.LineStyle = seriesStyle(i, len(h.ss))
+		l.LineStyle.Width = max(l.LineStyle.Width-vg.Points(0.6), vg.Points(1))
+		sc.GlyphStyle = glyphStyle(i)
+		p.Add(l)
+		if s.flat == nil {
+			p.Add(sc)
+		}
+	}
+	p.X.Min, p.X.Max = h.xOf(h.xMin), h.xOf(h.xMax)
+	switch {
+	case len(h.delays) <= 12:
+		// A tick at each delay of the sweep, labelled in minutes.
+		var ticks plot.ConstantTicks
+		for _, m := range h.delays {
+			tk := plot.Tick{Value: h.xOf(m)}
 			if bottomPanel {
-				xl = xLabel
+				tk.Label = humanNumber(m)
 			}
-			p := newPlot(xl, pn.yLabel)
-			for i, s := range ss {
-				var xys plotter.XYs
-				if s.flat != nil {
-					v := pn.value(s.flat)
-					xys = plotter.XYs{{X: xOf(xMin), Y: v}, {X: xOf(xMax), Y: v}}
-				}
-				for _, r := range s.pts {
-					xys = append(xys, plotter.XY{X: xOf(*r.sum.Delay / 60), Y: pn.value(r)})
-				}
-				l, sc, err := plotter.NewLinePoints(xys)
-				if err != nil {
-					panic(fmt.Errorf("query %s: %w", s.name, err))
-				}
-				l.LineStyle = seriesStyle(i, len(ss))
-				l.LineStyle.Width = max(l.LineStyle.Width-vg.Points(0.6), vg.Points(1))
-				sc.GlyphStyle = glyphStyle(i)
-				p.Add(l)
-				if s.flat == nil {
-					p.Add(sc)
-				}
-			}
-			p.X.Min, p.X.Max = xOf(xMin), xOf(xMax)
-			switch {
-			case len(delays) <= 12:
-				// A tick at each delay of the sweep, labelled in minutes.
-				var ticks plot.ConstantTicks
-				for _, m := range delays {
-					tk := plot.Tick{Value: xOf(m)}
-					if bottomPanel {
-						tk.Label = humanNumber(m)
-					}
-					ticks = append(ticks, tk)
-				}
-				p.X.Tick.Marker = ticks
-			case logX:
-				p.X.Tick.Marker = logTicks{format: humanNumber}
-			}
-			if !bottomPanel {
-				p.X.Tick.Label.Font.Size = 0
-			}
-			switch k {
-			case 0:
-				p.Y.Min, p.Y.Max = 0, max(missMax*1.08, 1)
-			case 1:
-				p.Y.Min = math.Log10(floor)
-				p.Y.Max = math.Ceil(math.Log10(max(fdMax, floor*10)) - 1e-9)
-				p.Y.Tick.Marker = logTicks{format: percentLabel, floor: floor}
-				if fdMax == 0 {
-					// An empty log panel reads as a drawing fault;
-					// say what it shows.
-					p.Add(panelNote("no query lost an event at any delay"))
-				}
-			case 2:
-				if logState {
-					p.Y.Min = math.Floor(math.Log10(stMin))
-					p.Y.Max = math.Ceil(math.Log10(stMax))
-					p.Y.Tick.Marker = logTicks{format: humanNumber}
-				} else {
-					p.Y.Min, p.Y.Max = 0, max(stMax*1.08, 1)
-				}
-			}
-			plots[k] = p
+			ticks = append(ticks, tk)
 		}
-		for k, c := range stack(plots, area, vg.Points(10)) {
-			plots[k].Draw(c)
+		p.X.Tick.Marker = ticks
+	case h.logX:
+		p.X.Tick.Marker = logTicks{format: humanNumber}
+	}
+	if !bottomPanel {
+		p.X.Tick.Label.Font.Size = 0
+	}
+	switch k {
+	case 0:
+		p.Y.Min, p.Y.Max = 0, max(h.missMax*1.08, 1)
+	case 1:
+		p.Y.Min = math.Log10(h.floor)
+		p.Y.Max = math.Ceil(math.Log10(max(h.fdMax, h.floor*10)) - 1e-9)
+		p.Y.Tick.Marker = logTicks{format: percentLabel, floor: h.floor}
+		if h.fdMax == 0 {
+			// An empty log panel reads as a drawing fault; say what it
+			// shows.
+			p.Add(panelNote("no query lost an event at any delay"))
 		}
-	}}
-	return d, title, note, true
+	case 2:
+		if h.logState {
+			p.Y.Min = math.Floor(math.Log10(h.stMin))
+			p.Y.Max = math.Ceil(math.Log10(h.stMax))
+			p.Y.Tick.Marker = logTicks{format: humanNumber}
+		} else {
+			p.Y.Min, p.Y.Max = 0, max(h.stMax*1.08, 1)
+		}
+	}
+	return p, nil
 }
 
 // glyphThumb draws a glyph in a legend entry.

@@ -329,17 +329,20 @@ func frame(dc draw.Canvas, title, subtitle string, items []legendItem) draw.Canv
 }
 
 // drawing is a chart before rendering: a size and a function that draws
-// it on any canvas, so the same code makes the PNG and the SVG.
+// it on any canvas, so the same code makes the PNG and the SVG. The
+// function builds the chart's plots afresh at each call (a layout changes
+// them) and returns the error of any series it cannot draw.
 type drawing struct {
 	w, h vg.Length
-	draw func(dc draw.Canvas)
+	draw func(dc draw.Canvas) error
 }
 
 // renderPNG draws d into a PNG.
-func renderPNG(d drawing) (out []byte, err error) {
-	defer recoverDraw(&err)
+func renderPNG(d drawing) ([]byte, error) {
 	c := vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(d.w, d.h), vgimg.UseDPI(pngDPI))}
-	d.draw(draw.New(c))
+	if err := d.draw(draw.New(c)); err != nil {
+		return nil, err
+	}
 	var buf bytes.Buffer
 	if _, err := c.WriteTo(&buf); err != nil {
 		return nil, err
@@ -351,10 +354,11 @@ func renderPNG(d drawing) (out []byte, err error) {
 // ("Liberation Sans"), which viewers without that font replace with their
 // default, often a serif; the fallbacks added here are metric-compatible,
 // so text keeps the size the layout measured.
-func renderSVG(d drawing) (out []byte, err error) {
-	defer recoverDraw(&err)
+func renderSVG(d drawing) ([]byte, error) {
 	c := vgsvg.New(d.w, d.h)
-	d.draw(draw.New(c))
+	if err := d.draw(draw.New(c)); err != nil {
+		return nil, err
+	}
 	var buf bytes.Buffer
 	if _, err := c.WriteTo(&buf); err != nil {
 		return nil, err
@@ -362,15 +366,6 @@ func renderSVG(d drawing) (out []byte, err error) {
 	return bytes.ReplaceAll(buf.Bytes(),
 		[]byte("font-family:Liberation Sans;"),
 		[]byte("font-family:'Liberation Sans',Arial,Helvetica,sans-serif;")), nil
-}
-
-// recoverDraw turns a panic inside gonum/plot (it panics on impossible
-// axes rather than returning errors) into an error, so one bad chart does
-// not take the whole report down with a stack trace.
-func recoverDraw(err *error) {
-	if r := recover(); r != nil {
-		*err = fmt.Errorf("drawing failed: %v", r)
-	}
 }
 
 // stack lays plots out top to bottom in area with equal data heights,

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/metrics"
-	"github.com/dedupsim/dedupsim/sim/interval"
 )
 
 // Findings returns what the numbers of a results folder say, one sentence
@@ -120,7 +120,7 @@ func (res *results) runFindings(r *run) []finding {
 	}
 	if q.SinkDuplicates > 0 {
 		out = append(out, named(q.Name, fmt.Sprintf("%s's sink wrote %s rows more than once after failed batches were retried, duplicates that no dedup operator can see.",
-			subject, formatCount(q.SinkDuplicates))))
+			subject, metrics.FormatCount(q.SinkDuplicates))))
 	}
 	return out
 }
@@ -134,25 +134,25 @@ func (res *results) duplicateFinding(r *run) (finding, bool) {
 	case t == 0:
 		return finding{}, false
 	case m == 0 && q.FalseDrops == 0:
-		c := formatCount(t)
+		c := metrics.FormatCount(t)
 		return finding{
 			one:  subject + " caught all " + c + " duplicate copies and lost no events.",
 			many: subject + " each caught all " + c + " duplicate copies and lost no events.",
 		}, true
 	case m == 0:
-		c := formatCount(t)
+		c := metrics.FormatCount(t)
 		return finding{
 			one:  subject + " caught all " + c + " duplicate copies.",
 			many: subject + " each caught all " + c + " duplicate copies.",
 		}, true
 	case m == t:
-		s := fmt.Sprintf("%s emitted all %s duplicate copies as new events (missed 100%% of duplicates)", subject, formatCount(t))
+		s := fmt.Sprintf("%s emitted all %s duplicate copies as new events (missed 100%% of duplicates)", subject, metrics.FormatCount(t))
 		if why := res.keyCause(q.Query); why != "" {
 			return n(s + ": " + why + ".")
 		}
 		return n(s + ".")
 	}
-	s := fmt.Sprintf("%s let %s of %s duplicate copies through (%s)", subject, formatCount(m), formatCount(t), FormatPercent(rate(m, t)))
+	s := fmt.Sprintf("%s let %s of %s duplicate copies through (%s)", subject, metrics.FormatCount(m), metrics.FormatCount(t), metrics.FormatPercent(rate(m, t)))
 	if mk, after, ok := res.afterMarker(r, "lose-checkpoint", func(b metrics.BatchRecord) int64 { return b.MissedDuplicates }); ok && 2*after >= m {
 		return n(s + fmt.Sprintf(", %s after the checkpoint was lost at %s: a new checkpoint forgets every key.", share(after, m), formatOffset(mk.At)))
 	}
@@ -170,7 +170,7 @@ func share(part, total int64) string {
 	if part >= total {
 		return "all of them"
 	}
-	return formatCount(part) + " of them"
+	return metrics.FormatCount(part) + " of them"
 }
 
 // keyColumns returns the key columns of the chain's dedup operator, with
@@ -238,7 +238,7 @@ func (res *results) lossFindings(r *run) []finding {
 	q := r.sum
 	var out []finding
 	if late := q.FalseDropsByCause.Late; late > 0 {
-		head := fmt.Sprintf(" lost %s events as late (%s of all events)", formatCount(late), FormatPercent(rate(late, q.LogicalEvents)))
+		head := fmt.Sprintf(" lost %s events as late (%s of all events)", metrics.FormatCount(late), metrics.FormatPercent(rate(late, q.LogicalEvents)))
 		mk, after, ok := res.afterMarker(r, "bad-clock", func(b metrics.BatchRecord) int64 { return b.FalseDrops })
 		switch {
 		case ok && 2*after >= late:
@@ -255,7 +255,7 @@ func (res *results) lossFindings(r *run) []finding {
 	}
 	if c := q.FalseDropsByCause.Collision; c > 0 {
 		out = append(out, named(q.Name, fmt.Sprintf("%s lost %s events (%s) to key collisions: their copies were dropped as duplicates of a different event with the same key, so its key is too coarse to tell events apart.",
-			subject, formatCount(c), FormatPercent(rate(c, q.LogicalEvents)))))
+			subject, metrics.FormatCount(c), metrics.FormatPercent(rate(c, q.LogicalEvents)))))
 	}
 	return out
 }
@@ -266,29 +266,29 @@ func (res *results) stateFinding(r *run) (finding, bool) {
 	n := func(s string) (finding, bool) { return named(q.Name, s), true }
 	switch {
 	case q.Delay == nil && keptAll(q) && q.FinalStateRows == q.LogicalEvents:
-		c := formatCount(q.LogicalEvents)
+		c := metrics.FormatCount(q.LogicalEvents)
 		return finding{
 			one:  subject + " kept every one of its " + c + " keys (final state = logical events): without a watermark nothing is ever evicted.",
 			many: subject + " each kept every one of their " + c + " keys (final state = logical events): without a watermark nothing is ever evicted.",
 		}, true
 	case q.Delay == nil && keptAll(q):
 		return n(fmt.Sprintf("%s never evicted a key: its final state of %s (%s) holds a key for every row it emitted; without a watermark nothing is ever evicted.",
-			subject, rows(q.FinalStateRows), FormatBytes(q.FinalStateBytes)))
+			subject, rows(q.FinalStateRows), metrics.FormatBytes(q.FinalStateBytes)))
 	case keptAll(q):
 		s := fmt.Sprintf("%s never evicted a key although it has a %s watermark: its final state of %s (%s) holds a key for every row it emitted",
-			subject, formatDelay(q.Delay), rows(q.FinalStateRows), FormatBytes(q.FinalStateBytes))
+			subject, formatDelay(q.Delay), rows(q.FinalStateRows), metrics.FormatBytes(q.FinalStateBytes))
 		if len(q.Warnings) > 0 {
 			return n(s + "; explain warns: " + strings.TrimSuffix(q.Warnings[0], ".") + ".")
 		}
 		return n(s + ".")
 	case q.PeakStateRows > 0 && q.PeakStateRows == q.FinalStateRows:
 		return n(fmt.Sprintf("%s's state peaked at the end of the run, at %s (%s, %s of the run's %s events).",
-			subject, rows(q.PeakStateRows), FormatBytes(q.PeakStateBytes),
-			FormatPercent(rate(q.PeakStateRows, q.LogicalEvents)), formatCount(q.LogicalEvents)))
+			subject, rows(q.PeakStateRows), metrics.FormatBytes(q.PeakStateBytes),
+			metrics.FormatPercent(rate(q.PeakStateRows, q.LogicalEvents)), metrics.FormatCount(q.LogicalEvents)))
 	case q.PeakStateRows > 0:
 		return n(fmt.Sprintf("%s's state peaked at %s (%s, %s of the run's %s events) and ended at %s.",
-			subject, rows(q.PeakStateRows), FormatBytes(q.PeakStateBytes),
-			FormatPercent(rate(q.PeakStateRows, q.LogicalEvents)), formatCount(q.LogicalEvents), rows(q.FinalStateRows)))
+			subject, rows(q.PeakStateRows), metrics.FormatBytes(q.PeakStateBytes),
+			metrics.FormatPercent(rate(q.PeakStateRows, q.LogicalEvents)), metrics.FormatCount(q.LogicalEvents), rows(q.FinalStateRows)))
 	}
 	return finding{}, false
 }
@@ -298,7 +298,7 @@ func rows(n int64) string {
 	if n == 1 {
 		return "1 row"
 	}
-	return formatCount(n) + " rows"
+	return metrics.FormatCount(n) + " rows"
 }
 
 // keptAll reports whether the query's state still holds a key for every
@@ -400,9 +400,9 @@ func (res *results) sweepFindings(runs []*run) []string {
 	fdRate := func(q *metrics.QuerySummary) float64 { return rate(q.FalseDrops, q.LogicalEvents) }
 	out := []string{fmt.Sprintf("Across delays from %s to %s, %s's missed-duplicate rate %s, its false-drop rate %s, and its peak state %s.",
 		d(runs[0]), d(runs[len(runs)-1]), name,
-		change(FormatPercent(missRate(first)), FormatPercent(missRate(last))),
-		change(FormatPercent(fdRate(first)), FormatPercent(fdRate(last))),
-		change(formatCount(first.PeakStateRows)+" rows", formatCount(last.PeakStateRows)+" rows"))}
+		change(metrics.FormatPercent(missRate(first)), metrics.FormatPercent(missRate(last))),
+		change(metrics.FormatPercent(fdRate(first)), metrics.FormatPercent(fdRate(last))),
+		change(metrics.FormatCount(first.PeakStateRows)+" rows", metrics.FormatCount(last.PeakStateRows)+" rows"))}
 
 	// The smallest delay from which on every run is clean, by a test.
 	from := func(ok func(q *metrics.QuerySummary) bool) int {
@@ -431,17 +431,17 @@ func (res *results) sweepFindings(runs []*run) []string {
 			p := runs[clean-1].sum
 			var parts []string
 			if p.MissedDuplicates > 0 {
-				parts = append(parts, "missed "+formatCount(p.MissedDuplicates)+" duplicates")
+				parts = append(parts, "missed "+metrics.FormatCount(p.MissedDuplicates)+" duplicates")
 			}
 			if p.FalseDrops > 0 {
-				parts = append(parts, "lost "+formatCount(p.FalseDrops)+" events")
+				parts = append(parts, "lost "+metrics.FormatCount(p.FalseDrops)+" events")
 			}
 			s += fmt.Sprintf(" (at %s it still %s)", d(runs[clean-1]), strings.Join(parts, " and "))
 		}
 		out = append(out, s+".")
 	case caught < len(runs):
 		out = append(out, fmt.Sprintf("%s caught every duplicate from a %s delay on, but lost events at each of those delays (%s at %s).",
-			name, d(runs[caught]), formatCount(last.FalseDrops), d(runs[len(runs)-1])))
+			name, d(runs[caught]), metrics.FormatCount(last.FalseDrops), d(runs[len(runs)-1])))
 	default:
 		best := slices.MinFunc(runs, func(a, b *run) int {
 			switch ra, rb := missRate(a.sum), missRate(b.sum); {
@@ -453,7 +453,7 @@ func (res *results) sweepFindings(runs []*run) []string {
 			return 0
 		})
 		out = append(out, fmt.Sprintf("%s let duplicates through at every delay of the sweep; fewest at %s (%s).",
-			name, d(best), FormatPercent(missRate(best.sum))))
+			name, d(best), metrics.FormatPercent(missRate(best.sum))))
 	}
 
 	// A longer delay keeps keys longer over the same input, so it can
@@ -463,7 +463,7 @@ func (res *results) sweepFindings(runs []*run) []string {
 		a, b := runs[i-1].sum, runs[i].sum
 		if b.MissedDuplicates > a.MissedDuplicates {
 			out = append(out, fmt.Sprintf("Unexpected: %s let more duplicates through at %s (%s) than at %s (%s), which a longer delay should not do; check this run.",
-				name, d(runs[i]), formatCount(b.MissedDuplicates), d(runs[i-1]), formatCount(a.MissedDuplicates)))
+				name, d(runs[i]), metrics.FormatCount(b.MissedDuplicates), d(runs[i-1]), metrics.FormatCount(a.MissedDuplicates)))
 			break
 		}
 	}
@@ -471,14 +471,14 @@ func (res *results) sweepFindings(runs []*run) []string {
 		a, b := runs[i-1].sum, runs[i].sum
 		if b.PeakStateRows < a.PeakStateRows {
 			out = append(out, fmt.Sprintf("Unexpected: %s's peak state fell from %s rows at %s to %s at %s, which a longer delay should not do; check this run.",
-				name, formatCount(a.PeakStateRows), d(runs[i-1]), formatCount(b.PeakStateRows), d(runs[i])))
+				name, metrics.FormatCount(a.PeakStateRows), d(runs[i-1]), metrics.FormatCount(b.PeakStateRows), d(runs[i])))
 			break
 		}
 	}
 
 	// A query that kept every key at every delay ignores its watermark.
 	if !slices.ContainsFunc(runs, func(r *run) bool { return !keptAll(r.sum) }) {
-		s := fmt.Sprintf("%s never evicted a key at any delay: its final state holds a key for every row it emitted (%s rows at %s)", name, formatCount(last.FinalStateRows), d(runs[len(runs)-1]))
+		s := fmt.Sprintf("%s never evicted a key at any delay: its final state holds a key for every row it emitted (%s rows at %s)", name, metrics.FormatCount(last.FinalStateRows), d(runs[len(runs)-1]))
 		if len(first.Warnings) > 0 {
 			s += "; explain warns: " + strings.TrimSuffix(first.Warnings[0], ".")
 		}

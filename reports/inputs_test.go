@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"github.com/dedupsim/dedupsim/metrics"
 	"os"
 	"path/filepath"
 	"strings"
@@ -61,7 +62,7 @@ func TestReportShowsScenarioWarnings(t *testing.T) {
 // hangs on a FIFO nor reads /dev/zero forever, for each file it reads.
 func TestRenderRefusesSpecialFiles(t *testing.T) {
 	s, ts := singleRun(t)
-	for _, name := range []string{"summary.json", "timeseries.csv", StoresFile} {
+	for _, name := range []string{"summary.json", "timeseries.csv", metrics.StoresFile} {
 		for _, kind := range []string{"fifo", "zero"} {
 			dir := writeResults(t, s, ts)
 			p := filepath.Join(dir, name)

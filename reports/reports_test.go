@@ -401,20 +401,6 @@ func TestRenderErrorsNameTheFile(t *testing.T) {
 
 func TestHumanFormats(t *testing.T) {
 	cases := []struct{ got, want string }{
-		{formatCount(0), "0"},
-		{formatCount(999), "999"},
-		{formatCount(1234567), "1,234,567"},
-		{formatCount(-1234), "-1,234"},
-		{FormatBytes(512), "512 B"},
-		{FormatBytes(1536), "1.50 KiB"},
-		{FormatBytes(300 << 20), "300 MiB"},
-		{FormatBytes(3 << 30), "3.00 GiB"},
-		{FormatPercent(0), "0%"},
-		{FormatPercent(1), "100%"},
-		{FormatPercent(0.99999), "99.9%"},
-		{FormatPercent(0.638), "63.8%"},
-		{FormatPercent(0.0059), "0.59%"},
-		{FormatPercent(0.000001), "0.00010%"},
 		{humanNumber(0), "0"},
 		{humanNumber(1500), "1.5k"},
 		{humanNumber(10000), "10k"},

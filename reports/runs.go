@@ -7,12 +7,12 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/metrics"
-	"github.com/dedupsim/dedupsim/sim/interval"
 )
 
 // scenarioInfo is the part of the resolved scenario (summary.json's
-// "scenario", keys as in SCENARIO.md) that reports interpret. Everything
+// "scenario", keys as in docs/scenario.md) that reports interpret. Everything
 // else is only printed back.
 type scenarioInfo struct {
 	Name     string     `json:"name"`

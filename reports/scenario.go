@@ -11,7 +11,7 @@ import (
 // scenarioYAML renders the resolved scenario of summary.json back as the
 // YAML a scenario file is written in, keys in their recorded order, so the
 // report shows the run the way its author would write it. Short lists and
-// maps of plain values stay on one line, as SCENARIO.md writes them
+// maps of plain values stay on one line, as docs/scenario.md writes them
 // ({dist: exponential, mean: 2s}, [1m, 5m, 20m]).
 func scenarioYAML(raw json.RawMessage) (string, error) {
 	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {

@@ -2,7 +2,6 @@ package reports
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"html/template"
@@ -20,125 +19,14 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/metrics"
 )
 
-// This file is the state-store comparison of `simulate bench-stores`:
-// the schema of stores.json, its table, its chart, stores.md and the
-// section Render adds to report.md and report.html when a results folder
-// holds a stores.json. The measuring itself lives in reports/storebench;
-// like the rest of reports, this file only reads results.
-
-// StoresFile is the name of the store comparison in a results folder.
-const StoresFile = "stores.json"
-
-// StoresFormat versions stores.json.
-const StoresFormat = "dedupsim-stores/1"
-
-// StoreBench is the content of stores.json: every query of one scenario
-// measured on each state store backend.
-type StoreBench struct {
-	Format   string `json:"format"`
-	Scenario string `json:"scenario"`
-	Seed     uint64 `json:"seed"`
-	// Identical is true when both backends produced the same results:
-	// every summary field but the wall-clock ones and the store name, and
-	// every timeseries row and progress line. bench-stores writes no
-	// stores.json otherwise, so a stored false means a hand-edited file.
-	Identical bool `json:"identical"`
-	// Machine is where the wall-clock numbers were measured.
-	Machine StoreMachine `json:"machine"`
-	// Runs holds one entry per query and backend: the queries in scenario
-	// order, memory before pebble.
-	Runs []StoreRun `json:"runs"`
-}
-
-// StoreMachine describes the machine of a measurement.
-type StoreMachine struct {
-	GOOS       string `json:"goos"`
-	GOARCH     string `json:"goarch"`
-	CPUs       int    `json:"cpus"`
-	GOMAXPROCS int    `json:"gomaxprocs"`
-	GoVersion  string `json:"goVersion"`
-}
-
-// StoreRun is one query run on one backend. Byte counts are bytes;
-// durations are seconds of wall-clock time.
-type StoreRun struct {
-	// Query is the job's name: the query's, with "@delay" in a sweep.
-	Query string `json:"query"`
-	// Store is the backend: "memory" or "pebble".
-	Store     string `json:"store"`
-	InputRows int64  `json:"inputRows"`
-	Batches   int64  `json:"batches"`
-	// EngineSeconds is the engine's wall-clock time (micro-batches,
-	// checkpoint commits included) minus MeasureSeconds.
-	EngineSeconds float64 `json:"engineSeconds"`
-	// MeasureSeconds is the time the bench's own measurements took inside
-	// the engine's time (forced GCs, Pebble's metrics), subtracted.
-	MeasureSeconds float64 `json:"measureSeconds"`
-	// CommitSeconds is the part of EngineSeconds spent in the stores'
-	// Commit: writing the checkpoint of each batch.
-	CommitSeconds float64 `json:"commitSeconds"`
-	// EventsPerSecond is InputRows / EngineSeconds.
-	EventsPerSecond float64 `json:"eventsPerSecond"`
-	PeakStateRows   int64   `json:"peakStateRows"`
-	// ModelPeakBytes is the peak of the per-entry state-bytes model
-	// (metrics.EntryBytes), the same for both backends.
-	ModelPeakBytes int64 `json:"modelPeakBytes"`
-	// GoHeapPeakBytes is the measured growth of the Go heap (memory
-	// backend only).
-	GoHeapPeakBytes *int64 `json:"goHeapPeakBytes,omitempty"`
-	// DiskPeakBytes and MemTablePeakBytes are Pebble's own metrics
-	// (pebble backend only).
-	DiskPeakBytes     *int64 `json:"diskPeakBytes,omitempty"`
-	MemTablePeakBytes *int64 `json:"memTablePeakBytes,omitempty"`
-	// CheckpointBytes is what the stores' commits wrote in all;
-	// CheckpointBytesPerBatch divides it by Batches.
-	CheckpointBytes         int64   `json:"checkpointBytes"`
-	CheckpointBytesPerBatch float64 `json:"checkpointBytesPerBatch"`
-	// RecoverySeconds is the time to reopen the query's stores from their
-	// last checkpoint after the run; RecoveredRows and RecoveredVersion
-	// are what the reopened stores held (checked against the run's end).
-	RecoverySeconds  float64 `json:"recoverySeconds"`
-	RecoveredRows    int64   `json:"recoveredRows"`
-	RecoveredVersion int64   `json:"recoveredVersion"`
-}
-
-// WriteStoreBench writes sb as dir/stores.json, atomically.
-func WriteStoreBench(dir string, sb *StoreBench) error {
-	data, err := json.MarshalIndent(sb, "", "  ")
-	if err != nil {
-		return fmt.Errorf("%s: %w", filepath.Join(dir, StoresFile), err)
-	}
-	if err := metrics.WriteFileAtomic(filepath.Join(dir, StoresFile), append(data, '\n')); err != nil {
-		return fmt.Errorf("writing %s: %w", StoresFile, err)
-	}
-	return nil
-}
-
-// ReadStoreBench reads dir/stores.json, a regular file of at most
-// fileio.MaxSummaryBytes (a FIFO or a link to a device is refused before
-// it is opened). A missing file is an error that wraps fs.ErrNotExist.
-func ReadStoreBench(dir string) (*StoreBench, error) {
-	path := filepath.Join(dir, StoresFile)
-	data, err := fileio.ReadFile(path, fileio.MaxSummaryBytes)
-	if err != nil {
-		return nil, err
-	}
-	var sb StoreBench
-	if err := json.Unmarshal(data, &sb); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if sb.Format != StoresFormat {
-		return nil, fmt.Errorf("%s: format %q, want %q", path, sb.Format, StoresFormat)
-	}
-	if len(sb.Runs) == 0 {
-		return nil, fmt.Errorf("%s: holds no runs", path)
-	}
-	return &sb, nil
-}
+// This file renders the state-store comparison of `simulate bench-stores`
+// (stores.json, metrics.StoreBench): its table, its chart, stores.md and
+// the section Render adds to report.md and report.html when a results
+// folder holds a stores.json. The measuring itself lives in
+// sim/storebench; like the rest of reports, this file only reads results.
 
 // storesHeader names the columns of the store table.
 func storesHeader() []string {
@@ -149,21 +37,21 @@ func storesHeader() []string {
 }
 
 // storesRows returns one row per run, in the file's order.
-func storesRows(sb *StoreBench) [][]string {
+func storesRows(sb *metrics.StoreBench) [][]string {
 	opt := func(p *int64) string {
 		if p == nil {
 			return "-"
 		}
-		return FormatBytes(*p)
+		return metrics.FormatBytes(*p)
 	}
 	rows := make([][]string, 0, len(sb.Runs))
 	for _, r := range sb.Runs {
 		rows = append(rows, []string{
 			r.Query, r.Store,
-			formatCount(int64(math.Round(r.EventsPerSecond))),
-			FormatBytes(r.ModelPeakBytes),
+			metrics.FormatCount(int64(math.Round(r.EventsPerSecond))),
+			metrics.FormatBytes(r.ModelPeakBytes),
 			opt(r.GoHeapPeakBytes), opt(r.DiskPeakBytes), opt(r.MemTablePeakBytes),
-			FormatBytes(int64(math.Round(r.CheckpointBytesPerBatch))),
+			metrics.FormatBytes(int64(math.Round(r.CheckpointBytesPerBatch))),
 			formatSeconds(r.RecoverySeconds),
 		})
 	}
@@ -190,7 +78,7 @@ func formatSeconds(s float64) string {
 // measured Go heap, Pebble's disk and memtable), checkpoint bytes per batch
 // and recovery time. With markdown it writes a GitHub-flavoured Markdown
 // table, otherwise a boxed table for the terminal.
-func StoreTable(w io.Writer, sb *StoreBench, markdown bool) error {
+func StoreTable(w io.Writer, sb *metrics.StoreBench, markdown bool) error {
 	align := []tw.Align{tw.AlignLeft, tw.AlignLeft}
 	for range len(storesHeader()) - 2 {
 		align = append(align, tw.AlignRight)
@@ -220,7 +108,7 @@ func StoreTable(w io.Writer, sb *StoreBench, markdown bool) error {
 }
 
 // storesIntro is the paragraph above the store table.
-func storesIntro(sb *StoreBench) string {
+func storesIntro(sb *metrics.StoreBench) string {
 	var queries []string
 	for _, r := range sb.Runs {
 		if len(queries) == 0 || queries[len(queries)-1] != r.Query {
@@ -238,7 +126,7 @@ func storesIntro(sb *StoreBench) string {
 }
 
 // storesNotes says how each number of the store table was measured.
-func storesNotes(sb *StoreBench) []string {
+func storesNotes(sb *metrics.StoreBench) []string {
 	m := sb.Machine
 	return []string{
 		fmt.Sprintf("events/s: input rows divided by the engine's wall-clock time (micro-batches and their checkpoint commits; not the generator or the ground-truth accounting), "+
@@ -260,22 +148,22 @@ func storesNotes(sb *StoreBench) []string {
 }
 
 // storesTimeRows breaks each run's engine time down, for stores.md.
-func storesTimeRows(sb *StoreBench) [][]string {
+func storesTimeRows(sb *metrics.StoreBench) [][]string {
 	var rows [][]string
 	for _, r := range sb.Runs {
 		rows = append(rows, []string{
-			r.Query, r.Store, formatCount(r.InputRows), formatCount(r.Batches),
+			r.Query, r.Store, metrics.FormatCount(r.InputRows), metrics.FormatCount(r.Batches),
 			formatSeconds(r.EngineSeconds), formatSeconds(r.CommitSeconds),
-			FormatPercent(r.CommitSeconds / math.Max(r.EngineSeconds, 1e-9)),
-			formatSeconds(r.MeasureSeconds), FormatBytes(r.CheckpointBytes),
-			formatCount(r.RecoveredRows),
+			metrics.FormatPercent(r.CommitSeconds / math.Max(r.EngineSeconds, 1e-9)),
+			formatSeconds(r.MeasureSeconds), metrics.FormatBytes(r.CheckpointBytes),
+			metrics.FormatCount(r.RecoveredRows),
 		})
 	}
 	return rows
 }
 
 // storesMarkdown writes stores.md.
-func storesMarkdown(b *bytes.Buffer, sb *StoreBench) error {
+func storesMarkdown(b *bytes.Buffer, sb *metrics.StoreBench) error {
 	fmt.Fprintf(b, "# State store backends: %s\n\n%s\n\n", sb.Scenario, storesIntro(sb))
 	if err := StoreTable(b, sb, true); err != nil {
 		return err
@@ -299,7 +187,7 @@ func storesMarkdown(b *bytes.Buffer, sb *StoreBench) error {
 // a section into report.md (md) and report.html (page) before their
 // charts. Without a stores.json it does nothing.
 func renderStores(dir string, md, page *bytes.Buffer) error {
-	sb, err := ReadStoreBench(dir)
+	sb, err := metrics.ReadStoreBench(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -476,9 +364,9 @@ func byteUnit(maxBytes float64) (name string, size float64) {
 // storesChart draws, per query, the engine throughput of each backend
 // (top) and its peak state bytes (bottom): the memory backend's model and
 // measured Go heap beside Pebble's disk and memtable.
-func storesChart(sb *StoreBench) drawing {
+func storesChart(sb *metrics.StoreBench) drawing {
 	var queries []string
-	mem, peb := map[string]StoreRun{}, map[string]StoreRun{}
+	mem, peb := map[string]metrics.StoreRun{}, map[string]metrics.StoreRun{}
 	for _, r := range sb.Runs {
 		if _, ok := mem[r.Query]; !ok {
 			if _, ok := peb[r.Query]; !ok {
@@ -565,7 +453,7 @@ func storesChart(sb *StoreBench) drawing {
 		p.Y.Min, p.Y.Max = 0, max(top*1.15, 1e-9)
 		return p
 	}
-	return drawing{w: 8 * vg.Inch, h: 6.5 * vg.Inch, draw: func(dc draw.Canvas) {
+	return drawing{w: 8 * vg.Inch, h: 6.5 * vg.Inch, draw: func(dc draw.Canvas) error {
 		area := frame(dc, title, subtitle, items)
 		top := panel(rate, "events/s (wall clock)", 1, humanNumber, false)
 		bottom := panel(size, "peak state ("+unit+")", div, func(v float64) string {
@@ -583,5 +471,6 @@ func storesChart(sb *StoreBench) drawing {
 		cs := stack([]*plot.Plot{top, bottom}, area, vg.Points(14))
 		top.Draw(cs[0])
 		bottom.Draw(cs[1])
+		return nil
 	}}
 }

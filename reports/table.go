@@ -28,14 +28,14 @@ func summaryRows(s *metrics.Summary) [][]string {
 		rows = append(rows, []string{
 			q.Name,
 			formatDelay(q.Delay),
-			formatCount(q.EmittedRows),
-			fmt.Sprintf("%s of %s (%s)", formatCount(q.MissedDuplicates), formatCount(q.TrueDuplicates),
-				FormatPercent(rate(q.MissedDuplicates, q.TrueDuplicates))),
-			fmt.Sprintf("%s (%s/%s)", formatCount(q.FalseDrops),
-				formatCount(q.FalseDropsByCause.Late), formatCount(q.FalseDropsByCause.Collision)),
-			formatCount(q.PeakStateRows),
-			FormatBytes(q.PeakStateBytes),
-			formatCount(int64(math.Round(q.EventsPerSecond))),
+			metrics.FormatCount(q.EmittedRows),
+			fmt.Sprintf("%s of %s (%s)", metrics.FormatCount(q.MissedDuplicates), metrics.FormatCount(q.TrueDuplicates),
+				metrics.FormatPercent(rate(q.MissedDuplicates, q.TrueDuplicates))),
+			fmt.Sprintf("%s (%s/%s)", metrics.FormatCount(q.FalseDrops),
+				metrics.FormatCount(q.FalseDropsByCause.Late), metrics.FormatCount(q.FalseDropsByCause.Collision)),
+			metrics.FormatCount(q.PeakStateRows),
+			metrics.FormatBytes(q.PeakStateBytes),
+			metrics.FormatCount(int64(math.Round(q.EventsPerSecond))),
 		})
 	}
 	return rows

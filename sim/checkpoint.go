@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/dedupsim/dedupsim/engines/fileio"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
-	"strings"
 )
 
 // A checkpoint folder is laid out like Spark's:
@@ -21,8 +21,12 @@ import (
 //	                    watermark of the next batch
 //	state/<operator>/   the state store files of each dedup operator
 //
-// Files are written to a temporary name and renamed, so a killed process
-// leaves either the old file or the new one, never a torn one.
+// Files are written through engines/fileio: to a temporary name, then
+// renamed, so a killed process leaves either the old file or the new one,
+// never a torn one (and at most a temporary ".<name>.tmp-*" beside it,
+// which readers skip). The metadata, written once, is synced; the log
+// entries, written at every batch, are not (fileio.WriteFileNoSync): a
+// power loss may lose the last entries, as it may Spark's.
 const checkpointFormat = "dedupsim-checkpoint/1"
 
 // ErrNotCheckpoint is returned for a folder that is not a dedupsim checkpoint.
@@ -73,7 +77,7 @@ func CreateCheckpoint(dir string, meta CheckpointMeta) (*Checkpoint, error) {
 		return nil, err
 	}
 	c := &Checkpoint{dir: dir}
-	if err := writeAtomic(filepath.Join(dir, "metadata"), append(data, '\n')); err != nil {
+	if err := fileio.WriteFile(filepath.Join(dir, "metadata"), append(data, '\n')); err != nil {
 		return nil, fmt.Errorf("checkpoint %s: %w", dir, err)
 	}
 	return c, nil
@@ -143,7 +147,7 @@ func (c *Checkpoint) writeEntry(kind string, batchID int64, v any) error {
 	// "v1" first, as Spark's offset and commit logs do.
 	buf := append([]byte("v1\n"), data...)
 	buf = append(buf, '\n')
-	if err := writeAtomic(filepath.Join(c.dir, kind, strconv.FormatInt(batchID, 10)), buf); err != nil {
+	if err := fileio.WriteFileNoSync(filepath.Join(c.dir, kind, strconv.FormatInt(batchID, 10)), buf); err != nil {
 		return fmt.Errorf("checkpoint %s: %w", c.dir, err)
 	}
 	return nil
@@ -174,7 +178,7 @@ func (c *Checkpoint) latest(kind string) (int64, bool, error) {
 	}
 	var ids []int64
 	for _, e := range ents {
-		if strings.HasSuffix(e.Name(), ".tmp") {
+		if fileio.IsCheckpointTemp(e.Name()) {
 			continue
 		}
 		id, err := strconv.ParseInt(e.Name(), 10, 64)
@@ -243,21 +247,4 @@ func (c *Checkpoint) Recover() (Recovered, error) {
 		r.Pending = &oe
 	}
 	return r, nil
-}
-
-// writeAtomic writes data to path through a temporary file and a rename.
-// The bytes are handed to the operating system, not synced: a killed
-// process leaves the old entry or the new one; a power loss may lose the
-// last entries. The fixed temporary name is safe because a checkpoint has
-// one writer (runs lock it).
-func writeAtomic(path string, data []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o666); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
 }

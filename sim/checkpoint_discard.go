@@ -2,10 +2,10 @@ package sim
 
 import (
 	"fmt"
+	"github.com/dedupsim/dedupsim/engines/fileio"
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 )
 
 // DiscardFrom removes the offset and commit log entries of batch batchID
@@ -23,7 +23,7 @@ func (c *Checkpoint) DiscardFrom(batchID int64) error {
 		}
 		for _, e := range ents {
 			name := e.Name()
-			if strings.HasSuffix(name, ".tmp") {
+			if fileio.IsCheckpointTemp(name) {
 				// A write interrupted by a kill.
 				doomed = append(doomed, filepath.Join(c.dir, kind, name))
 				continue

@@ -65,32 +65,6 @@ type Rows interface {
 	AppendKey(dst []byte, i int, cols []int) []byte
 }
 
-// Outcome is what a batch did with one input row.
-type Outcome uint8
-
-// Outcomes of a row.
-const (
-	// Emitted: the row passed every operator and reached the sink.
-	Emitted Outcome = iota
-	// DroppedLate: an operator dropped it behind the watermark.
-	DroppedLate
-	// DroppedDuplicate: an operator found its key in state.
-	DroppedDuplicate
-)
-
-// String returns the outcome's name.
-func (o Outcome) String() string {
-	switch o {
-	case Emitted:
-		return "emitted"
-	case DroppedLate:
-		return "dropped-late"
-	case DroppedDuplicate:
-		return "dropped-duplicate"
-	}
-	return "unknown"
-}
-
 // OperatorProgress is one dedup operator's counters for one batch, named as
 // in Spark's StateOperatorProgress.
 type OperatorProgress struct {
@@ -129,11 +103,6 @@ type Progress struct {
 // StoreFactory opens the state store of dedup operator op (0-based, in
 // chain order) for the given node.
 type StoreFactory func(op int, node chain.Node) (engines.Store, error)
-
-// MemoryStores is a StoreFactory of in-memory stores without checkpoints.
-func MemoryStores(op int, node chain.Node) (engines.Store, error) {
-	return newMemStore(), nil
-}
 
 // State is what a query keeps across batches and restarts: what Spark
 // records in its offset and commit logs, and whether the running query has
@@ -218,7 +187,7 @@ type Query struct {
 	wms   []*watermarkNode
 	st    State
 
-	outcomes []Outcome
+	outcomes []engines.Outcome
 	opOf     []uint8
 	alive    []int32
 	next     []int32
@@ -302,7 +271,7 @@ func (q *Query) StateRows() int64 {
 
 // Outcomes returns, for the last batch, each input row's outcome. The
 // slice is reused by the next batch.
-func (q *Query) Outcomes() []Outcome { return q.outcomes }
+func (q *Query) Outcomes() []engines.Outcome { return q.outcomes }
 
 // OutcomeOperators returns, for the last batch, the index (chain order) of
 // the operator that dropped each row; meaningless for emitted rows.
@@ -330,7 +299,7 @@ func (q *Query) ShouldRunAnotherBatch() (bool, error) {
 	if q.st.Restarted {
 		return false, nil // no lastExecution: nothing is asked
 	}
-	if r := q.plan.Redefinition; r != nil && q.st.Watermark != 0 {
+	if r := q.plan.Redefinition; r != nil && engines.WatermarkSet(q.st.Watermark) {
 		return false, q.redefined(q.st.Watermark)
 	}
 	if q.st.Watermark <= q.st.LastBatchWatermark {
@@ -365,15 +334,17 @@ func (q *Query) RunNoDataBatch(meta BatchMeta) (*Progress, error) {
 	return q.run(emptyRows{}, true, meta)
 }
 
+// run runs one batch: it logs the batch's offsets, plans it (which may
+// fail, see redefined), then runs the chain's steps in order over the
+// rows that are still alive (a withWatermark records the batch's event
+// times; a dedup filters late rows, decides the rest and evicts), and
+// finally commits the stores, logs the commit and advances the watermark.
 func (q *Query) run(rows Rows, noData bool, meta BatchMeta) (*Progress, error) {
-	n := rows.Len()
 	evictWm := q.st.Watermark
 	lateWm := q.st.LastBatchWatermark
 	if q.st.NextBatchID == 0 {
 		lateWm = 0
 	}
-	lateMicros := lateWm * 1000
-	evictMicros := evictWm * 1000
 	if q.cp != nil {
 		err := q.cp.WriteOffsets(q.st.NextBatchID, OffsetEntry{
 			BatchWatermarkMs: evictWm, BatchTimestampMs: meta.TimestampMs, NoData: noData, Source: meta.Source,
@@ -386,12 +357,28 @@ func (q *Query) run(rows Rows, noData bool, meta BatchMeta) (*Progress, error) {
 	// batch's, for late rows, and its own): Spark fails a chain with a
 	// second withWatermark here once either is not 0. The offsets are
 	// written by then; nothing runs.
-	if q.plan.Redefinition != nil && (lateWm != 0 || evictWm != 0) {
+	if q.plan.Redefinition != nil && (engines.WatermarkSet(lateWm) || engines.WatermarkSet(evictWm)) {
 		return nil, q.redefined(max(lateWm, evictWm))
 	}
+	alive := q.startBatch(rows.Len())
+	for _, s := range q.steps {
+		if w := s.wm; w != nil {
+			w.observe(rows, alive)
+			continue
+		}
+		var err error
+		if alive, err = q.dedup(s.dedup, rows, alive, lateWm*1000, evictWm*1000); err != nil {
+			return nil, err
+		}
+	}
+	return q.commit(rows.Len(), len(alive), noData, evictWm, lateWm)
+}
 
+// startBatch resets the per-batch buffers for n rows, every row alive and
+// emitted until an operator drops it, and returns the alive rows.
+func (q *Query) startBatch(n int) []int32 {
 	if cap(q.outcomes) < n {
-		q.outcomes = make([]Outcome, n)
+		q.outcomes = make([]engines.Outcome, n)
 		q.opOf = make([]uint8, n)
 		q.alive = make([]int32, n)
 		q.next = make([]int32, n)
@@ -401,98 +388,118 @@ func (q *Query) run(rows Rows, noData bool, meta BatchMeta) (*Progress, error) {
 	alive := q.alive[:n]
 	for i := range alive {
 		alive[i] = int32(i)
-		q.outcomes[i] = Emitted
+		q.outcomes[i] = engines.Emitted
 	}
 	for _, w := range q.wms {
 		w.batchSeen = false
 	}
+	return alive
+}
 
-	for _, s := range q.steps {
-		if w := s.wm; w != nil {
-			for _, i := range alive {
-				// Spark's EventTimeWatermarkExec: microseconds / 1000.
-				ms := rows.EventTime(int(i), w.col) / 1000
-				if !w.batchSeen || ms > w.batchMaxMs {
-					w.batchMaxMs = ms
-					w.batchSeen = true
-				}
-			}
+// observe records the largest event time of the alive rows, as Spark's
+// EventTimeWatermarkExec does: microseconds / 1000, truncated.
+func (w *watermarkNode) observe(rows Rows, alive []int32) {
+	for _, i := range alive {
+		ms := rows.EventTime(int(i), w.col) / 1000
+		if !w.batchSeen || ms > w.batchMaxMs {
+			w.batchMaxMs = ms
+			w.batchSeen = true
+		}
+	}
+}
+
+// dedup runs one dedup operator over the alive rows and returns the rows
+// it emits, in order. Three passes, so that the operator sees the batch's
+// keys at once (engines.BatchAdder: a store overlaps the cache misses of
+// many keys): the late filter, which also encodes the keys of the rows
+// that pass it; the operator, once, over every key in row order (the same
+// decisions as one Process per row); and the outcomes. Eviction then runs
+// with the batch's own watermark, after the operator consumed its input,
+// so a key stored in this batch can go at once.
+func (q *Query) dedup(d *dedupOp, rows Rows, alive []int32, lateMicros, evictMicros int64) ([]int32, error) {
+	p := &d.prog
+	p.NumRowsUpdated, p.NumRowsRemoved, p.NumRowsDroppedByWatermark, p.NumDroppedDuplicateRows = 0, 0, 0, 0
+	if err := q.filterAndEncode(d, rows, alive, lateMicros); err != nil {
+		return nil, err
+	}
+	if cap(q.added) < len(q.cand) {
+		q.added = make([]bool, len(q.cand))
+	}
+	added := q.added[:len(q.cand)]
+	if err := d.op.ProcessBatch(q.key, q.ends, q.ets, added); err != nil {
+		return nil, fmt.Errorf("batch %d: operator %d (%s): %w", q.st.NextBatchID, d.idx, p.Name, err)
+	}
+	kept := q.applyOutcomes(d, added)
+	if d.node.WatermarkReaches {
+		removed, err := d.op.Evict(evictMicros)
+		if err != nil {
+			return nil, fmt.Errorf("batch %d: operator %d (%s): evict: %w", q.st.NextBatchID, d.idx, p.Name, err)
+		}
+		p.NumRowsRemoved = int64(removed)
+	}
+	p.NumRowsTotal = int64(d.op.Len())
+	// Swap buffers: the survivors feed the next node.
+	q.alive, q.next = q.next[:cap(q.next)], q.alive[:cap(q.alive)]
+	return kept, nil
+}
+
+// filterAndEncode drops the alive rows at or below the late watermark
+// (when the watermark reaches the operator) and encodes the keys of the
+// others back to back into q.key, with their end offsets, event times and
+// row numbers (q.ends, q.ets, q.cand).
+func (q *Query) filterAndEncode(d *dedupOp, rows Rows, alive []int32, lateMicros int64) error {
+	filter := d.node.WatermarkReaches
+	etCol := d.node.EventTimeColumn
+	cand := q.cand[:0]
+	keys, ends, ets := q.key[:0], q.ends[:0], q.ets[:0]
+	for _, i := range alive {
+		var et int64
+		if etCol >= 0 {
+			et = rows.EventTime(int(i), etCol)
+		}
+		if filter && et <= lateMicros {
+			q.outcomes[i] = engines.DroppedLate
+			q.opOf[i] = d.idx
+			d.prog.NumRowsDroppedByWatermark++
 			continue
 		}
-		d := s.dedup
-		opIdx := d.idx
-		p := &d.prog
-		p.NumRowsUpdated, p.NumRowsRemoved, p.NumRowsDroppedByWatermark, p.NumDroppedDuplicateRows = 0, 0, 0, 0
-		// Three passes, so that the operator sees the batch's keys at once
-		// (engines.BatchAdder: a store overlaps the cache misses of many
-		// keys). First the late filter, and the keys of the rows that pass
-		// it, encoded back to back into one buffer with their end offsets.
-		filter := d.node.WatermarkReaches
-		etCol := d.node.EventTimeColumn
-		cand := q.cand[:0]
-		keys, ends, ets := q.key[:0], q.ends[:0], q.ets[:0]
-		for _, i := range alive {
-			var et int64
-			if etCol >= 0 {
-				et = rows.EventTime(int(i), etCol)
-			}
-			if filter && et <= lateMicros {
-				q.outcomes[i] = DroppedLate
-				q.opOf[i] = opIdx
-				p.NumRowsDroppedByWatermark++
-				continue
-			}
-			keys = rows.AppendKey(keys, int(i), d.node.KeyColumns)
-			if len(keys) > math.MaxInt32 {
-				return nil, fmt.Errorf("batch %d: operator %d (%s): the batch's keys exceed 2 GiB", q.st.NextBatchID, opIdx, d.prog.Name)
-			}
-			ends = append(ends, int32(len(keys)))
-			ets = append(ets, et)
-			cand = append(cand, i)
+		keys = rows.AppendKey(keys, int(i), d.node.KeyColumns)
+		if len(keys) > math.MaxInt32 {
+			return fmt.Errorf("batch %d: operator %d (%s): the batch's keys exceed 2 GiB", q.st.NextBatchID, d.idx, d.prog.Name)
 		}
-		q.key, q.ends, q.ets, q.cand = keys, ends, ets, cand
-		// Then the operator, once, over every key in row order: the same
-		// decisions as one Process per row.
-		if cap(q.added) < len(cand) {
-			q.added = make([]bool, len(cand))
-		}
-		added := q.added[:len(cand)]
-		if err := d.op.ProcessBatch(keys, ends, ets, added); err != nil {
-			return nil, fmt.Errorf("batch %d: operator %d (%s): %w", q.st.NextBatchID, opIdx, d.prog.Name, err)
-		}
-		// Then the outcomes; survivors keep their order.
-		kept := q.next[:0]
-		for k, i := range cand {
-			if added[k] {
-				p.NumRowsUpdated++
-				kept = append(kept, i)
-			} else {
-				q.outcomes[i] = DroppedDuplicate
-				q.opOf[i] = opIdx
-				p.NumDroppedDuplicateRows++
-			}
-		}
-		// Eviction runs after the operator consumed its input, with the
-		// batch's own watermark: a key stored in this batch can go now.
-		if d.node.WatermarkReaches {
-			removed, err := d.op.Evict(evictMicros)
-			if err != nil {
-				return nil, fmt.Errorf("batch %d: operator %d (%s): evict: %w", q.st.NextBatchID, opIdx, d.prog.Name, err)
-			}
-			p.NumRowsRemoved = int64(removed)
-		}
-		p.NumRowsTotal = int64(d.op.Len())
-		// Swap buffers: the survivors feed the next node.
-		q.alive, q.next = q.next[:cap(q.next)], q.alive[:cap(q.alive)]
-		alive = kept
+		ends = append(ends, int32(len(keys)))
+		ets = append(ets, et)
+		cand = append(cand, i)
 	}
+	q.key, q.ends, q.ets, q.cand = keys, ends, ets, cand
+	return nil
+}
 
+// applyOutcomes records the operator's decision on each candidate row and
+// returns the rows it emits; survivors keep their order.
+func (q *Query) applyOutcomes(d *dedupOp, added []bool) []int32 {
+	kept := q.next[:0]
+	for k, i := range q.cand {
+		if added[k] {
+			d.prog.NumRowsUpdated++
+			kept = append(kept, i)
+		} else {
+			q.outcomes[i] = engines.DroppedDuplicate
+			q.opOf[i] = d.idx
+			d.prog.NumDroppedDuplicateRows++
+		}
+	}
+	return kept
+}
+
+// commit commits the operators' stores as the state of the batch, fills
+// its progress record, advances the watermark and logs the commit.
+func (q *Query) commit(n, emitted int, noData bool, evictWm, lateWm int64) (*Progress, error) {
 	for k, d := range q.ops {
 		if err := d.op.Store().Commit(q.st.NextBatchID); err != nil {
 			return nil, fmt.Errorf("batch %d: operator %d (%s): commit: %w", q.st.NextBatchID, k, d.prog.Name, err)
 		}
 	}
-
 	pr := &q.prog
 	pr.BatchID = q.st.NextBatchID
 	pr.NoData = noData
@@ -500,11 +507,10 @@ func (q *Query) run(rows Rows, noData bool, meta BatchMeta) (*Progress, error) {
 	pr.Watermark = evictWm
 	pr.LateWatermark = lateWm
 	pr.HasWatermark = q.plan.HasWatermark
-	pr.NumOutputRows = len(alive)
+	pr.NumOutputRows = emitted
 	for k, d := range q.ops {
 		pr.Operators[k] = d.prog
 	}
-
 	q.st.LastBatchWatermark = evictWm
 	q.st.Restarted = false
 	q.updateWatermark()

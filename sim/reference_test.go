@@ -58,7 +58,7 @@ type refOp struct {
 }
 
 // refQuery is an obviously correct model of the micro-batch semantics of
-// FORMAT.md, written as directly as possible.
+// docs/replay-format.md, written as directly as possible.
 type refQuery struct {
 	ops    []*refOp
 	nodes  []int // for each chain operator: -1 for a withWatermark, else its dedup index
@@ -339,7 +339,7 @@ func TestExecutorMatchesReference(t *testing.T) {
 			}
 			var emitted []int
 			for i, o := range q.Outcomes() {
-				if o == Emitted {
+				if o == engines.Emitted {
 					emitted = append(emitted, i)
 				}
 			}

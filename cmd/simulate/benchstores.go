@@ -8,8 +8,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dedupsim/dedupsim/reports"
-	"github.com/dedupsim/dedupsim/reports/storebench"
 	"github.com/dedupsim/dedupsim/sim/scenario"
+	"github.com/dedupsim/dedupsim/sim/storebench"
 )
 
 // benchStoresFlags are the flags of bench-stores.
@@ -67,7 +67,7 @@ report.md and report.html with a section on the backends.`,
 			if bar != nil {
 				opts.Progress = bar
 			}
-			res, err := storebench.RunTo(cmd.Context(), sc, opts, out)
+			res, err := storebench.RunTo(cmd.Context(), sc, opts, out, reports.Render)
 			if bar != nil {
 				bar.finish()
 			}

@@ -31,6 +31,9 @@ func TestBenchStores(t *testing.T) {
 	if data, _ := os.ReadFile(filepath.Join(out, "stores.json")); !strings.Contains(string(data), `"seed": 9`) {
 		t.Error("--seed 9 is not the seed of stores.json")
 	}
+	if data, _ := os.ReadFile(filepath.Join(out, "report.md")); !strings.Contains(string(data), "## State store backends") {
+		t.Error("report.md lacks the store comparison")
+	}
 }
 
 func TestBenchStoresErrorsAreOneLine(t *testing.T) {

@@ -3,13 +3,11 @@ package main
 import (
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/dedupsim/dedupsim/engines/fileio"
-	"github.com/dedupsim/dedupsim/generators"
 	"github.com/dedupsim/dedupsim/sim/chain"
+	"github.com/dedupsim/dedupsim/sim/scenario"
 )
 
 func newExplainCmd(stdout io.Writer) *cobra.Command {
@@ -45,7 +43,7 @@ dedupsim's generated rows; --columns lists them yourself.`,
   simulate explain --columns id,ts:timestamp,payload 'withWatermark("ts", "1 hour").dropDuplicates()'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return cleaned(explain(stdout, args[0], columns, generated))
+			return explain(stdout, args[0], columns, generated)
 		},
 	}
 	cmd.Flags().StringVar(&columns, "columns", "", "input columns as name[:timestamp],... (default: the columns the query names)")
@@ -54,7 +52,7 @@ dedupsim's generated rows; --columns lists them yourself.`,
 }
 
 // explain plans query against the columns the flags give and prints the
-// plan. Its errors may quote the query; the caller cleans them.
+// plan. Its errors may quote the query; main cleans them.
 func explain(stdout io.Writer, query, columns string, generated bool) error {
 	c, err := chain.Parse(query)
 	if err != nil {
@@ -65,9 +63,9 @@ func explain(stdout io.Writer, query, columns string, generated bool) error {
 	case generated && columns != "":
 		return fmt.Errorf("--generated and --columns: use one or the other")
 	case generated:
-		schema = generators.Schema()
+		schema = scenario.Schema()
 	case columns != "":
-		if schema, err = parseColumns(columns); err != nil {
+		if schema, err = chain.ParseColumns(columns); err != nil {
 			return err
 		}
 	}
@@ -77,25 +75,4 @@ func explain(stdout io.Writer, query, columns string, generated bool) error {
 	}
 	_, err = io.WriteString(stdout, chain.Explain(p))
 	return err
-}
-
-// parseColumns reads "--columns id,ts:timestamp,payload".
-func parseColumns(s string) (chain.Schema, error) {
-	var out chain.Schema
-	for _, f := range strings.Split(s, ",") {
-		name, typ, _ := strings.Cut(strings.TrimSpace(f), ":")
-		if name == "" {
-			return nil, fmt.Errorf("--columns %s: empty column name", fileio.Quote(s))
-		}
-		c := chain.Column{Name: name}
-		switch strings.ToLower(typ) {
-		case "":
-		case "timestamp":
-			c.Type = chain.Timestamp
-		default:
-			return nil, fmt.Errorf("--columns %s: column %s: unknown type %s (want timestamp or nothing)", fileio.Quote(s), fileio.Show(name), fileio.Quote(typ))
-		}
-		out = append(out, c)
-	}
-	return out, nil
 }

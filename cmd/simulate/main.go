@@ -16,7 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/dedupsim/dedupsim/engines/fileio"
+	"github.com/dedupsim/dedupsim/sim"
 )
 
 func main() {
@@ -72,7 +72,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		// Every message is made safe to print as one line: control
 		// characters escaped, long quoted values cut.
-		msg := fileio.Clean(strings.TrimSpace(err.Error()))
+		msg := sim.CleanMessage(strings.TrimSpace(err.Error()))
 		fmt.Fprintf(stderr, "%s: %s\n", cmd.CommandPath(), msg)
 		return exitCode(err)
 	}

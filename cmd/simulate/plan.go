@@ -12,7 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/dedupsim/dedupsim/reports/plan"
+	"github.com/dedupsim/dedupsim/sim/plan"
 	"github.com/dedupsim/dedupsim/sim/scenario"
 )
 

@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/sim/replay"
 )
 
@@ -15,8 +14,8 @@ func newReplayCmd(stdout io.Writer) *cobra.Command {
 	return &cobra.Command{
 		Use:   "replay FILE",
 		Short: "Run a micro-batch trace through one query and print each batch's progress",
-		Long: `replay runs one hand-written micro-batch trace (the conformance trace
-format) through its query and prints, as JSON Lines, what every executed
+		Long: `replay runs one hand-written micro-batch trace (the format of
+docs/replay-format.md) through its query and prints, as JSON Lines, what every executed
 micro-batch did: batch id, watermark, each dedup operator's counters
 (numRowsTotal, numRowsUpdated, numRowsRemoved, numRowsDroppedByWatermark,
 numDroppedDuplicateRows) and the rows emitted.
@@ -32,20 +31,17 @@ dropDuplicatesWithinWatermark without a watermark), or a query Spark fails
 while it runs (a second withWatermark, once the watermark is not 0), is
 rejected with one line on stderr and nothing on stdout. FILE must be a
 regular file of at most 64 MiB: a FIFO or a device is refused.`,
-		Example: `  simulate replay experiments/traces/restamped-retry-within-watermark.json`,
-		Args:    cobra.ExactArgs(1),
+		Example: `  simulate replay sim/replay/testdata/conformance/own-seed-within-watermark-drops-second-copy.json
+  simulate replay sim/replay/testdata/conformance/own-seed-pair-keyed-dropduplicates-keeps-both-copies.json`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			data, err := readInput(args[0], fileio.MaxTraceBytes)
+			t, err := replay.LoadFile(args[0])
 			if err != nil {
-				return cleaned(err)
-			}
-			t, err := replay.Load(data)
-			if err != nil {
-				return cleaned(fmt.Errorf("%s: %w", args[0], err))
+				return err
 			}
 			lines, err := replay.Run(t)
 			if err != nil {
-				return cleaned(fmt.Errorf("%s: %w", args[0], err))
+				return fmt.Errorf("%s: %w", args[0], err)
 			}
 			// Print only once every batch ran: a failure prints nothing.
 			var buf bytes.Buffer

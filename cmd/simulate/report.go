@@ -27,18 +27,18 @@ func newReportCmd(stdout io.Writer) *cobra.Command {
 
 Nothing is simulated again: the output depends only on the two results files,
 so rendering twice yields byte-identical files.`,
-		Example: `  simulate report results/mobile-retries
-  simulate run experiments/horizon-tradeoff.yaml && simulate report results/horizon-tradeoff`,
+		Example: `  simulate report results/quickstart
+  simulate run experiments/horizon-tradeoff.yaml --no-report && simulate report results/horizon-tradeoff`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
-				return fmt.Errorf("want one results folder, got %d arguments (e.g. simulate report results/mobile-retries)", len(args))
+				return fmt.Errorf("want one results folder, got %d arguments (e.g. simulate report results/quickstart)", len(args))
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := args[0]
 			if err := reports.Rerender(dir); err != nil {
-				return cleaned(err)
+				return err
 			}
 			_, err := fmt.Fprintf(stdout, "wrote %s and %s\n", filepath.Join(dir, "report.md"), filepath.Join(dir, "report.html"))
 			return err

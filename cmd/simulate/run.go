@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -14,9 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/reports"
-	"github.com/dedupsim/dedupsim/sim/interval"
 	"github.com/dedupsim/dedupsim/sim/runner"
 	"github.com/dedupsim/dedupsim/sim/scenario"
 )
@@ -51,7 +48,7 @@ func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run FILE",
 		Short: "Run a scenario: generate traffic, run every query, measure against ground truth",
-		Long: `run loads a scenario (experiments/*.yaml, see SCENARIO.md), generates its
+		Long: `run loads a scenario (experiments/*.yaml, see docs/scenario.md), generates its
 duplicate-laden traffic from the seed, runs the same stream through every query
 on exact models of Spark's dedup operators in micro-batches, and measures against
 ground truth what each query kept in state, which duplicates slipped through
@@ -99,13 +96,9 @@ missed duplicates, false drops and peak state.`,
 				return err
 			}
 			if delays != "" {
-				sw := &scenario.Sweep{}
-				for _, d := range strings.Split(delays, ",") {
-					v, err := interval.Parse(d)
-					if err != nil || v < 0 {
-						return fmt.Errorf("--delay: %s: want a list of non-negative durations such as 1m,5m,20m", fileio.Quote(d))
-					}
-					sw.Delay = append(sw.Delay, scenario.Duration(v))
+				sw, err := scenario.ParseDelays(delays)
+				if err != nil {
+					return fmt.Errorf("--delay: %w", err)
 				}
 				sc.Sweep = sw
 				// The delays join the scenario: its limits apply again.

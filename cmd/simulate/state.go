@@ -40,9 +40,10 @@ last committed batch.
 state never modifies the folder. A folder that is not a checkpoint, a file that
 does not belong in it, or a corrupted state file is rejected with one line
 naming the file.`,
-		Example: `  simulate state /tmp/ck
-  simulate state /tmp/ck --query within --limit 5
-  simulate state /tmp/ck/within/query.0 --format json`,
+		Example: `  simulate run experiments/quickstart.yaml --checkpoint /tmp/ck --out /tmp/quickstart
+  simulate state /tmp/ck
+  simulate state /tmp/ck --query within-watermark --limit 5
+  simulate state /tmp/ck/within-watermark/query.0 --format json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format != "table" && format != "json" {

@@ -13,7 +13,6 @@ package memstore
 import (
 	"bytes"
 	"hash/maphash"
-	"math"
 
 	"github.com/dedupsim/dedupsim/engines"
 )
@@ -92,11 +91,7 @@ func (s *Store) add(key []byte, tag uint32, expiresAt int64) (bool, error) {
 
 // Evict removes every key whose expiry is at or below watermark.
 func (s *Store) Evict(watermark int64) (int, error) {
-	if watermark == math.MaxInt64 {
-		// NoExpiry keys are never evicted, even by the largest watermark.
-		watermark--
-	}
-	return s.index.popUpTo(orderKey(watermark), s.evictFn), nil
+	return s.index.popUpTo(orderKey(engines.EvictBound(watermark)), s.evictFn), nil
 }
 
 // evictItems removes a run of expired keys. Without a change log it never

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cockroachdb/pebble"
+	"github.com/dedupsim/dedupsim/engines"
 )
 
 // Benchmarks count one op per row (or per evicted key), so ns/op and
@@ -144,7 +145,7 @@ func prefill(b *testing.B, s *Store, live int, noExp bool) int64 {
 		putID(id[:], uint64(i))
 		exp := int64(i)
 		if noExp {
-			exp = noExpiry
+			exp = engines.NoExpiry
 		}
 		if _, err := s.Add(id[:], exp); err != nil {
 			b.Fatal(err)
@@ -194,7 +195,7 @@ func benchStore(b *testing.B, op string, live int) {
 	for i := range b.N {
 		exp := int64(live + i) // event time moves on with the rows
 		if noExp {
-			exp = noExpiry
+			exp = engines.NoExpiry
 		}
 		if _, err := s.Add(rs.at(i), exp); err != nil {
 			b.Fatal(err)

@@ -14,9 +14,9 @@ var (
 	_ engines.Ranger = (*pebblestore.Store)(nil)
 )
 
-// TestNoExpiryMatchesEngines checks that the store's own copy of NoExpiry is
-// engines.NoExpiry: such a key is never evicted.
-func TestNoExpiryMatchesEngines(t *testing.T) {
+// TestNoExpiryKeysAreNeverEvicted checks that a key stored with
+// engines.NoExpiry is never evicted, even by the largest watermark.
+func TestNoExpiryKeysAreNeverEvicted(t *testing.T) {
 	s, err := pebblestore.Open(filepath.Join(t.TempDir(), "s"), pebblestore.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/dedupsim/dedupsim/engines"
 	"pgregory.net/rapid"
 )
 
@@ -30,7 +31,7 @@ func (m *model) add(key []byte, t int64) bool {
 func (m *model) evict(w int64) int {
 	n := 0
 	for k, t := range m.cur {
-		if t != noExpiry && t <= w {
+		if t != engines.NoExpiry && t <= w {
 			delete(m.cur, k)
 			n++
 		}
@@ -78,7 +79,7 @@ var keyGen = rapid.OneOf(fewKeys, fewKeys, keyPool, rapid.SliceOfN(rapid.Byte(),
 // timeGen draws expiries and watermarks around the interesting edges, and
 // mostly from a small range, so that evictions hit.
 var timeGen = rapid.OneOf(
-	rapid.SampledFrom([]int64{math.MinInt64, math.MinInt64 + 1, -1, 0, 1, noExpiry - 1, noExpiry}),
+	rapid.SampledFrom([]int64{math.MinInt64, math.MinInt64 + 1, -1, 0, 1, engines.NoExpiry - 1, engines.NoExpiry}),
 	rapid.Int64Range(-20, 20),
 	rapid.Int64Range(-20, 20),
 )
@@ -208,7 +209,7 @@ func TestModelExample(t *testing.T) {
 	for _, e := range []struct {
 		k string
 		t int64
-	}{{"a", 10}, {"b", 20}, {"c", noExpiry}} {
+	}{{"a", 10}, {"b", 20}, {"c", engines.NoExpiry}} {
 		mustAdd(t, s, e.k, e.t, true)
 	}
 	if n := mustEvict(t, s, 15); n != 1 {

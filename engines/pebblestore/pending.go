@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"unsafe"
+
+	"github.com/dedupsim/dedupsim/engines"
 )
 
 // pendingEntry is what the current micro-batch did to one key.
@@ -79,7 +81,7 @@ func (p *pending) set(key []byte, e pendingEntry) {
 // over from an eviction of the same key earlier in the batch.
 func (p *pending) addLive(key []byte, t int64, inDB bool) {
 	p.set(key, pendingEntry{expiresAt: t, live: true, inDB: inDB})
-	if t != noExpiry && t < p.minLive {
+	if t != engines.NoExpiry && t < p.minLive {
 		p.minLive = t
 	}
 }
@@ -93,7 +95,7 @@ func (p *pending) evictLive(hi int64) int {
 	n := 0
 	p.minLive = math.MaxInt64
 	for k, e := range p.m {
-		if !e.live || e.expiresAt == noExpiry {
+		if !e.live || e.expiresAt == engines.NoExpiry {
 			continue
 		}
 		if e.expiresAt <= hi {

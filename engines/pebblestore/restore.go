@@ -3,6 +3,7 @@ package pebblestore
 import (
 	"errors"
 	"fmt"
+	"github.com/dedupsim/dedupsim/engines/fileio"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -106,17 +107,8 @@ func RestoreAt(dir string, version int64, opts Options) (*Store, error) {
 // that a process killed meanwhile leaves either the store or nothing (the
 // moved folder is a leftover the next open removes).
 func replaceWithEmpty(dir string) error {
-	parent, base := filepath.Split(filepath.Clean(dir))
-	if parent == "" {
-		parent = "."
-	}
-	d, err := os.MkdirTemp(parent, "."+base+".replaced-")
-	if err == nil {
-		err = os.Remove(d)
-	}
-	if err == nil {
-		err = os.Rename(dir, d)
-	}
+	d := fileio.TempName(dir, "replaced")
+	err := os.Rename(dir, d)
 	if err == nil {
 		err = os.RemoveAll(d)
 	}

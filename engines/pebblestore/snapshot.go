@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/cockroachdb/pebble"
+	"github.com/dedupsim/dedupsim/engines/fileio"
 )
 
 // Versioned reopen.
@@ -25,7 +26,7 @@ import (
 //	<dir>.checkpoints/<version>/   the store as of <version> committed batches:
 //	                               PEBBLESTORE marker, sstables hard-linked to the
 //	                               live store's, a copy of the WAL and MANIFEST
-//	<dir>.checkpoints/.<version>.tmp  a checkpoint being written
+//	<dir>.checkpoints/.<version>.tmp-*  a checkpoint being written
 //
 // Only the two newest checkpoints are kept: the one of the job snapshot
 // being written, and the one of the job snapshot still on disk should the
@@ -37,10 +38,11 @@ import (
 // OpenAt opens the live store if it is at the wanted version, and else
 // rebuilds it from that version's checkpoint: the copy is made beside dir
 // (".<base>.restoring-*": sstables hard-linked, every other file copied, as
-// Pebble appends to or recycles them) and renamed into place, the replaced
-// store first renamed aside (".<base>.replaced-*") and then removed. A
-// process killed at any point leaves either the old store, the restored one
-// or no store plus the checkpoint, from which the next OpenAt restores
+// Pebble appends to or recycles them) and put in place of the live store
+// by fileio.SwapDir (an atomic exchange, or the replaced store renamed
+// aside to ".<base>.old-*" first), which then removes the replaced store.
+// A process killed at any point leaves either the old store, the restored
+// one or no store plus the checkpoint, from which the next OpenAt restores
 // again; it removes the temporary folders it finds.
 
 // checkpointsSuffix names the sibling folder of a store's checkpoints.
@@ -87,15 +89,15 @@ func (s *Store) Snapshot(version int64) (err error) {
 		return fmt.Errorf("pebblestore %s: snapshot of version %d: the current batch is not committed", s.dir, version)
 	}
 	root := CheckpointsDir(s.dir)
-	if err := os.MkdirAll(root, 0o755); err != nil {
+	if err := os.MkdirAll(root, 0o777); err != nil {
 		return fmt.Errorf("pebblestore %s: snapshot: %w", s.dir, err)
 	}
-	name := strconv.FormatInt(version, 10)
-	tmp := filepath.Join(root, "."+name+".tmp")
-	// A folder left by a process killed in the middle of a checkpoint.
-	if err := os.RemoveAll(tmp); err != nil {
+	// Folders left by a process killed in the middle of a checkpoint.
+	if err := removeTemps(root); err != nil {
 		return fmt.Errorf("pebblestore %s: snapshot: %w", s.dir, err)
 	}
+	final := filepath.Join(root, strconv.FormatInt(version, 10))
+	tmp := fileio.TempName(final, "tmp")
 	// The WAL is flushed to the file by every Commit already (pebble.Sync);
 	// WithFlushedWAL makes sure of it for the copy.
 	if err := s.db.Checkpoint(tmp, pebble.WithFlushedWAL()); err != nil {
@@ -103,17 +105,13 @@ func (s *Store) Snapshot(version int64) (err error) {
 		return fmt.Errorf("pebblestore %s: snapshot of version %d: %w", s.dir, version, err)
 	}
 	// The marker makes the checkpoint a store OpenAt can move into place.
-	if err := os.WriteFile(filepath.Join(tmp, markerName), []byte(markerContent), 0o644); err != nil {
+	if err := fileio.WriteFile(filepath.Join(tmp, markerName), []byte(markerContent)); err != nil {
 		os.RemoveAll(tmp)
 		return fmt.Errorf("pebblestore %s: snapshot of version %d: %w", s.dir, version, err)
 	}
-	final := filepath.Join(root, name)
 	// A checkpoint of the same version from a run that was resumed from
-	// an older one: the same batches, redone; replace it.
-	if err := os.RemoveAll(final); err != nil {
-		return fmt.Errorf("pebblestore %s: snapshot: %w", s.dir, err)
-	}
-	if err := os.Rename(tmp, final); err != nil {
+	// an older one holds the same batches, redone: it is replaced.
+	if err := fileio.SwapDir(tmp, final); err != nil {
 		os.RemoveAll(tmp)
 		return fmt.Errorf("pebblestore %s: snapshot of version %d: %w", s.dir, version, err)
 	}
@@ -152,7 +150,7 @@ func listCheckpoints(dir string) ([]int64, error) {
 	var out []int64
 	for _, e := range ents {
 		name := e.Name()
-		if strings.HasPrefix(name, ".") && strings.HasSuffix(name, ".tmp") {
+		if isTempDir(name) {
 			continue
 		}
 		v, err := strconv.ParseInt(name, 10, 64)
@@ -367,7 +365,7 @@ func removeLeftovers(dir string) error {
 	}
 	for _, e := range ents {
 		n := e.Name()
-		for _, kind := range []string{".restoring-", ".replaced-", ".creating-"} {
+		for _, kind := range []string{".restoring-", ".replaced-", ".creating-", ".old-"} {
 			if strings.HasPrefix(n, "."+base+kind) {
 				if err := os.RemoveAll(filepath.Join(parent, n)); err != nil {
 					return fmt.Errorf("pebblestore %s: %w", dir, err)
@@ -384,41 +382,40 @@ func restore(dir, ck string) error {
 	if parent == "" {
 		parent = "."
 	}
-	tmp, err := os.MkdirTemp(parent, "."+base+".restoring-")
+	tmp, err := fileio.MkdirTemp(parent, "."+base+".restoring-")
 	if err != nil {
-		return fmt.Errorf("pebblestore %s: restore: %w", dir, err)
-	}
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		os.RemoveAll(tmp)
 		return fmt.Errorf("pebblestore %s: restore: %w", dir, err)
 	}
 	if err := copyStore(ck, tmp); err != nil {
 		os.RemoveAll(tmp)
 		return fmt.Errorf("pebblestore %s: restore from %s: %w", dir, ck, err)
 	}
-	old := ""
-	if _, err := os.Stat(dir); err == nil {
-		// A fresh unique name to move the replaced store to.
-		d, err := os.MkdirTemp(parent, "."+base+".replaced-")
-		if err == nil {
-			err = os.Remove(d)
-		}
-		if err == nil {
-			err = os.Rename(dir, d)
-		}
-		if err != nil {
-			os.RemoveAll(tmp)
-			return fmt.Errorf("pebblestore %s: restore: %w", dir, err)
-		}
-		old = d
-	}
-	if err := os.Rename(tmp, dir); err != nil {
+	if err := fileio.SwapDir(tmp, dir); err != nil {
 		os.RemoveAll(tmp)
 		return fmt.Errorf("pebblestore %s: restore: %w", dir, err)
 	}
-	if old != "" {
-		if err := os.RemoveAll(old); err != nil {
-			return fmt.Errorf("pebblestore %s: restore: removing the replaced store: %w", dir, err)
+	return nil
+}
+
+// isTempDir reports whether name, in a store's checkpoints folder, is a
+// checkpoint being written (fileio.TempName, or the fixed ".<version>.tmp"
+// of earlier versions) or one a swap set aside.
+func isTempDir(name string) bool {
+	return strings.HasPrefix(name, ".") && (fileio.IsCheckpointTemp(name) || strings.Contains(name, ".old-"))
+}
+
+// removeTemps removes the checkpoints being written, or set aside, that a
+// killed Snapshot left in the checkpoints folder root.
+func removeTemps(root string) error {
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if isTempDir(e.Name()) {
+			if err := os.RemoveAll(filepath.Join(root, e.Name())); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,12 +14,10 @@ import (
 	"github.com/cockroachdb/pebble"
 	"github.com/cockroachdb/pebble/bloom"
 	"github.com/cockroachdb/pebble/vfs"
-)
 
-// noExpiry is engines.NoExpiry, repeated so that this package does not
-// import engines (which may one day import it to register the backend);
-// TestNoExpiryMatchesEngines keeps the two equal.
-const noExpiry int64 = math.MaxInt64
+	"github.com/dedupsim/dedupsim/engines"
+	"github.com/dedupsim/dedupsim/engines/fileio"
+)
 
 // markerName is the file that marks a directory as a pebblestore. Open
 // refuses a non-empty directory without it before Pebble touches anything,
@@ -178,10 +175,10 @@ func create(dir string, opts Options) error {
 	if parent == "" {
 		parent = "."
 	}
-	if err := os.MkdirAll(parent, 0o755); err != nil {
+	if err := os.MkdirAll(parent, 0o777); err != nil {
 		return fmt.Errorf("pebblestore %s: %w", dir, err)
 	}
-	tmp, err := os.MkdirTemp(parent, "."+base+".creating-")
+	tmp, err := fileio.MkdirTemp(parent, "."+base+".creating-")
 	if err != nil {
 		return fmt.Errorf("pebblestore %s: %w", dir, err)
 	}
@@ -204,7 +201,7 @@ func create(dir string, opts Options) error {
 
 // populate writes the marker and an empty store into the new directory tmp.
 func populate(tmp string, opts Options) (err error) {
-	if err := os.WriteFile(filepath.Join(tmp, markerName), []byte(markerContent), 0o644); err != nil {
+	if err := fileio.WriteFile(filepath.Join(tmp, markerName), []byte(markerContent)); err != nil {
 		return err
 	}
 	sh := newShared(tmp, opts)
@@ -377,7 +374,7 @@ func (s *Store) Add(key []byte, expiresAt int64) (_ bool, err error) {
 	// Absent, or evicted earlier in this batch whatever the DB still says.
 	// Commit writes the entries.
 	s.pend.addLive(key, expiresAt, e.inDB)
-	if expiresAt != noExpiry {
+	if expiresAt != engines.NoExpiry {
 		s.low = min(s.low, expiresAt)
 	}
 	s.n++
@@ -396,7 +393,7 @@ func (s *Store) Evict(watermark int64) (_ int, err error) {
 		return 0, s.err
 	}
 	defer s.recoverFatal("evict", &err)
-	hi := min(watermark, noExpiry-1)
+	hi := engines.EvictBound(watermark)
 	if hi < s.low {
 		return 0, nil
 	}
@@ -518,7 +515,7 @@ func (s *Store) writePending() error {
 	sortByExpiry(kvs)
 	for i := range kvs {
 		e := &kvs[i]
-		if !e.live || e.expiresAt == noExpiry {
+		if !e.live || e.expiresAt == engines.NoExpiry {
 			continue
 		}
 		s.xbuf = appendIndexTime(s.xbuf[:0], e.expiresAt)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cockroachdb/pebble"
+	"github.com/dedupsim/dedupsim/engines"
 )
 
 func openTemp(t *testing.T, opts Options) *Store {
@@ -91,8 +92,8 @@ func TestEdgeKeysAndExpiries(t *testing.T) {
 		{"a", math.MinInt64},
 		{"a\x00", -1},
 		{"ab", 0},
-		{"abc", noExpiry},
-		{"x", noExpiry - 1},
+		{"abc", engines.NoExpiry},
+		{"x", engines.NoExpiry - 1},
 		{big, -7},
 		{big + "!", 3},
 	}
@@ -115,13 +116,13 @@ func TestEdgeKeysAndExpiries(t *testing.T) {
 		w    int64
 		want int
 	}{
-		{math.MinInt64, 1}, // a
-		{-2, 1},            // big
-		{-1, 1},            // a\x00
-		{2, 1},             // ab
-		{5, 2},             // big+"!", ""
-		{noExpiry, 1},      // x; abc never
-		{noExpiry, 0},
+		{math.MinInt64, 1},    // a
+		{-2, 1},               // big
+		{-1, 1},               // a\x00
+		{2, 1},                // ab
+		{5, 2},                // big+"!", ""
+		{engines.NoExpiry, 1}, // x; abc never
+		{engines.NoExpiry, 0},
 	} {
 		if n := mustEvict(t, s, step.w); n != step.want {
 			t.Fatalf("Evict(%d) = %d, want %d", step.w, n, step.want)

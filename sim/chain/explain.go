@@ -7,10 +7,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dedupsim/dedupsim/sim/interval"
+	"github.com/dedupsim/dedupsim/engines/interval"
 )
 
-// warnings finds the pitfalls of DESIGN.md in a resolved plan: for each
+// warnings finds the pitfalls of docs/semantics.md in a resolved plan: for each
 // dedup operator in chain order, at most one about its watermark and keys,
 // then one if a key name matches columns that differ only in case.
 func (p Plan) warnings() []Warning {

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/dedupsim/dedupsim/sim/interval"
+	"github.com/dedupsim/dedupsim/engines/interval"
 )
 
 // ParseJSON parses a query held in a JSON value, as the replay trace's

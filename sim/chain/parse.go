@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/dedupsim/dedupsim/sim/interval"
+	"github.com/dedupsim/dedupsim/engines/interval"
 )
 
 // Parse parses a query as users paste it from PySpark (or Scala) code, or

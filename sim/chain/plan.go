@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/dedupsim/dedupsim/sim/interval"
+	"github.com/dedupsim/dedupsim/engines/interval"
 )
 
 // MaxDedups is the most dedup operators a query may hold: the executor

@@ -363,7 +363,7 @@ func TestInferSchema(t *testing.T) {
 	}
 }
 
-// explainCases are the pitfalls of DESIGN.md, each explained in
+// explainCases are the pitfalls of docs/semantics.md, each explained in
 // testdata/explain/NAME.txt.
 var explainCases = []struct{ name, query string }{
 	{"event-time-in-keys", `events.withWatermark("event_time", "20 minutes").dropDuplicates(["event_id", "event_time"])`},

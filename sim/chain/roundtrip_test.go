@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dedupsim/dedupsim/sim/interval"
+	"github.com/dedupsim/dedupsim/engines/interval"
 	"pgregory.net/rapid"
 )
 

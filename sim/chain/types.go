@@ -163,7 +163,7 @@ func (p Plan) Dedups() []int {
 // WarningCode identifies a pitfall.
 type WarningCode string
 
-// The pitfalls of DESIGN.md that explain and plan warn about.
+// The pitfalls of docs/semantics.md that explain and plan warn about.
 const (
 	// NoWatermark: a dedup with no withWatermark before it keeps every key forever.
 	NoWatermark WarningCode = "no-watermark"

@@ -147,7 +147,7 @@ func isErrorLine(m map[string]any) bool {
 	return len(m) == 1 && m["error"] == true
 }
 
-// compareBatch applies FORMAT.md's comparison rule: the fields the expected
+// compareBatch applies the comparison rule of docs/replay-format.md: the fields the expected
 // line lists must match; rows compare as multisets of JSON values.
 func compareBatch(want, got map[string]any) string {
 	for _, f := range []string{"batchId", "step", "noData", "numInputRows"} {

@@ -5,83 +5,39 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"time"
 
 	"github.com/dedupsim/dedupsim/engines"
-	"github.com/dedupsim/dedupsim/engines/memstore"
+	"github.com/dedupsim/dedupsim/engines/fileio"
+	"github.com/dedupsim/dedupsim/metrics"
 	"github.com/dedupsim/dedupsim/sim"
 	"github.com/dedupsim/dedupsim/sim/chain"
+	"github.com/dedupsim/dedupsim/sim/stores"
 )
 
 // BatchLine is one output line: a StreamingQueryProgress-shaped record of
-// one executed micro-batch, plus the rows it emitted.
+// one executed micro-batch, plus the rows it emitted. Its parts are those
+// of the results folder's progress lines (metrics.ProgressLine).
 type BatchLine struct {
-	BatchID        int64             `json:"batchId"`
-	Step           int               `json:"step"`
-	NoData         bool              `json:"noData"`
-	NumInputRows   int               `json:"numInputRows"`
-	EventTime      *EventTimeStats   `json:"eventTime,omitempty"`
-	StateOperators []StateOperator   `json:"stateOperators"`
-	Sink           SinkProgress      `json:"sink"`
-	Rows           []json.RawMessage `json:"rows"`
-}
-
-// EventTimeStats is the eventTime part of a progress record.
-type EventTimeStats struct {
-	Watermark string `json:"watermark"`
-}
-
-// StateOperator is one entry of stateOperators.
-type StateOperator struct {
-	OperatorName              string           `json:"operatorName"`
-	NumRowsTotal              int64            `json:"numRowsTotal"`
-	NumRowsUpdated            int64            `json:"numRowsUpdated"`
-	NumRowsRemoved            int64            `json:"numRowsRemoved"`
-	NumRowsDroppedByWatermark int64            `json:"numRowsDroppedByWatermark"`
-	CustomMetrics             map[string]int64 `json:"customMetrics"`
-}
-
-// SinkProgress is the sink part of a progress record.
-type SinkProgress struct {
-	NumOutputRows int `json:"numOutputRows"`
-}
-
-// FormatWatermark renders a watermark (ms since the epoch) the way Spark's
-// progress reports it: UTC with milliseconds.
-func FormatWatermark(ms int64) string {
-	return time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.000Z")
+	BatchID        int64                   `json:"batchId"`
+	Step           int                     `json:"step"`
+	NoData         bool                    `json:"noData"`
+	NumInputRows   int                     `json:"numInputRows"`
+	EventTime      *metrics.EventTimeStats `json:"eventTime,omitempty"`
+	StateOperators []metrics.StateOperator `json:"stateOperators"`
+	Sink           metrics.SinkProgress    `json:"sink"`
+	Rows           []json.RawMessage       `json:"rows"`
 }
 
 // NewBatchLine converts an executor progress record into an output line.
-// Spark lists state operators from the sink back to the source, so the
-// chain's last dedup comes first.
 func NewBatchLine(p *sim.Progress, step int, rows []json.RawMessage) BatchLine {
-	l := BatchLine{
-		BatchID:      p.BatchID,
-		Step:         step,
-		NoData:       p.NoData,
-		NumInputRows: p.NumInputRows,
-		Sink:         SinkProgress{NumOutputRows: p.NumOutputRows},
-		Rows:         rows,
+	if rows == nil {
+		rows = []json.RawMessage{}
 	}
-	if l.Rows == nil {
-		l.Rows = []json.RawMessage{}
+	return BatchLine{
+		BatchID: p.BatchID, Step: step, NoData: p.NoData, NumInputRows: p.NumInputRows,
+		EventTime: p.EventTime(), StateOperators: p.StateOperators(),
+		Sink: metrics.SinkProgress{NumOutputRows: p.NumOutputRows}, Rows: rows,
 	}
-	if p.HasWatermark {
-		l.EventTime = &EventTimeStats{Watermark: FormatWatermark(p.Watermark)}
-	}
-	for k := len(p.Operators) - 1; k >= 0; k-- {
-		o := p.Operators[k]
-		l.StateOperators = append(l.StateOperators, StateOperator{
-			OperatorName:              o.Name,
-			NumRowsTotal:              o.NumRowsTotal,
-			NumRowsUpdated:            o.NumRowsUpdated,
-			NumRowsRemoved:            o.NumRowsRemoved,
-			NumRowsDroppedByWatermark: o.NumRowsDroppedByWatermark,
-			CustomMetrics:             map[string]int64{"numDroppedDuplicateRows": o.NumDroppedDuplicateRows},
-		})
-	}
-	return l
 }
 
 // Run executes t and returns one line per executed micro-batch. Restarts
@@ -152,7 +108,7 @@ func (r *runner) batch(si int, rows *RowSet) error {
 	}
 	var emitted []json.RawMessage
 	for i, o := range r.q.Outcomes() {
-		if o == sim.Emitted {
+		if o == engines.Emitted {
 			emitted = append(emitted, rows.Raw[i])
 		}
 	}
@@ -223,10 +179,12 @@ func startQuery(plan chain.Plan, cp *sim.Checkpoint) (*sim.Query, error) {
 		return nil, err
 	}
 	version := rec.State.NextBatchID
-	stores := func(op int, _ chain.Node) (engines.Store, error) {
-		return memstore.Open(cp.StateDir(op), version, memstore.Options{})
+	mem, err := stores.Lookup(stores.Memory, "")
+	if err != nil {
+		return nil, err
 	}
-	q, err := sim.NewQuery(plan, stores, rec.State)
+	open := func(op int, _ chain.Node) (engines.Store, error) { return mem.Open(cp.StateDir(op), version) }
+	q, err := sim.NewQuery(plan, open, rec.State)
 	if err != nil {
 		return nil, err
 	}
@@ -244,4 +202,19 @@ func WriteLines(w io.Writer, lines []BatchLine) error {
 		}
 	}
 	return nil
+}
+
+// LoadFile reads and parses the trace in the file at path: a regular file
+// of at most fileio.MaxTraceBytes (a FIFO or a device is refused before it
+// is opened). Its errors name the file once: "PATH: why".
+func LoadFile(path string) (*Trace, error) {
+	data, err := fileio.ReadFile(path, fileio.MaxTraceBytes)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s", path, fileio.Reason(err))
+	}
+	t, err := Load(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return t, nil
 }

@@ -1,7 +1,7 @@
 // Package replay runs hand-written micro-batch traces through one query and
 // reports what each executed micro-batch did, in the shape of Spark's
-// StreamingQueryProgress. It implements the conformance trace contract
-// (the trace format of `simulate replay`), with one extension that mirrors
+// StreamingQueryProgress. It implements the trace format of
+// docs/replay-format.md (that of `simulate replay`), with one extension that mirrors
 // Spark's own test harness:
 //
 // Manual clock. A trace with "manualClock": true runs as StreamTest does
@@ -130,25 +130,69 @@ const wantStep = `want {"addData": [rows]}, {"restart": true} or, with "manualCl
 
 // Load parses and validates a trace. Every error is one line naming the
 // part of the trace at fault (steps[i].addData[j].column, query, ...).
+//
+// It goes in four steps: the trace's own keys and its query; the steps,
+// whose rows give the schema in order of first appearance; the event-time
+// column, resolved as Spark resolves a name; and, once the plan is made
+// against that schema, the rows encoded for the executor.
 func Load(data []byte) (*Trace, error) {
+	t, rt, err := decodeTrace(data)
+	if err != nil {
+		return nil, err
+	}
+	steps, cols, colIdx, err := t.parseSteps(rt.Steps)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.resolveEventTime(rt.EventTime, cols, colIdx); err != nil {
+		return nil, err
+	}
+	schema := make(chain.Schema, len(cols))
+	for i, n := range cols {
+		schema[i] = chain.Column{Name: n, Type: chain.Other}
+	}
+	if t.EventTimeColumn >= 0 {
+		schema[t.EventTimeColumn].Type = chain.Timestamp
+	}
+	// Failures Spark raises only while the query runs are left to the run.
+	if t.Plan, err = chain.PlanDeferred(t.Chain, schema); err != nil {
+		return nil, err
+	}
+	if err := t.encodeSteps(steps, cols, colIdx); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// parsedRow is one row of an addData step as written: its keys in order,
+// its values, and its JSON.
+type parsedRow struct {
+	raw  json.RawMessage
+	keys []string
+	vals []any
+}
+
+// decodeTrace decodes the trace's own keys (unknown ones are errors) and
+// parses its query.
+func decodeTrace(data []byte) (*Trace, *rawTrace, error) {
 	var rt rawTrace
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&rt); err != nil {
-		return nil, fmt.Errorf("trace: %s", jsonErr(err, data))
+		return nil, nil, fmt.Errorf("trace: %s", jsonErr(err, data))
 	}
 	if dec.More() {
-		return nil, errors.New("trace: trailing data after the JSON document")
+		return nil, nil, errors.New("trace: trailing data after the JSON document")
 	}
 	if len(rt.Query) == 0 || string(rt.Query) == "null" {
-		return nil, errors.New("query: missing (want the operator chain, e.g. \"withWatermark(\\\"t\\\", \\\"10 seconds\\\").dropDuplicates([\\\"id\\\"])\")")
+		return nil, nil, errors.New("query: missing (want the operator chain, e.g. \"withWatermark(\\\"t\\\", \\\"10 seconds\\\").dropDuplicates([\\\"id\\\"])\")")
 	}
 	c, err := chain.ParseJSON(rt.Query)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if rt.Steps == nil {
-		return nil, errors.New("steps: missing (want a list of {\"addData\": [...]} and {\"restart\": true})")
+		return nil, nil, errors.New("steps: missing (want a list of {\"addData\": [...]} and {\"restart\": true})")
 	}
 	t := &Trace{Name: rt.Name, Chain: c, NoDataMicroBatches: true, EventTimeColumn: -1}
 	if rt.NoDataMicroBatches != nil {
@@ -157,38 +201,21 @@ func Load(data []byte) (*Trace, error) {
 	if rt.ManualClock != nil {
 		t.ManualClock = *rt.ManualClock
 	}
+	return t, &rt, nil
+}
 
-	// The event-time column: the trace's, else the first withWatermark's.
-	etName := ""
-	if rt.EventTime != nil {
-		etName = *rt.EventTime
-		if etName == "" {
-			return nil, errors.New("eventTime: empty column name")
-		}
-	} else {
-		for _, op := range c.Ops {
-			if op.Kind == chain.WithWatermark {
-				etName = op.Column
-				break
-			}
-		}
-	}
-
-	// First pass: steps, rows and the schema in order of first appearance.
-	type parsedRow struct {
-		raw  json.RawMessage
-		keys []string
-		vals []any
-	}
-	var cols []string
-	colIdx := map[string]int{}
-	steps := make([][]parsedRow, len(rt.Steps))
-	for si, rawS := range rt.Steps {
+// parseSteps reads every step: a restart, a trigger (manual clock) or an
+// addData, whose rows it parses. It returns each step's rows and the
+// columns in order of first appearance.
+func (t *Trace) parseSteps(raws []json.RawMessage) (steps [][]parsedRow, cols []string, colIdx map[string]int, err error) {
+	colIdx = map[string]int{}
+	steps = make([][]parsedRow, len(raws))
+	for si, rawS := range raws {
 		var s rawStep
 		d := json.NewDecoder(bytes.NewReader(rawS))
 		d.DisallowUnknownFields()
 		if err := d.Decode(&s); err != nil {
-			return nil, fmt.Errorf("steps[%d]: %s (%s)", si, jsonErr(err, rawS), wantStep)
+			return nil, nil, nil, fmt.Errorf("steps[%d]: %s (%s)", si, jsonErr(err, rawS), wantStep)
 		}
 		kinds := 0
 		for _, set := range []bool{s.AddData != nil, s.Restart != nil, s.AdvanceManualClock != nil} {
@@ -198,34 +225,34 @@ func Load(data []byte) (*Trace, error) {
 		}
 		switch {
 		case kinds > 1:
-			return nil, fmt.Errorf("steps[%d]: more than one of addData, restart and advanceManualClock; want exactly one", si)
+			return nil, nil, nil, fmt.Errorf("steps[%d]: more than one of addData, restart and advanceManualClock; want exactly one", si)
 		case s.Restart != nil:
 			if !*s.Restart {
-				return nil, fmt.Errorf("steps[%d].restart: want true, got false", si)
+				return nil, nil, nil, fmt.Errorf("steps[%d].restart: want true, got false", si)
 			}
 			t.Steps = append(t.Steps, Step{Restart: true})
 			continue
 		case s.AdvanceManualClock != nil:
 			if !*s.AdvanceManualClock {
-				return nil, fmt.Errorf("steps[%d].advanceManualClock: want true, got false", si)
+				return nil, nil, nil, fmt.Errorf("steps[%d].advanceManualClock: want true, got false", si)
 			}
 			if !t.ManualClock {
-				return nil, fmt.Errorf("steps[%d].advanceManualClock: only in a trace with \"manualClock\": true (without it, addData runs its batches at once)", si)
+				return nil, nil, nil, fmt.Errorf("steps[%d].advanceManualClock: only in a trace with \"manualClock\": true (without it, addData runs its batches at once)", si)
 			}
 			t.Steps = append(t.Steps, Step{Trigger: true})
 			continue
 		case s.AddData == nil:
-			return nil, fmt.Errorf("steps[%d]: %s", si, wantStep)
+			return nil, nil, nil, fmt.Errorf("steps[%d]: %s", si, wantStep)
 		}
 		rows := make([]parsedRow, 0, len(*s.AddData))
 		for ri, raw := range *s.AddData {
 			keys, vals, err := parseRow(raw)
 			if err != nil {
-				return nil, fmt.Errorf("steps[%d].addData[%d]: %v", si, ri, err)
+				return nil, nil, nil, fmt.Errorf("steps[%d].addData[%d]: %v", si, ri, err)
 			}
 			var buf bytes.Buffer
 			if err := json.Compact(&buf, raw); err != nil {
-				return nil, fmt.Errorf("steps[%d].addData[%d]: %v", si, ri, err)
+				return nil, nil, nil, fmt.Errorf("steps[%d].addData[%d]: %v", si, ri, err)
 			}
 			for _, k := range keys {
 				if _, ok := colIdx[k]; !ok {
@@ -238,42 +265,51 @@ func Load(data []byte) (*Trace, error) {
 		steps[si] = rows
 		t.Steps = append(t.Steps, Step{})
 	}
+	return steps, cols, colIdx, nil
+}
 
-	// Resolve the event-time column like Spark does: exact name first,
-	// then a unique case-insensitive match.
-	if etName != "" {
-		if i, ok := colIdx[etName]; ok {
-			t.EventTimeColumn = i
-		} else {
-			for i, n := range cols {
-				if strings.EqualFold(n, etName) {
-					if t.EventTimeColumn >= 0 {
-						return nil, fmt.Errorf("eventTime: column %q is ambiguous (%s, %s)", etName, cols[t.EventTimeColumn], n)
-					}
-					t.EventTimeColumn = i
-				}
+// resolveEventTime sets the event-time column: the trace's, else the
+// first withWatermark's, resolved like Spark does: the exact name first,
+// then a unique case-insensitive match.
+func (t *Trace) resolveEventTime(eventTime *string, cols []string, colIdx map[string]int) error {
+	etName := ""
+	if eventTime != nil {
+		etName = *eventTime
+		if etName == "" {
+			return errors.New("eventTime: empty column name")
+		}
+	} else {
+		for _, op := range t.Chain.Ops {
+			if op.Kind == chain.WithWatermark {
+				etName = op.Column
+				break
 			}
 		}
-		if t.EventTimeColumn < 0 && len(cols) > 0 {
-			return nil, fmt.Errorf("eventTime: no row has a column %q (columns: %s)", etName, strings.Join(cols, ", "))
+	}
+	if etName == "" {
+		return nil
+	}
+	if i, ok := colIdx[etName]; ok {
+		t.EventTimeColumn = i
+	} else {
+		for i, n := range cols {
+			if strings.EqualFold(n, etName) {
+				if t.EventTimeColumn >= 0 {
+					return fmt.Errorf("eventTime: column %q is ambiguous (%s, %s)", etName, cols[t.EventTimeColumn], n)
+				}
+				t.EventTimeColumn = i
+			}
 		}
 	}
+	if t.EventTimeColumn < 0 && len(cols) > 0 {
+		return fmt.Errorf("eventTime: no row has a column %q (columns: %s)", etName, strings.Join(cols, ", "))
+	}
+	return nil
+}
 
-	schema := make(chain.Schema, len(cols))
-	for i, n := range cols {
-		schema[i] = chain.Column{Name: n, Type: chain.Other}
-	}
-	if t.EventTimeColumn >= 0 {
-		schema[t.EventTimeColumn].Type = chain.Timestamp
-	}
-	// Failures Spark raises only while the query runs are left to the run.
-	plan, err := chain.PlanDeferred(c, schema)
-	if err != nil {
-		return nil, err
-	}
-	t.Plan = plan
-
-	// Second pass: encode cells and event times.
+// encodeSteps encodes the rows of every addData step for the executor:
+// each cell's key encoding, and each row's event time.
+func (t *Trace) encodeSteps(steps [][]parsedRow, cols []string, colIdx map[string]int) error {
 	for si, rows := range steps {
 		if t.Steps[si].Restart || t.Steps[si].Trigger {
 			continue
@@ -292,7 +328,7 @@ func Load(data []byte) (*Trace, error) {
 				if c == t.EventTimeColumn {
 					us, err := eventTimeMicros(r.vals[k])
 					if err != nil {
-						return nil, fmt.Errorf("steps[%d].addData[%d].%s: %v", si, ri, name, err)
+						return fmt.Errorf("steps[%d].addData[%d].%s: %v", si, ri, name, err)
 					}
 					rs.eventTimes[ri] = us
 					cells[c] = binary.BigEndian.AppendUint64([]byte{tagTimestamp}, uint64(us))
@@ -302,13 +338,13 @@ func Load(data []byte) (*Trace, error) {
 				cells[c] = encodeValue(r.vals[k])
 			}
 			if t.EventTimeColumn >= 0 && !hasET {
-				return nil, fmt.Errorf("steps[%d].addData[%d]: no %s column: every row needs its event time", si, ri, cols[t.EventTimeColumn])
+				return fmt.Errorf("steps[%d].addData[%d]: no %s column: every row needs its event time", si, ri, cols[t.EventTimeColumn])
 			}
 			rs.cells[ri] = cells
 		}
 		t.Steps[si].Rows = rs
 	}
-	return t, nil
+	return nil
 }
 
 // parseRow reads one flat JSON object, keeping its keys in order and its

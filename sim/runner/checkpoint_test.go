@@ -20,6 +20,7 @@ import (
 	"testing"
 
 	"github.com/dedupsim/dedupsim/metrics"
+	"github.com/dedupsim/dedupsim/sim/runfolder"
 	"github.com/dedupsim/dedupsim/sim/scenario"
 )
 
@@ -183,13 +184,13 @@ func TestEditedCheckpointIsRefusedUnchanged(t *testing.T) {
 				return bytes.Replace(b, []byte(`"nextFault":1`), []byte(`"nextFault":0`), 1)
 			})
 		}},
-		{"timeseries part edited, same length", "memory", u + tsPart, "", func(p string) error {
+		{"timeseries part edited, same length", "memory", u + runfolder.TimeseriesPart, "", func(p string) error {
 			return editFile(p, func(b []byte) []byte { return flipDigit(b, 20) })
 		}},
-		{"progress part edited, same length", "memory", u + progPart, "", func(p string) error {
+		{"progress part edited, same length", "memory", u + runfolder.ProgressPart, "", func(p string) error {
 			return editFile(p, func(b []byte) []byte { return flipDigit(b, 30) })
 		}},
-		{"finished job's part edited", "memory", "within/" + tsPart, "", func(p string) error {
+		{"finished job's part edited", "memory", "within/" + runfolder.TimeseriesPart, "", func(p string) error {
 			return editFile(p, func(b []byte) []byte { return flipDigit(b, len(b)/2) })
 		}},
 		{"done.json edited", "memory", "within/done.json", "", func(p string) error {
@@ -214,7 +215,7 @@ func TestEditedCheckpointIsRefusedUnchanged(t *testing.T) {
 		{"commit entry edited", "memory", u + "query.0/commits/11", "", func(p string) error {
 			return editFile(p, func(b []byte) []byte { return flipDigit(b, 4) })
 		}},
-		{"part file is a symlink", "memory", u + tsPart, u + tsPart, func(p string) error {
+		{"part file is a symlink", "memory", u + runfolder.TimeseriesPart, u + runfolder.TimeseriesPart, func(p string) error {
 			data, err := os.ReadFile(p)
 			if err != nil {
 				return err
@@ -530,7 +531,7 @@ func TestTemporariesStayInScratchDir(t *testing.T) {
 					t.Errorf("%s left in the scratch folder after the run", p)
 				}
 			}
-			if !slices.ContainsFunc(after, func(p string) bool { return strings.HasSuffix(p, tsPart) }) {
+			if !slices.ContainsFunc(after, func(p string) bool { return strings.HasSuffix(p, runfolder.TimeseriesPart) }) {
 				t.Errorf("the part files are gone before the results were read: %v", after)
 			}
 			if len(timeseries(t, res)) == 0 {

@@ -17,58 +17,27 @@ import (
 	"time"
 
 	"github.com/dedupsim/dedupsim/engines/fileio"
+	"github.com/dedupsim/dedupsim/generators/randvar"
+	"github.com/dedupsim/dedupsim/sim/runfolder"
 	"github.com/dedupsim/dedupsim/sim/scenario"
 )
 
-// A run checkpoint (Options.CheckpointDir) holds:
-//
-//	run.lock     the lock a run holds while it uses the folder (flock, with
-//	             the holder's pid inside)
-//	run.json     which run the folder belongs to: the scenario's name, and
-//	             the checksums of the resolved scenario, of each empirical
-//	             distribution's values and of the store's name
-//	<job>/       one folder per job (see resume.go)
-//
-// A run opens it in this order, and stops at the first problem with one
-// line naming the folder or the file: the folder must be missing, empty or
-// dedupsim's own (run.json, or only the lock and temporary files of a run
-// killed while it claimed the folder), which it checks without changing
-// anything; then it takes the lock, so that nothing is read or written
-// while another run uses the folder; then it refuses any symlink or
-// special file inside the folder (a link would let a resume write outside
-// it); then it checks run.json against the run; and then every job's
-// files (checkResume), before any job writes.
-const (
-	runMetaFile = "run.json"
-	runLockFile = "run.lock"
-	runFormat   = "dedupsim-run/2"
-)
-
-// runMeta is run.json.
-type runMeta struct {
-	Format   string `json:"format"`
-	Scenario string `json:"scenario"`
-	// Fingerprint covers everything below: a run with the same
-	// fingerprint resumes the folder.
-	Fingerprint string `json:"fingerprint"`
-	// Inputs are the checksums that make the fingerprint, each named for
-	// the error that says which one differs.
-	Inputs []runInput `json:"inputs"`
-}
-
-// runInput is one input of a run and its checksum.
-type runInput struct {
-	// What names the input: "scenario", "store", or an empirical
-	// distribution's key and file.
-	What   string `json:"what"`
-	SHA256 string `json:"sha256"`
-}
+// A run checkpoint (Options.CheckpointDir) is laid out as sim/runfolder
+// says. A run opens it in this order, and stops at the first problem with
+// one line naming the folder or the file: the folder must be missing,
+// empty or dedupsim's own (run.json, or only the lock and temporary files
+// of a run killed while it claimed the folder), which it checks without
+// changing anything; then it takes the lock, so that nothing is read or
+// written while another run uses the folder; then it refuses any symlink
+// or special file inside the folder (a link would let a resume write
+// outside it); then it checks run.json against the run; and then every
+// job's files (checkResume), before any job writes.
 
 // runInputs lists the inputs that make a run what it is: the resolved
 // scenario (its JSON form, with the seed, the sweep and every default),
 // the values of every empirical distribution (read from CSV files the
 // JSON form names but does not hold), and the store.
-func runInputs(s *scenario.Scenario, store string) ([]runInput, error) {
+func runInputs(s *scenario.Scenario, store string) ([]runfolder.Input, error) {
 	scJSON, err := json.Marshal(s)
 	if err != nil {
 		return nil, err
@@ -77,7 +46,7 @@ func runInputs(s *scenario.Scenario, store string) ([]runInput, error) {
 		h := sha256.Sum256(b)
 		return hex.EncodeToString(h[:])
 	}
-	out := []runInput{{What: "scenario", SHA256: sum(scJSON)}}
+	out := []runfolder.Input{{What: "scenario", SHA256: sum(scJSON)}}
 	for _, d := range empiricalDists(reflect.ValueOf(s).Elem(), "") {
 		buf := make([]byte, 0, 8*len(d.dist.Samples)+1)
 		if d.dist.Counts {
@@ -88,18 +57,18 @@ func runInputs(s *scenario.Scenario, store string) ([]runInput, error) {
 		for _, v := range d.dist.Samples {
 			buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(v))
 		}
-		out = append(out, runInput{What: fmt.Sprintf("%s (empirical file %s)", d.path, d.dist.File), SHA256: sum(buf)})
+		out = append(out, runfolder.Input{What: fmt.Sprintf("%s (empirical file %s)", d.path, d.dist.File), SHA256: sum(buf)})
 	}
-	out = append(out, runInput{What: "store", SHA256: sum([]byte(store))})
+	out = append(out, runfolder.Input{What: "store", SHA256: sum([]byte(store))})
 	return out, nil
 }
 
 type keyedDist struct {
 	path string
-	dist *scenario.Dist
+	dist *randvar.Spec
 }
 
-// empiricalDists finds every empirical scenario.Dist under v, with its key
+// empiricalDists finds every empirical randvar.Spec under v, with its key
 // path (by JSON names), in field order.
 func empiricalDists(v reflect.Value, path string) []keyedDist {
 	var out []keyedDist
@@ -109,8 +78,8 @@ func empiricalDists(v reflect.Value, path string) []keyedDist {
 			out = append(out, empiricalDists(v.Elem(), path)...)
 		}
 	case reflect.Struct:
-		if d, ok := v.Addr().Interface().(*scenario.Dist); ok {
-			if d.Kind == scenario.Empirical {
+		if d, ok := v.Addr().Interface().(*randvar.Spec); ok {
+			if d.Kind == randvar.KindEmpirical {
 				out = append(out, keyedDist{path, d})
 			}
 			return out
@@ -143,7 +112,7 @@ func empiricalDists(v reflect.Value, path string) []keyedDist {
 }
 
 // fingerprint combines the inputs' checksums.
-func fingerprint(inputs []runInput) string {
+func fingerprint(inputs []runfolder.Input) string {
 	h := sha256.New()
 	for _, in := range inputs {
 		h.Write([]byte(in.What))
@@ -199,7 +168,7 @@ func openRunFolder(dir string) (*runFolder, error) {
 			return nil, err
 		}
 	}
-	lockPath := filepath.Join(dir, runLockFile)
+	lockPath := filepath.Join(dir, runfolder.LockFile)
 	var prev *lockFileState
 	if fi, err := os.Lstat(lockPath); err == nil && fi.Mode().IsRegular() {
 		if data, err := fileio.ReadFile(lockPath, 64); err == nil {
@@ -230,7 +199,7 @@ func openRunFolder(dir string) (*runFolder, error) {
 // first put back as it was (or removed if there was none).
 func (rf *runFolder) unlock() error {
 	if !rf.wrote {
-		p := filepath.Join(rf.dir, runLockFile)
+		p := filepath.Join(rf.dir, runfolder.LockFile)
 		if rf.prev == nil {
 			os.Remove(p)
 		} else if err := os.WriteFile(p, rf.prev.data, 0o666); err == nil {
@@ -249,16 +218,16 @@ func checkOwnFolder(dir string) error {
 		return fmt.Errorf("checkpoint %s: %w", dir, err)
 	}
 	for _, e := range ents {
-		if e.Name() == runMetaFile {
+		if e.Name() == runfolder.MetaFile {
 			if !e.Type().IsRegular() {
-				return fmt.Errorf("checkpoint %s: %s: not a regular file; refusing to use the folder", dir, filepath.Join(dir, runMetaFile))
+				return fmt.Errorf("checkpoint %s: %s: not a regular file; refusing to use the folder", dir, filepath.Join(dir, runfolder.MetaFile))
 			}
 			return nil
 		}
 	}
 	for _, e := range ents {
-		if n := e.Name(); !(n == runLockFile && e.Type().IsRegular()) && !(isAtomicTemp(n) && e.Type().IsRegular()) {
-			return fmt.Errorf("checkpoint %s: folder is not empty and holds no %s (found %s); refusing to use it", dir, runMetaFile, quote(n))
+		if n := e.Name(); !(n == runfolder.LockFile && e.Type().IsRegular()) && !(fileio.IsTemp(n) && e.Type().IsRegular()) {
+			return fmt.Errorf("checkpoint %s: folder is not empty and holds no %s (found %s); refusing to use it", dir, runfolder.MetaFile, quote(n))
 		}
 	}
 	return nil
@@ -306,17 +275,17 @@ func (rf *runFolder) claim(s *scenario.Scenario, store string) error {
 	if err != nil {
 		return err
 	}
-	want := runMeta{Format: runFormat, Scenario: s.Name, Fingerprint: fingerprint(inputs), Inputs: inputs}
-	path := filepath.Join(dir, runMetaFile)
+	want := runfolder.Meta{Format: runfolder.Format, Scenario: s.Name, Fingerprint: fingerprint(inputs), Inputs: inputs}
+	path := filepath.Join(dir, runfolder.MetaFile)
 	data, err := fileio.ReadFile(path, fileio.MaxStateFileBytes)
 	switch {
 	case err == nil:
-		var have runMeta
+		var have runfolder.Meta
 		if err := json.Unmarshal(data, &have); err != nil || !strings.HasPrefix(have.Format, "dedupsim-run/") {
 			return fmt.Errorf("checkpoint %s: %s is not a dedupsim run checkpoint; refusing to use the folder", dir, path)
 		}
 		if have.Format != want.Format {
-			return fmt.Errorf("checkpoint %s: made by another version of dedupsim (%s, this one writes %s); resume it with that version, or use a new folder", dir, quote(have.Format), runFormat)
+			return fmt.Errorf("checkpoint %s: made by another version of dedupsim (%s, this one writes %s); resume it with that version, or use a new folder", dir, quote(have.Format), runfolder.Format)
 		}
 		if have.Fingerprint == want.Fingerprint {
 			return nil
@@ -334,7 +303,7 @@ func (rf *runFolder) claim(s *scenario.Scenario, store string) error {
 }
 
 // inputDiff says which input of a run differs from the folder's.
-func inputDiff(have, want runMeta) string {
+func inputDiff(have, want runfolder.Meta) string {
 	if have.Scenario != want.Scenario {
 		return fmt.Sprintf("it is scenario %s's, not %s's", quote(have.Scenario), quote(want.Scenario))
 	}

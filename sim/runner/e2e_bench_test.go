@@ -147,7 +147,7 @@ func measure(b *testing.B, f func()) measured {
 // do, and returns its event ids back to back (36 bytes each) in arrival
 // order: the bare map loop's input.
 func streamKeys(b *testing.B, s *scenario.Scenario, rows int) []byte {
-	g, err := generators.New(s)
+	g, err := generators.New(s.Generator())
 	if err != nil {
 		b.Fatal(err)
 	}

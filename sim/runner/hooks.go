@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/dedupsim/dedupsim/engines"
+	"github.com/dedupsim/dedupsim/sim/stores"
 )
 
 // StoreEvent describes a state store the runner has just opened for a
@@ -68,9 +69,9 @@ func OpenStore(backend, dir string, version int64) (engines.Store, error) {
 	}
 	// The scratch folder is only for stores without a checkpoint folder,
 	// which dir rules out.
-	be, err := storeBackend(backend, "")
+	be, err := stores.Lookup(backend, "")
 	if err != nil {
 		return nil, err
 	}
-	return be.open(dir, 0, version)
+	return be.Open(dir, version)
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/dedupsim/dedupsim/metrics"
 	"github.com/dedupsim/dedupsim/sim"
 	"github.com/dedupsim/dedupsim/sim/chain"
-	"github.com/dedupsim/dedupsim/sim/replay"
+	"github.com/dedupsim/dedupsim/sim/runfolder"
 	"github.com/dedupsim/dedupsim/sim/scenario"
 )
 
@@ -80,18 +80,6 @@ type jobResult struct {
 	summary  metrics.QuerySummary
 	badClock []int64
 	parts    [2]segment
-}
-
-// progressLine is one line of progress/<query>.jsonl: the replay output's
-// shape, with the batch's processing time and without rows.
-type progressLine struct {
-	BatchID        int64                  `json:"batchId"`
-	Timestamp      string                 `json:"timestamp"`
-	NoData         bool                   `json:"noData"`
-	NumInputRows   int                    `json:"numInputRows"`
-	EventTime      *replay.EventTimeStats `json:"eventTime,omitempty"`
-	StateOperators []replay.StateOperator `json:"stateOperators"`
-	Sink           replay.SinkProgress    `json:"sink"`
 }
 
 // jobRun is one job in progress: everything a snapshot must capture.
@@ -161,13 +149,10 @@ func (r *jobRun) init() error {
 		return err
 	}
 	r.src = src
-	r.ids = generators.UUIDIDs
-	if sc.Workload.IDs == scenario.Ints {
-		r.ids = generators.IntIDs
-	}
+	r.ids = sc.Workload.IDs.Kind()
 	for _, n := range r.env.Plan.Nodes {
 		if n.IsDedup() {
-			r.entryBytes = append(r.entryBytes, metrics.EntryBytes(n, r.ids))
+			r.entryBytes = append(r.entryBytes, metrics.EntryBytes(n.KeyColumns, r.ids))
 		}
 	}
 	s := &r.sum
@@ -215,9 +200,9 @@ func (r *jobRun) init() error {
 		}
 		return err
 	}
-	tsPath, progPath := filepath.Join(r.env.partsDir, fmt.Sprintf("%d.%s", r.env.Index, tsPart)), filepath.Join(r.env.partsDir, fmt.Sprintf("%d.%s", r.env.Index, progPart))
+	tsPath, progPath := filepath.Join(r.env.partsDir, fmt.Sprintf("%d.%s", r.env.Index, runfolder.TimeseriesPart)), filepath.Join(r.env.partsDir, fmt.Sprintf("%d.%s", r.env.Index, runfolder.ProgressPart))
 	if r.env.resumable {
-		tsPath, progPath = filepath.Join(r.env.jobDir, tsPart), filepath.Join(r.env.jobDir, progPart)
+		tsPath, progPath = filepath.Join(r.env.jobDir, runfolder.TimeseriesPart), filepath.Join(r.env.jobDir, runfolder.ProgressPart)
 		if resumed {
 			// Folders of checkpoints lost after the snapshot belong to
 			// the killed run: the resumed one loses them again.
@@ -246,106 +231,180 @@ func (r *jobRun) noteBadClock(row *generators.Row) {
 	}
 }
 
+// loop runs the job's triggers, one after the other, until its stream is
+// over and its query idle: at each trigger the faults due fire, the rows
+// that arrived form the batch, Spark's batch for the trigger runs (a data
+// batch, a no-data batch, or none, and then the idle triggers ahead are
+// skipped), and the batch is accounted for.
 func (r *jobRun) loop(ctx context.Context) (*jobResult, error) {
-	sc := r.env.sc
-	start := sc.Start.UnixMicro()
-	trigger := sc.Trigger.Micros()
-	// In time order, whatever order the scenario lists them in.
-	faults := slices.SortedStableFunc(slices.Values(sc.Faults), func(a, b scenario.Fault) int { return cmp.Compare(a.At, b.At) })
-	sinkRNG := newSinkDraws(sc.Seed)
-	batch := generators.Batch{IDs: r.ids}
-	var engineTime time.Duration
-	lastReported := r.t - trigger
-	lastSnapshot := time.Now()
-	var err error
-
-	for ; ; r.t += trigger {
-		t := r.t
+	c := r.newClock()
+	for ; ; r.t += c.trigger {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		// Faults fire at the first trigger at or after their offset,
-		// before that trigger's batch.
-		for r.nextFault < len(faults) && start+faults[r.nextFault].At.Micros() <= t {
-			f := faults[r.nextFault]
-			r.nextFault++
-			r.sum.Restarts++
-			if r.q, err = r.ck.restart(r.q, f.Kind == scenario.LoseCheckpoint); err != nil {
-				return nil, fmt.Errorf("fault %s at %s: %w", f.Kind, f.At, err)
-			}
+		if err := r.fireFaults(c); err != nil {
+			return nil, err
 		}
-
-		batch.Rows = batch.Rows[:0]
-		for r.hasLook && r.look.Arrival <= t {
-			batch.Rows = append(batch.Rows, r.look)
-			if r.hasLook = r.src.Next(&r.look); r.hasLook {
-				r.noteBadClock(&r.look)
-			}
-		}
-
-		var p *sim.Progress
-		meta := sim.BatchMeta{TimestampMs: t / 1000}
-		t0 := time.Now()
+		r.fillBatch(c)
+		p, err := r.runTrigger(c)
 		switch {
-		case len(batch.Rows) > 0:
-			p, err = r.q.RunBatch(&batch, meta)
-		case sc.NoDataMicroBatches && r.q.NeedsNoDataBatch():
-			p, err = r.q.RunNoDataBatch(meta)
-		case !r.hasLook && r.nextFault >= len(faults):
+		case err != nil:
+			return nil, err
+		case p == nil && !r.hasLook && c.nextFault(r) < 0:
 			// The stream is over and the query idle: the run is done.
-			r.sum.WallSeconds += engineTime.Seconds()
-			r.env.progress(float64(t-lastReported) / 1e6)
-			if r.env.afterBatch != nil {
-				r.env.afterBatch(r.env.FileName, r.q.State().NextBatchID, true)
-			}
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			return r.finish()
-		default:
-			// Idle trigger: no batch. Skip ahead to the next arrival or
-			// fault; nothing happens on the triggers in between.
-			if r.hasLook {
-				next := r.look.Arrival
-				if r.nextFault < len(faults) {
-					next = min(next, start+faults[r.nextFault].At.Micros())
-				}
-				if skip := (next - t) / trigger; skip > 1 {
-					r.t += (skip - 1) * trigger
-				}
-			}
+			return r.end(ctx, c)
+		case p == nil:
+			r.skipIdle(c)
 			continue
 		}
-		engineTime += time.Since(t0)
-		if err != nil {
+		if err := r.afterBatch(c, p); err != nil {
 			return nil, err
-		}
-		if err := r.account(p, &batch, t, sinkRNG.fails(t, sc.Sink.FailureProbability)); err != nil {
-			return nil, err
-		}
-		if t-lastReported >= 60e6 {
-			r.env.progress(float64(t-lastReported) / 1e6)
-			lastReported = t
-		}
-		due := time.Since(lastSnapshot) >= r.env.snapshotEvery
-		if r.env.snapshotAt != nil {
-			due = r.env.snapshotAt(r.env.FileName, r.q.State().NextBatchID)
-		}
-		if r.env.resumable && due {
-			r.sum.WallSeconds += engineTime.Seconds()
-			engineTime = 0
-			r.t += trigger // the snapshot resumes at the next trigger
-			err := r.snapshot()
-			r.t -= trigger
-			if err != nil {
-				return nil, err
-			}
-			lastSnapshot = time.Now()
-		}
-		if r.env.afterBatch != nil {
-			r.env.afterBatch(r.env.FileName, r.q.State().NextBatchID, false)
 		}
 	}
+}
+
+// clock is the state of a job's loop over triggers.
+type clock struct {
+	start, trigger int64 // microseconds
+	// faults are the scenario's, in time order, whatever order the
+	// scenario lists them in.
+	faults  []scenario.Fault
+	sinkRNG sinkDraws
+	batch   generators.Batch
+	// engineTime is the engine's time since it was last added to the
+	// summary; lastReported the trigger last reported to the progress
+	// bar; lastSnapshot the wall-clock time of the last job snapshot.
+	engineTime   time.Duration
+	lastReported int64
+	lastSnapshot time.Time
+}
+
+func (r *jobRun) newClock() *clock {
+	sc := r.env.sc
+	c := &clock{
+		start: sc.Start.UnixMicro(), trigger: sc.Trigger.Micros(),
+		faults:  slices.SortedStableFunc(slices.Values(sc.Faults), func(a, b scenario.Fault) int { return cmp.Compare(a.At, b.At) }),
+		sinkRNG: newSinkDraws(sc.Seed), batch: generators.Batch{IDs: r.ids}, lastSnapshot: time.Now(),
+	}
+	c.lastReported = r.t - c.trigger
+	return c
+}
+
+// nextFault returns the offset of the next fault to fire, in microseconds
+// since the epoch, or -1 when none is left.
+func (c *clock) nextFault(r *jobRun) int64 {
+	if r.nextFault >= len(c.faults) {
+		return -1
+	}
+	return c.start + c.faults[r.nextFault].At.Micros()
+}
+
+// fireFaults restarts the query for every fault due at this trigger:
+// faults fire at the first trigger at or after their offset, before that
+// trigger's batch.
+func (r *jobRun) fireFaults(c *clock) error {
+	for at := c.nextFault(r); at >= 0 && at <= r.t; at = c.nextFault(r) {
+		f := c.faults[r.nextFault]
+		r.nextFault++
+		r.sum.Restarts++
+		var err error
+		if r.q, err = r.ck.restart(r.q, f.Kind == scenario.LoseCheckpoint); err != nil {
+			return fmt.Errorf("fault %s at %s: %w", f.Kind, f.At, err)
+		}
+	}
+	return nil
+}
+
+// fillBatch moves the rows that arrived by this trigger into the batch.
+func (r *jobRun) fillBatch(c *clock) {
+	c.batch.Rows = c.batch.Rows[:0]
+	for r.hasLook && r.look.Arrival <= r.t {
+		c.batch.Rows = append(c.batch.Rows, r.look)
+		if r.hasLook = r.src.Next(&r.look); r.hasLook {
+			r.noteBadClock(&r.look)
+		}
+	}
+}
+
+// runTrigger runs this trigger's batch, if Spark runs one: a data batch
+// when rows arrived, else a no-data batch when they are enabled and the
+// query needs one. It returns nil when no batch runs. The engine's time
+// counts the batches only.
+func (r *jobRun) runTrigger(c *clock) (*sim.Progress, error) {
+	meta := sim.BatchMeta{TimestampMs: r.t / 1000}
+	t0 := time.Now()
+	var p *sim.Progress
+	var err error
+	switch {
+	case len(c.batch.Rows) > 0:
+		p, err = r.q.RunBatch(&c.batch, meta)
+	case r.env.sc.NoDataMicroBatches && r.q.NeedsNoDataBatch():
+		p, err = r.q.RunNoDataBatch(meta)
+	default:
+		return nil, nil
+	}
+	c.engineTime += time.Since(t0)
+	return p, err
+}
+
+// skipIdle skips the idle triggers ahead: no batch runs until the next
+// arrival or fault, so the triggers in between change nothing.
+func (r *jobRun) skipIdle(c *clock) {
+	if !r.hasLook {
+		return
+	}
+	next := r.look.Arrival
+	if f := c.nextFault(r); f >= 0 {
+		next = min(next, f)
+	}
+	if skip := (next - r.t) / c.trigger; skip > 1 {
+		r.t += (skip - 1) * c.trigger
+	}
+}
+
+// afterBatch accounts for the batch that ran at this trigger, reports
+// progress, takes a job snapshot when one is due, and calls the test hook.
+func (r *jobRun) afterBatch(c *clock, p *sim.Progress) error {
+	t := r.t
+	if err := r.account(p, &c.batch, t, c.sinkRNG.fails(t, r.env.sc.Sink.FailureProbability)); err != nil {
+		return err
+	}
+	if t-c.lastReported >= 60e6 {
+		r.env.progress(float64(t-c.lastReported) / 1e6)
+		c.lastReported = t
+	}
+	due := time.Since(c.lastSnapshot) >= r.env.snapshotEvery
+	if r.env.snapshotAt != nil {
+		due = r.env.snapshotAt(r.env.FileName, r.q.State().NextBatchID)
+	}
+	if r.env.resumable && due {
+		r.sum.WallSeconds += c.engineTime.Seconds()
+		c.engineTime = 0
+		r.t += c.trigger // the snapshot resumes at the next trigger
+		err := r.snapshot()
+		r.t -= c.trigger
+		if err != nil {
+			return err
+		}
+		c.lastSnapshot = time.Now()
+	}
+	if r.env.afterBatch != nil {
+		r.env.afterBatch(r.env.FileName, r.q.State().NextBatchID, false)
+	}
+	return nil
+}
+
+// end finishes the job once its stream is over and its query idle.
+func (r *jobRun) end(ctx context.Context, c *clock) (*jobResult, error) {
+	r.sum.WallSeconds += c.engineTime.Seconds()
+	r.env.progress(float64(r.t-c.lastReported) / 1e6)
+	if r.env.afterBatch != nil {
+		r.env.afterBatch(r.env.FileName, r.q.State().NextBatchID, true)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return r.finish()
 }
 
 // account records one executed batch: ground truth, sink, state size,
@@ -376,7 +435,7 @@ func (r *jobRun) account(p *sim.Progress, batch *generators.Batch, t int64, sink
 	}
 	sum.PeakStateRows = max(sum.PeakStateRows, stateRows)
 	sum.PeakStateBytes = max(sum.PeakStateBytes, stateBytes)
-	if p.HasWatermark && p.Watermark > 0 {
+	if p.HasWatermark && engines.WatermarkSet(p.Watermark) {
 		r.maxLag = math.Max(r.maxLag, float64(t/1000-p.Watermark)/1000)
 	}
 	rec := metrics.BatchRecord{
@@ -390,12 +449,7 @@ func (r *jobRun) account(p *sim.Progress, batch *generators.Batch, t int64, sink
 		rec.DroppedByWatermark += o.NumRowsDroppedByWatermark
 		rec.DroppedDuplicates += o.NumDroppedDuplicateRows
 	}
-	bl := replay.NewBatchLine(p, 0, nil)
-	line, err := json.Marshal(progressLine{
-		BatchID: p.BatchID, Timestamp: metrics.FormatMillis(t / 1000), NoData: p.NoData,
-		NumInputRows: p.NumInputRows, EventTime: bl.EventTime, StateOperators: bl.StateOperators,
-		Sink: replay.SinkProgress{NumOutputRows: p.NumOutputRows},
-	})
+	line, err := json.Marshal(p.ProgressLine(t / 1000))
 	if err != nil {
 		return err
 	}

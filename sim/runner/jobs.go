@@ -10,9 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dedupsim/dedupsim/generators"
+	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/sim/chain"
-	"github.com/dedupsim/dedupsim/sim/interval"
 	"github.com/dedupsim/dedupsim/sim/scenario"
 )
 
@@ -69,7 +68,7 @@ func Jobs(s *scenario.Scenario) ([]Job, error) {
 }
 
 func newJob(index int, name, file string, c chain.Chain) (Job, error) {
-	plan, err := chain.PlanFor(c, generators.Schema())
+	plan, err := chain.PlanFor(c, scenario.Schema())
 	if err != nil {
 		return Job{}, err
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/generators"
 	"github.com/dedupsim/dedupsim/metrics"
 	"github.com/dedupsim/dedupsim/sim/scenario"
@@ -42,7 +43,7 @@ func straddling(t *testing.T, s *scenario.Scenario, at time.Duration) int64 {
 	trigger := s.Trigger.Micros()
 	start := s.Start.UnixMicro()
 	fire := start + (at.Microseconds()+trigger-1)/trigger*trigger
-	g, err := generators.New(s)
+	g, err := generators.New(s.Generator())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +105,7 @@ func TestLessonExactlyOnce(t *testing.T) {
 	quarter := *s.Workload.Rate / 4
 	s.Workload.Rate = &quarter
 	restartAt, lossAt := faultAt(t, s, scenario.Restart), faultAt(t, s, scenario.LoseCheckpoint)
-	restartOnly := scenario.Fault{At: scenario.Duration(restartAt), Kind: scenario.Restart}
+	restartOnly := scenario.Fault{At: interval.Duration(restartAt), Kind: scenario.Restart}
 
 	base := runLesson(t, withFaults(s))
 	restarted := runLesson(t, withFaults(s, restartOnly))

@@ -1,6 +1,6 @@
 package runner
 
-// The lessons of DESIGN.md ("Semantics are the product"), asserted in
+// The lessons of docs/semantics.md, asserted in
 // numbers on the experiments/ scenarios that teach them: each test loads
 // the file a user runs, shrinks it where that keeps the lesson intact, runs
 // it and checks the property its opening comment promises, plus the
@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dedupsim/dedupsim/engines/interval"
+	"github.com/dedupsim/dedupsim/generators"
 	"github.com/dedupsim/dedupsim/metrics"
 	"github.com/dedupsim/dedupsim/sim/scenario"
 )
@@ -195,7 +197,7 @@ func at(s *scenario.Scenario, b metrics.BatchRecord) int64 {
 	return b.ProcessingTime - s.Start.UnixMilli()
 }
 
-func shrink(s *scenario.Scenario, d time.Duration) { s.Duration = scenario.Duration(d) }
+func shrink(s *scenario.Scenario, d time.Duration) { s.Duration = interval.Duration(d) }
 
 func noLossNoMiss(t *testing.T, q metrics.QuerySummary) {
 	t.Helper()
@@ -520,7 +522,7 @@ func TestLessonStallHeartbeat(t *testing.T) {
 // lost), all columns with differing retry metadata misses every copy.
 func TestLessonKeyChoice(t *testing.T) {
 	s := loadExperiment(t, "key-choice.yaml")
-	if !s.Workload.Retries.Varies(scenario.MetaAttempt) || !s.Workload.Retries.Varies(scenario.MetaIngestTime) {
+	if !s.Workload.Retries.Varies(generators.MetaAttempt) || !s.Workload.Retries.Varies(generators.MetaIngestTime) {
 		t.Fatal("the lesson needs retry metadata that differs between copies")
 	}
 	q := byName(t, runLesson(t, s), "event-id", "customer-id", "all-columns")
@@ -602,7 +604,7 @@ func TestLessonRetriesBeyondHorizonSame(t *testing.T) {
 	if !reflect.DeepEqual(w, restamp.Workload) || s.Seed != restamp.Seed || s.Duration != restamp.Duration {
 		t.Fatal("retries-beyond-horizon-same.yaml must be retries-beyond-horizon.yaml with timestamp: same")
 	}
-	if s.Workload.Retries.Timestamp != scenario.SameTimestamp {
+	if s.Workload.Retries.Timestamp != generators.SameTimestamp {
 		t.Fatalf("timestamp %q, want same", s.Workload.Retries.Timestamp)
 	}
 	r := runLesson(t, s)

@@ -20,11 +20,8 @@ import (
 // rows in batch order, and the results files are their concatenation, so
 // a run's memory does not grow with its length. A resumable job keeps its
 // part files in its checkpoint folder (they must survive a kill), another
-// job in the run's folder of temporaries.
-const (
-	tsPart   = "timeseries.part.csv"
-	progPart = "progress.part.jsonl"
-)
+// job in the run's folder of temporaries (runfolder.TimeseriesPart and
+// runfolder.ProgressPart name them).
 
 // segment is n bytes of the file at path from offset off: what a job
 // wrote to a part file.

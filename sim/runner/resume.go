@@ -10,13 +10,13 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 
 	"github.com/dedupsim/dedupsim/engines"
 	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/generators"
 	"github.com/dedupsim/dedupsim/metrics"
 	"github.com/dedupsim/dedupsim/sim"
+	"github.com/dedupsim/dedupsim/sim/runfolder"
 )
 
 // A resumable job keeps, in its folder:
@@ -46,8 +46,6 @@ import (
 // the files of Pebble's checkpoint), which a resume compares, list and
 // content, with what it finds.
 const (
-	jobStateFile   = "job.state"
-	jobDoneFile    = "done.json"
 	snapshotFormat = "dedupsim-job/2"
 	doneFormat     = "dedupsim-done/2"
 )
@@ -135,7 +133,7 @@ func (r *jobRun) snapshot() error {
 	if err != nil {
 		return err
 	}
-	if err := fileio.WriteFile(filepath.Join(r.env.jobDir, jobStateFile), seal(data)); err != nil {
+	if err := fileio.WriteFile(filepath.Join(r.env.jobDir, runfolder.JobStateFile), seal(data)); err != nil {
 		return fmt.Errorf("checkpoint %s: %w", r.env.jobDir, err)
 	}
 	return nil
@@ -191,7 +189,7 @@ func queryFiles(qdir string, version int64) []string {
 
 // readSnapshot reads and checks the job snapshot in dir, if there is one.
 func readSnapshot(dir string) (*jobSnapshot, error) {
-	path := filepath.Join(dir, jobStateFile)
+	path := filepath.Join(dir, runfolder.JobStateFile)
 	var s jobSnapshot
 	ok, err := readSealedJSON(path, &s)
 	if err != nil || !ok {
@@ -205,7 +203,7 @@ func readSnapshot(dir string) (*jobSnapshot, error) {
 
 // restore loads the job snapshot if there is one.
 func (r *jobRun) restore() (bool, sim.State, error) {
-	path := filepath.Join(r.env.jobDir, jobStateFile)
+	path := filepath.Join(r.env.jobDir, runfolder.JobStateFile)
 	s, err := readSnapshot(r.env.jobDir)
 	if err != nil || s == nil {
 		return false, sim.State{}, err
@@ -250,7 +248,7 @@ func saveDone(dir string, d *jobDone) error {
 	if err != nil {
 		return err
 	}
-	if err := fileio.WriteFile(filepath.Join(dir, jobDoneFile), seal(data)); err != nil {
+	if err := fileio.WriteFile(filepath.Join(dir, runfolder.JobDoneFile), seal(data)); err != nil {
 		return fmt.Errorf("checkpoint %s: %w", dir, err)
 	}
 	return nil
@@ -258,7 +256,7 @@ func saveDone(dir string, d *jobDone) error {
 
 // readDone reads and checks a finished job's done.json, if there is one.
 func readDone(dir string) (*jobDone, error) {
-	path := filepath.Join(dir, jobDoneFile)
+	path := filepath.Join(dir, runfolder.JobDoneFile)
 	var d jobDone
 	ok, err := readSealedJSON(path, &d)
 	if err != nil || !ok {
@@ -282,31 +280,11 @@ func loadDone(dir string) (*jobResult, error) {
 	}
 	return &jobResult{
 		summary: d.Summary, badClock: d.BadClock,
-		parts: [2]segment{{path: filepath.Join(dir, tsPart), n: d.Parts[0].Len}, {path: filepath.Join(dir, progPart), n: d.Parts[1].Len}},
+		parts: [2]segment{{path: filepath.Join(dir, runfolder.TimeseriesPart), n: d.Parts[0].Len}, {path: filepath.Join(dir, runfolder.ProgressPart), n: d.Parts[1].Len}},
 	}, nil
 }
 
 var _ Resumable = (*generators.Generator)(nil)
-
-// isAtomicTemp reports whether name is a temporary file of an atomic write
-// (".<name>.tmp-<random>", fileio and metrics.WriteFileAtomic), left by a
-// killed write.
-func isAtomicTemp(name string) bool {
-	return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp-")
-}
-
-// queryGen returns n for a query checkpoint folder "query.<n>".
-func queryGen(name string) (int, bool) {
-	rest, ok := strings.CutPrefix(name, "query.")
-	if !ok {
-		return 0, false
-	}
-	n, err := strconv.Atoi(rest)
-	if err != nil || n < 0 || strconv.Itoa(n) != rest {
-		return 0, false
-	}
-	return n, true
-}
 
 // discardQueryFolders removes the job's query checkpoint folders past gen
 // (all of them for gen -1): folders a killed run made after the snapshot
@@ -317,7 +295,7 @@ func discardQueryFolders(dir string, gen int) error {
 		return fmt.Errorf("checkpoint %s: %w", dir, err)
 	}
 	for _, e := range ents {
-		if n, ok := queryGen(e.Name()); ok && n > gen {
+		if n, ok := runfolder.QueryGen(e.Name()); ok && n > gen {
 			if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
 				return fmt.Errorf("checkpoint %s: %w", dir, err)
 			}

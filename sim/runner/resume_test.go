@@ -14,6 +14,7 @@ import (
 
 	"github.com/dedupsim/dedupsim/generators"
 	"github.com/dedupsim/dedupsim/metrics"
+	"github.com/dedupsim/dedupsim/sim/runfolder"
 	"github.com/dedupsim/dedupsim/sim/scenario"
 )
 
@@ -55,7 +56,7 @@ func TestResumeAfterInterruptionMatchesUninterrupted(t *testing.T) {
 		_, err := Run(ctx, sc, Options{
 			Workers: 2, CheckpointDir: dir, SnapshotEvery: time.Nanosecond,
 			NewSource: func(s *scenario.Scenario) (Source, error) {
-				g, err := generators.New(s)
+				g, err := generators.New(s.Generator())
 				return &stopAfter{Generator: g, n: stop, cancel: cancel}, err
 			},
 		})
@@ -125,7 +126,7 @@ func interrupted(t *testing.T, sc *scenario.Scenario, dir, store string, snapAft
 		Workers: 1, CheckpointDir: dir, Store: store,
 		SnapshotAt: func(_ string, next int64) bool { return next == snapAfter+1 },
 		NewSource: func(s *scenario.Scenario) (Source, error) {
-			g, err := generators.New(s)
+			g, err := generators.New(s.Generator())
 			return &stopAfter{Generator: g, n: stop, cancel: cancel}, err
 		},
 	})
@@ -242,7 +243,7 @@ func TestDamagedRunCheckpointIsRefusedUnchanged(t *testing.T) {
 	// A snapshot after batch 5 (version 6: 1.delta .. 6.delta, no
 	// snapshot file yet), stopped at about 90 s, before any fault.
 	interrupted(t, sc, base, "memory", 5, 11000)
-	if _, err := os.Stat(filepath.Join(base, "within", jobStateFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(base, "within", runfolder.JobStateFile)); err != nil {
 		t.Fatal(err)
 	}
 	cases := []struct {
@@ -259,7 +260,7 @@ func TestDamagedRunCheckpointIsRefusedUnchanged(t *testing.T) {
 			}
 			return os.WriteFile(p, data[:len(data)/2], 0o644)
 		}},
-		{"truncated part file", "within/" + tsPart, func(p string) error {
+		{"truncated part file", "within/" + runfolder.TimeseriesPart, func(p string) error {
 			return os.Truncate(p, 10)
 		}},
 		{"foreign file in the run folder", "notes.txt", func(p string) error {

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,12 +11,13 @@ import (
 	"runtime"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/metrics"
 	"github.com/dedupsim/dedupsim/sim/scenario"
+	"github.com/dedupsim/dedupsim/sim/stores"
+	"golang.org/x/sync/errgroup"
 )
 
 // Options configure a run.
@@ -80,165 +82,208 @@ type Progress interface {
 // same, byte for byte, whatever opts.Workers is, and whether or not the
 // run was killed and resumed from opts.CheckpointDir. Close the results
 // once they are written.
+//
+// It goes in three steps: prepare the run (its jobs, its folder of
+// temporaries, the store backend, the checkpoint folder, checked before
+// anything in it changes), run the jobs on opts.Workers goroutines, and
+// assemble their results.
 func Run(ctx context.Context, s *scenario.Scenario, opts Options) (_ *Results, err error) {
+	r, err := prepare(s, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			r.release()
+		}
+	}()
+	results, err := r.runJobs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return r.assemble(results)
+}
+
+// execution is a run being prepared and executed.
+type execution struct {
+	sc        *scenario.Scenario
+	opts      Options
+	jobs      []Job
+	storeName string
+	newSource func(sc *scenario.Scenario) (Source, error)
+	be        stores.Backend
+	// work is the run's own folder of temporaries, locked by workLock:
+	// removed on failure, or by the results' Close.
+	work     string
+	workLock *fileio.Lock
+	// rf is the run checkpoint folder of a resumable run, locked.
+	rf *runFolder
+	// ckRoot holds the jobs' folders ("" keeps no checkpoint).
+	ckRoot   string
+	partsDir string
+	prog     Progress
+}
+
+// prepare expands s into jobs and sets up everything they share. A
+// resumable run's checkpoint folder is claimed and every job's files are
+// checked before any job changes one: a corrupted or foreign file fails
+// the run with the folder as it was.
+func prepare(s *scenario.Scenario, opts Options) (_ *execution, err error) {
 	jobs, err := Jobs(s)
 	if err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", s.File, err)
 	}
-	storeName := s.Store
-	if opts.Store != "" {
-		storeName = opts.Store
+	r := &execution{sc: s, opts: opts, jobs: jobs, storeName: cmp.Or(opts.Store, s.Store), newSource: opts.NewSource, prog: opts.Progress}
+	if r.newSource == nil {
+		r.newSource = defaultSource
 	}
-	newSource := opts.NewSource
-	if newSource == nil {
-		newSource = defaultSource
+	if r.prog == nil {
+		r.prog = nopProgress{}
 	}
-	// The run's own folder of temporaries: removed on failure, or by the
-	// results' Close.
-	work, workLock, err := newWorkDir(opts.ScratchDir)
-	if err != nil {
+	if r.work, r.workLock, err = newWorkDir(opts.ScratchDir); err != nil {
 		return nil, err
-	}
-	var rf *runFolder
-	release := func() error {
-		err := os.RemoveAll(work)
-		workLock.Unlock()
-		os.Remove(work + ".lock")
-		if rf != nil {
-			if uerr := rf.unlock(); err == nil {
-				err = uerr
-			}
-		}
-		return err
 	}
 	defer func() {
 		if err != nil {
-			release()
+			r.release()
 		}
 	}()
-	be, err := storeBackend(storeName, filepath.Join(work, "pebble"))
-	if err != nil {
+	if r.be, err = stores.Lookup(r.storeName, filepath.Join(r.work, "pebble")); err != nil {
 		return nil, err
 	}
-	ckRoot, resumable := opts.CheckpointDir, opts.CheckpointDir != ""
-	if resumable {
-		if rf, err = openRunFolder(ckRoot); err != nil {
+	switch {
+	case opts.CheckpointDir != "":
+		r.ckRoot = opts.CheckpointDir
+		if r.rf, err = openRunFolder(r.ckRoot); err != nil {
 			return nil, err
 		}
-		if err := rf.claim(s, storeName); err != nil {
+		if err := r.rf.claim(s, r.storeName); err != nil {
 			return nil, err
 		}
-		// Every job is checked before any job changes a file: a corrupted
-		// or foreign file fails the run with the folder as it was.
-		if err := checkResume(ckRoot, s, jobs, be, storeName, newSource); err != nil {
+		if err := checkResume(r.ckRoot, s, jobs, r.be, r.storeName, r.newSource); err != nil {
 			return nil, err
 		}
 		// From here on the run writes in the folder.
-		rf.wrote = true
-	} else if len(s.Faults) > 0 {
+		r.rf.wrote = true
+	case len(s.Faults) > 0:
 		// Restarts need a checkpoint to restart from; keep it temporary.
-		ckRoot = filepath.Join(work, "checkpoints")
+		r.ckRoot = filepath.Join(r.work, "checkpoints")
 	}
-	partsDir := filepath.Join(work, "parts")
-	if err := os.Mkdir(partsDir, 0o777); err != nil {
+	r.partsDir = filepath.Join(r.work, "parts")
+	if err := os.Mkdir(r.partsDir, 0o777); err != nil {
 		return nil, err
 	}
-	snapEvery := opts.SnapshotEvery
-	if snapEvery <= 0 {
-		snapEvery = time.Second
+	return r, nil
+}
+
+// release removes the run's temporaries and releases its locks.
+func (r *execution) release() error {
+	err := os.RemoveAll(r.work)
+	r.workLock.Unlock()
+	os.Remove(r.work + ".lock")
+	if r.rf != nil {
+		if uerr := r.rf.unlock(); err == nil {
+			err = uerr
+		}
 	}
-	workers := opts.Workers
+	return err
+}
+
+// runJobs runs the jobs, at most opts.Workers at once, in job order, and
+// returns their results in job order. The first job that fails stops the
+// others; its error, naming the query, is the run's. A cancelled ctx
+// returns its error.
+func (r *execution) runJobs(ctx context.Context) ([]*jobResult, error) {
+	workers := r.opts.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	total := float64(len(jobs)) * s.Duration.Std().Seconds()
-	var prog Progress = nopProgress{}
-	if opts.Progress != nil {
-		prog = opts.Progress
-	}
-	prog.Start(total)
-
-	results := make([]*jobResult, len(jobs))
-	errs := make([]error, len(jobs))
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < min(workers, len(jobs)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				env := jobEnv{
-					sc:            s,
-					newSource:     func() (Source, error) { return newSource(s) },
-					openStore:     opts.StoreHook.wrap(jobs[i].FileName, storeName, be.open),
-					resumeStore:   opts.StoreHook.wrap(jobs[i].FileName, storeName, be.resume),
-					stateFiles:    be.files,
-					storeName:     storeName,
-					partsDir:      partsDir,
-					resumable:     resumable,
-					snapshotEvery: snapEvery,
-					snapshotAt:    opts.SnapshotAt,
-					afterBatch:    opts.AfterBatch,
-					progress:      prog.Add,
-					badClock:      i == 0,
-				}
-				if ckRoot != "" {
-					env.jobDir = filepath.Join(ckRoot, jobs[i].FileName)
-					if err := os.MkdirAll(env.jobDir, 0o777); err != nil {
-						errs[i] = err
-						cancel()
-						continue
-					}
-				}
-				results[i], errs[i] = runJob(ctx, env, jobs[i])
-				if errs[i] != nil {
-					cancel()
-				}
-			}
-		}()
-	}
-	for i := range jobs {
-		select {
-		case next <- i:
-		case <-ctx.Done():
-		}
-		if ctx.Err() != nil {
+	r.prog.Start(float64(len(r.jobs)) * r.sc.Duration.Std().Seconds())
+	results := make([]*jobResult, len(r.jobs))
+	errs := make([]error, len(r.jobs))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(workers)
+	for i := range r.jobs {
+		if gctx.Err() != nil {
 			break
 		}
+		g.Go(func() error {
+			results[i], errs[i] = r.runJob(gctx, i)
+			return errs[i]
+		})
 	}
-	close(next)
-	wg.Wait()
+	g.Wait()
 	for i, err := range errs {
-		if err != nil && err != context.Canceled {
-			return nil, fmt.Errorf("query %s: %w", jobs[i].FileName, err)
+		if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+			return nil, fmt.Errorf("query %s: %w", r.jobs[i].FileName, err)
 		}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return results, nil
+}
 
-	scJSON, err := json.Marshal(s)
+// runJob runs job i in its environment.
+func (r *execution) runJob(ctx context.Context, i int) (*jobResult, error) {
+	j := r.jobs[i]
+	snapEvery := r.opts.SnapshotEvery
+	if snapEvery <= 0 {
+		snapEvery = time.Second
+	}
+	env := jobEnv{
+		sc:            r.sc,
+		newSource:     func() (Source, error) { return r.newSource(r.sc) },
+		openStore:     r.opts.StoreHook.wrap(j.FileName, r.storeName, opener(r.be.Open)),
+		resumeStore:   r.opts.StoreHook.wrap(j.FileName, r.storeName, opener(r.be.Resume)),
+		stateFiles:    r.be.Files,
+		storeName:     r.storeName,
+		partsDir:      r.partsDir,
+		resumable:     r.rf != nil,
+		snapshotEvery: snapEvery,
+		snapshotAt:    r.opts.SnapshotAt,
+		afterBatch:    r.opts.AfterBatch,
+		progress:      r.prog.Add,
+		badClock:      i == 0,
+	}
+	if r.ckRoot != "" {
+		env.jobDir = filepath.Join(r.ckRoot, j.FileName)
+		if err := os.MkdirAll(env.jobDir, 0o777); err != nil {
+			return nil, err
+		}
+	}
+	return runJob(ctx, env, j)
+}
+
+// assemble makes the results of the finished jobs: the summary (the
+// scenario as run, its markers and warnings, every job's totals) and the
+// part files the rows are read from.
+func (r *execution) assemble(results []*jobResult) (*Results, error) {
+	scJSON, err := json.Marshal(r.sc)
 	if err != nil {
 		return nil, err
 	}
 	out := &Results{
 		Summary: &metrics.Summary{
-			Format: metrics.ResultsFormat, Scenario: scJSON, Seed: s.Seed,
-			Markers:  markers(s, results[0].badClock),
-			Warnings: s.Warnings(),
+			Format: metrics.ResultsFormat, Scenario: scJSON, Seed: r.sc.Seed,
+			Markers:  markers(r.sc, results[0].badClock),
+			Warnings: r.sc.Warnings(),
 		},
-		Jobs:    jobs,
-		release: release,
+		Jobs:    r.jobs,
+		release: r.release,
 	}
-	for _, r := range results {
-		out.Summary.Queries = append(out.Summary.Queries, r.summary)
-		out.parts = append(out.parts, r.parts)
+	for _, jr := range results {
+		out.Summary.Queries = append(out.Summary.Queries, jr.summary)
+		out.parts = append(out.parts, jr.parts)
 	}
 	// Only the part files are needed from here on.
 	for _, d := range []string{"pebble", "checkpoints"} {
-		if err := os.RemoveAll(filepath.Join(work, d)); err != nil {
+		if err := os.RemoveAll(filepath.Join(r.work, d)); err != nil {
 			return nil, err
 		}
 	}

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/metrics"
-	"github.com/dedupsim/dedupsim/sim/interval"
 	"github.com/dedupsim/dedupsim/sim/scenario"
 )
 

@@ -16,7 +16,9 @@ import (
 
 	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/sim"
+	"github.com/dedupsim/dedupsim/sim/runfolder"
 	"github.com/dedupsim/dedupsim/sim/scenario"
+	"github.com/dedupsim/dedupsim/sim/stores"
 )
 
 // fileSum is a file a resume reads and the SHA-256 it must have.
@@ -194,39 +196,10 @@ func checkRunFolder(dir string, jobs []Job) error {
 	}
 	for _, e := range ents {
 		n := e.Name()
-		if n == runMetaFile || n == runLockFile || isAtomicTemp(n) || names[n] && e.IsDir() {
+		if n == runfolder.MetaFile || n == runfolder.LockFile || fileio.IsTemp(n) || names[n] && e.IsDir() {
 			continue
 		}
 		return fmt.Errorf("checkpoint %s: %s: not a file of this run checkpoint; refusing to resume from the folder", dir, filepath.Join(dir, n))
-	}
-	return nil
-}
-
-// checkJobFolder checks that a job's folder (if any) holds only what a job
-// writes (see resume.go).
-func checkJobFolder(dir string) error {
-	ents, err := os.ReadDir(dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("checkpoint %s: %w", dir, err)
-	}
-	for _, e := range ents {
-		n := e.Name()
-		switch {
-		case n == jobStateFile || n == jobDoneFile || n == tsPart || n == progPart:
-			if e.Type().IsRegular() {
-				continue
-			}
-		case isAtomicTemp(n):
-			continue
-		default:
-			if _, ok := queryGen(n); ok && e.IsDir() {
-				continue
-			}
-		}
-		return fmt.Errorf("checkpoint %s: %s: not a file of a dedupsim job; refusing to resume from the folder", dir, filepath.Join(dir, n))
 	}
 	return nil
 }
@@ -239,7 +212,7 @@ func checkJobFolder(dir string) error {
 // checkpoint files and every state store file the resume reads, the list
 // of those files included. It writes nothing. Each error names the file at
 // fault.
-func checkResume(root string, sc *scenario.Scenario, jobs []Job, be backend, storeName string, newSource func(*scenario.Scenario) (Source, error)) error {
+func checkResume(root string, sc *scenario.Scenario, jobs []Job, be stores.Backend, storeName string, newSource func(*scenario.Scenario) (Source, error)) error {
 	if err := checkRunFolder(root, jobs); err != nil {
 		return err
 	}
@@ -253,8 +226,8 @@ func checkResume(root string, sc *scenario.Scenario, jobs []Job, be backend, sto
 }
 
 // checkJob checks one job's folder for checkResume.
-func checkJob(dir string, sc *scenario.Scenario, j Job, be backend, storeName string, newSource func(*scenario.Scenario) (Source, error)) error {
-	if err := checkJobFolder(dir); err != nil {
+func checkJob(dir string, sc *scenario.Scenario, j Job, be stores.Backend, storeName string, newSource func(*scenario.Scenario) (Source, error)) error {
+	if err := runfolder.CheckJobFolder(dir); err != nil {
 		return err
 	}
 	done, err := readDone(dir)
@@ -263,7 +236,7 @@ func checkJob(dir string, sc *scenario.Scenario, j Job, be backend, storeName st
 	}
 	if done != nil {
 		if done.Summary.Name != j.Name || done.Summary.Query != j.Query {
-			return fmt.Errorf("%s: belongs to query %s, not %s", filepath.Join(dir, jobDoneFile), quote(done.Summary.Query), quote(j.Query))
+			return fmt.Errorf("%s: belongs to query %s, not %s", filepath.Join(dir, runfolder.JobDoneFile), quote(done.Summary.Query), quote(j.Query))
 		}
 		return checkParts(dir, done.Parts, true)
 	}
@@ -292,7 +265,7 @@ func checkJob(dir string, sc *scenario.Scenario, j Job, be backend, storeName st
 	qdir := filepath.Join(dir, fmt.Sprintf("query.%d", r.ck.gen))
 	_, meta, err := sim.OpenCheckpoint(qdir)
 	if err != nil {
-		return fmt.Errorf("%s resumes query.%d: %w", filepath.Join(dir, jobStateFile), r.ck.gen, err)
+		return fmt.Errorf("%s resumes query.%d: %w", filepath.Join(dir, runfolder.JobStateFile), r.ck.gen, err)
 	}
 	if meta.Query != j.Query || meta.Store != storeName {
 		return fmt.Errorf("%s: the checkpoint of query %s on store %s, not %s on %s", filepath.Join(qdir, "metadata"),
@@ -300,11 +273,11 @@ func checkJob(dir string, sc *scenario.Scenario, j Job, be backend, storeName st
 	}
 	ops := len(j.Plan.Dedups())
 	if len(snap.StoreFiles) != ops {
-		return fmt.Errorf("%s: the files of %d state stores, the query has %d", filepath.Join(dir, jobStateFile), len(snap.StoreFiles), ops)
+		return fmt.Errorf("%s: the files of %d state stores, the query has %d", filepath.Join(dir, runfolder.JobStateFile), len(snap.StoreFiles), ops)
 	}
 	for op := range ops {
 		sdir := filepath.Join(qdir, "state", strconv.Itoa(op))
-		files, err := be.files(sdir, state.NextBatchID)
+		files, err := be.Files(sdir, state.NextBatchID)
 		if err != nil {
 			return fmt.Errorf("operator %d: %w", op, err)
 		}
@@ -315,11 +288,11 @@ func checkJob(dir string, sc *scenario.Scenario, j Job, be backend, storeName st
 				return err
 			}
 			if i >= len(want) || filepath.ToSlash(rel) != want[i].Path {
-				return fmt.Errorf("%s: not one of the state files %s recorded for version %d", p, filepath.Join(dir, jobStateFile), state.NextBatchID)
+				return fmt.Errorf("%s: not one of the state files %s recorded for version %d", p, filepath.Join(dir, runfolder.JobStateFile), state.NextBatchID)
 			}
 		}
 		if len(files) < len(want) {
-			return fmt.Errorf("%s: missing: %s recorded it for version %d", filepath.Join(dir, filepath.FromSlash(want[len(files)].Path)), filepath.Join(dir, jobStateFile), state.NextBatchID)
+			return fmt.Errorf("%s: missing: %s recorded it for version %d", filepath.Join(dir, filepath.FromSlash(want[len(files)].Path)), filepath.Join(dir, runfolder.JobStateFile), state.NextBatchID)
 		}
 		for _, f := range want {
 			if err := checkSum(dir, f); err != nil {
@@ -334,7 +307,7 @@ func checkJob(dir string, sc *scenario.Scenario, j Job, be backend, storeName st
 // Len bytes of each hash as recorded (exactly Len bytes for a finished
 // job).
 func checkParts(dir string, marks [2]partMark, exact bool) error {
-	for i, name := range []string{tsPart, progPart} {
+	for i, name := range []string{runfolder.TimeseriesPart, runfolder.ProgressPart} {
 		p := filepath.Join(dir, name)
 		sum, err := hashPrefix(p, marks[i].Len, exact)
 		if err != nil {
@@ -351,7 +324,7 @@ func checkParts(dir string, marks [2]partMark, exact bool) error {
 func checkSum(dir string, f fileSum) error {
 	p := filepath.Join(dir, filepath.FromSlash(f.Path))
 	if !filepath.IsLocal(filepath.FromSlash(f.Path)) {
-		return fmt.Errorf("%s: a recorded file outside the job's folder: %s", filepath.Join(dir, jobStateFile), quote(f.Path))
+		return fmt.Errorf("%s: a recorded file outside the job's folder: %s", filepath.Join(dir, runfolder.JobStateFile), quote(f.Path))
 	}
 	sum, err := hashFile(p)
 	if err != nil {

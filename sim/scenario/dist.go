@@ -1,249 +1,216 @@
 package scenario
 
 import (
-	"bytes"
-	"encoding/json"
+	"encoding/csv"
+	"errors"
 	"fmt"
+	"io"
 	"math"
+	"path/filepath"
+	"reflect"
+	"slices"
 	"strconv"
-	"time"
+	"strings"
 
-	"gonum.org/v1/gonum/stat/distuv"
+	"github.com/dedupsim/dedupsim/engines/fileio"
+	"github.com/dedupsim/dedupsim/engines/interval"
+	"github.com/dedupsim/dedupsim/generators/randvar"
+	"go.yaml.in/yaml/v3"
 )
 
-// DistKind names a distribution family (the `dist:` key).
-type DistKind string
-
-// The distribution families a scenario may use.
-const (
-	// Constant always yields Value.
-	Constant DistKind = "constant"
-	// Uniform yields values uniformly in [Min, Max]; as a count
-	// distribution, a whole number uniformly in [Min, Max].
-	Uniform DistKind = "uniform"
-	// Exponential yields values with mean Mean.
-	Exponential DistKind = "exponential"
-	// LogNormal yields values whose logarithm is normal with mean Mu and
-	// standard deviation Sigma, given either directly or as Median and P99.
-	LogNormal DistKind = "lognormal"
-	// Pareto yields values of at least Min with tail index Alpha.
-	Pareto DistKind = "pareto"
-	// Geometric yields counts on {1, 2, ...} with mean Mean; it is a count
-	// distribution only.
-	Geometric DistKind = "geometric"
-	// Empirical yields one of Samples, each with equal probability: the
-	// observed values of a CSV file.
-	Empirical DistKind = "empirical"
-)
-
-// timeKinds and countKinds list the families allowed for time and count
-// distributions, in the order messages name them.
-func timeKinds() []DistKind {
-	return []DistKind{Constant, Uniform, Exponential, LogNormal, Pareto, Empirical}
-}
-
-func countKinds() []DistKind {
-	return []DistKind{Constant, Uniform, Exponential, LogNormal, Pareto, Geometric, Empirical}
-}
-
-// params returns the parameter keys of a family, in rendering order. A
-// lognormal lists both of its forms; only one form may be given.
-func (k DistKind) params() []string {
-	switch k {
-	case Constant:
-		return []string{"value"}
-	case Uniform:
-		return []string{"min", "max"}
-	case Exponential, Geometric:
-		return []string{"mean"}
-	case LogNormal:
-		return []string{"median", "p99", "mu", "sigma"}
-	case Pareto:
-		return []string{"min", "alpha"}
-	case Empirical:
-		return []string{"file"}
-	}
-	return nil
-}
-
-// withArticle returns k with its indefinite article, for messages: "an
-// exponential", "a lognormal".
-func withArticle(k DistKind) string {
-	if k == Exponential || k == Empirical {
-		return "an " + string(k)
-	}
-	return "a " + string(k)
-}
-
-// z99 is the 99th percentile of the standard normal distribution, which
-// turns a lognormal's median and p99 into mu and sigma.
-func z99() float64 { return distuv.UnitNormal.Quantile(0.99) }
-
-// Dist is a distribution of a scenario: the family and its parameters in
-// canonical units, seconds for a time distribution (delays, skews) and
-// counts for a count distribution (retries.copies). Only the parameters of
-// Kind are set. The zero Dist (Kind "") stands for an absent optional
-// distribution and behaves as constant 0.
-type Dist struct {
-	// Kind is the family.
-	Kind DistKind
-	// Counts is set for a count distribution; it decides whether the
-	// parameters render as numbers (counts) or durations (seconds).
-	Counts bool
-	// Value is a constant's value.
-	Value float64
-	// Min and Max bound a uniform; Min is also a Pareto's scale (x_m).
-	Min, Max float64
-	// Mean is an exponential's or a geometric's mean.
-	Mean float64
-	// Median and P99 give a lognormal by its quantiles; when both are zero
-	// the lognormal is given by Mu and Sigma.
-	Median, P99 float64
-	// Mu and Sigma are the mean and standard deviation of a lognormal's
-	// logarithm (log-seconds or log-counts).
-	Mu, Sigma float64
-	// Alpha is a Pareto's tail index.
-	Alpha float64
-	// File is an empirical distribution's CSV file as written in the
-	// scenario (relative to the scenario file).
-	File string
-	// Samples are an empirical distribution's observed values, sorted.
-	Samples []float64
-}
-
-// ByQuantiles reports whether a lognormal is given by its median and p99
-// rather than by mu and sigma.
-func (d Dist) ByQuantiles() bool { return d.Median != 0 || d.P99 != 0 }
-
-// LogNormalParams returns a lognormal's mu and sigma, derived from the
-// median and p99 when it is given by quantiles: mu = ln(median) and
-// sigma = (ln(p99) - ln(median)) / z where z is the standard normal's 99th
-// percentile (about 2.326).
-func (d Dist) LogNormalParams() (mu, sigma float64) {
-	if !d.ByQuantiles() {
-		return d.Mu, d.Sigma
-	}
-	mu = math.Log(d.Median)
-	return mu, (math.Log(d.P99) - mu) / z99()
-}
-
-// param returns the value of the numeric parameter key.
-func (d Dist) param(key string) float64 {
-	switch key {
-	case "value":
-		return d.Value
-	case "min":
-		return d.Min
-	case "max":
-		return d.Max
-	case "mean":
-		return d.Mean
-	case "median":
-		return d.Median
-	case "p99":
-		return d.P99
-	case "mu":
-		return d.Mu
-	case "sigma":
-		return d.Sigma
-	case "alpha":
-		return d.Alpha
-	}
-	return 0
-}
-
-// setParam sets the numeric parameter key.
-func (d *Dist) setParam(key string, v float64) {
-	switch key {
-	case "value":
-		d.Value = v
-	case "min":
-		d.Min = v
-	case "max":
-		d.Max = v
-	case "mean":
-		d.Mean = v
-	case "median":
-		d.Median = v
-	case "p99":
-		d.P99 = v
-	case "mu":
-		d.Mu = v
-	case "sigma":
-		d.Sigma = v
-	case "alpha":
-		d.Alpha = v
-	}
-}
-
-// inSeconds reports whether parameter key of d is a time in seconds (as
-// opposed to a count, a log-value or a shape).
-func (d Dist) inSeconds(key string) bool {
-	if d.Counts {
+// dist decodes a distribution at path into v (a randvar.Spec). counts
+// selects a count distribution (numbers only, geometric allowed) over a
+// time distribution (durations or numbers of seconds). It checks which
+// parameters are given: every one the family needs, none of another
+// family. Values are checked with the rest of the scenario.
+func (d *decoder) dist(n *yaml.Node, v reflect.Value, path string, counts bool) bool {
+	names := append([]string{"dist"}, randvar.AllParams()...)
+	if n.Kind != yaml.MappingNode {
+		d.shape(path, n, "a mapping of "+strings.Join(names, ", "))
 		return false
 	}
-	switch key {
-	case "value", "min", "max", "mean", "median", "p99":
+	params, ok := d.keys(n, names, path, 0)
+	if !ok {
+		d.p.breakPath(path)
+	}
+	kinds := randvar.TimeKinds()
+	if counts {
+		kinds = randvar.CountKinds()
+	}
+	kindPath := key(path, "dist")
+	kn := resolve(params["dist"])
+	switch {
+	case !present(kn):
+		d.p.add(kindPath, "must be set to one of %s, got nothing", randvar.JoinKinds(kinds))
+	case kn.Kind != yaml.ScalarNode:
+		d.fail(kindPath, kn, "one of "+randvar.JoinKinds(kinds))
+	case !slices.Contains(kinds, randvar.Kind(kn.Value)):
+		note := ""
+		if randvar.Kind(kn.Value) == randvar.KindGeometric {
+			note = " (geometric is a count distribution)"
+		}
+		d.p.add(kindPath, "must be one of %s%s, got %s", randvar.JoinKinds(kinds), note, fileio.Show(kn.Value))
+	default:
+		s := d.params(params, path, randvar.Kind(kn.Value), counts)
+		v.Set(reflect.ValueOf(s))
 		return true
 	}
+	d.p.breakPath(path)
 	return false
 }
 
-// formatParam renders parameter key of d as a human reads it: a duration
-// for a time in seconds, a number otherwise.
-func (d Dist) formatParam(key string) string {
-	v := d.param(key)
-	if d.inSeconds(key) {
-		return formatSeconds(v)
-	}
-	return strconv.FormatFloat(v, 'g', -1, 64)
-}
-
-// formatSeconds renders a number of seconds as a duration ("30s"), or as a
-// number when it is too large for a time.Duration.
-func formatSeconds(s float64) string {
-	if math.Abs(s) >= float64(math.MaxInt64)/1e9 || math.IsNaN(s) {
-		return strconv.FormatFloat(s, 'g', -1, 64) + "s"
-	}
-	return Duration(time.Duration(math.Round(s * 1e9))).String()
-}
-
-// MarshalJSON renders d with its family's parameters in a fixed order, as
-// the scenario file writes them: {"dist":"lognormal","median":"30s","p99":"15m"}.
-// An empirical distribution renders its file and the number of samples.
-// The zero Dist renders as null.
-func (d Dist) MarshalJSON() ([]byte, error) {
-	if d.Kind == "" {
-		return []byte("null"), nil
-	}
-	for _, key := range d.Kind.params() {
-		if v := d.param(key); math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("scenario: %s distribution: %s is %v, not a number JSON can hold", d.Kind, key, v)
+// params decodes the parameters of a distribution of family k.
+func (d *decoder) params(params map[string]*yaml.Node, path string, k randvar.Kind, counts bool) randvar.Spec {
+	s := randvar.Spec{Kind: k, Counts: counts}
+	given := func(name string) bool { return present(params[name]) }
+	allowed := k.Params()
+	for _, name := range randvar.AllParams() {
+		if given(name) && !slices.Contains(allowed, name) {
+			d.p.add(key(path, name), "must not be set for %s distribution (it takes %s), got %s", k.WithArticle(), k.ParamsText(), describe(params[name]))
 		}
 	}
-	var b bytes.Buffer
-	b.WriteString(`{"dist":`)
-	k, _ := json.Marshal(string(d.Kind))
-	b.Write(k)
-	field := func(key string, v []byte) {
-		b.WriteString(`,"` + key + `":`)
-		b.Write(v)
+	need := allowed
+	if k == randvar.KindLogNormal {
+		// Median and p99, or mu and sigma; a mix is reported.
+		byQuantiles, byMoments := given("median") || given("p99"), given("mu") || given("sigma")
+		if byQuantiles && byMoments {
+			for _, name := range []string{"mu", "sigma"} {
+				if given(name) {
+					d.p.add(key(path, name), "must not be set together with median or p99 (a lognormal takes {median, p99} or {mu, sigma}), got %s", describe(params[name]))
+				}
+			}
+		}
+		need = []string{"median", "p99"}
+		if byMoments && !byQuantiles {
+			need = []string{"mu", "sigma"}
+		}
 	}
-	for _, key := range d.Kind.params() {
+	for _, name := range need {
+		n, p := resolve(params[name]), key(path, name)
 		switch {
-		case key == "file":
-			f, _ := json.Marshal(d.File)
-			field("file", f)
-			field("samples", strconv.AppendInt(nil, int64(len(d.Samples)), 10))
-		case d.Kind == LogNormal && d.ByQuantiles() != (key == "median" || key == "p99"):
-			// Only the form the scenario used.
-		case d.inSeconds(key):
-			s, _ := json.Marshal(formatSeconds(d.param(key)))
-			field(key, s)
+		case !present(n):
+			d.p.add(p, "must be set for %s distribution (it takes %s), got nothing", k.WithArticle(), k.ParamsText())
+			d.p.breakPath(p)
+		case name == "file":
+			d.empirical(n, p, &s)
+		case s.InSeconds(name):
+			const want = "a duration such as 30s or a number of seconds"
+			if v, ok := parseSeconds(n.Value); ok && n.Kind == yaml.ScalarNode {
+				s.SetParam(name, v)
+			} else {
+				d.fail(p, n, want)
+			}
 		default:
-			field(key, strconv.AppendFloat(nil, d.param(key), 'g', -1, 64))
+			want := "a number"
+			if counts {
+				want = "a number (a count)"
+			}
+			var x float64
+			if d.value(n, reflect.ValueOf(&x).Elem(), p, tags{want: want}) {
+				s.SetParam(name, x)
+			}
 		}
 	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	return s
+}
+
+// parseSeconds parses a duration or a bare number of seconds.
+func parseSeconds(s string) (float64, bool) {
+	s = strings.TrimSpace(s)
+	if v, err := strconv.ParseFloat(s, 64); err == nil {
+		return v, !math.IsNaN(v) && !math.IsInf(v, 0)
+	}
+	d, err := interval.Parse(s)
+	if err != nil {
+		return 0, false
+	}
+	return d.Seconds(), true
+}
+
+// empirical reads the CSV file of an empirical distribution, relative to
+// the scenario file: one value per line (the first field of each record),
+// blank lines and lines starting with # ignored. Only a regular file of at
+// most fileio.MaxEmpiricalBytes is read, as a stream. A bad value is
+// reported with the file and its line.
+func (d *decoder) empirical(n *yaml.Node, path string, s *randvar.Spec) {
+	if n.Kind != yaml.ScalarNode {
+		d.fail(path, n, "the path of a CSV file of observed values")
+		return
+	}
+	name := n.Value
+	s.File = name
+	full := name
+	if !filepath.IsAbs(full) {
+		full = filepath.Join(d.dir, name)
+	}
+	f, r, err := fileio.OpenLimited(full, fileio.MaxEmpiricalBytes)
+	if err != nil {
+		d.p.add(path, "must name a readable CSV file of observed values, got %s (%s: %s)", fileio.Show(name), full, fileio.Reason(err))
+		d.p.breakPath(path)
+		return
+	}
+	defer f.Close()
+	samples, err := parseSamples(r, name, s.Counts)
+	if err != nil {
+		d.p.add(path, "%v", err)
+		d.p.breakPath(path)
+		return
+	}
+	s.Samples = samples
+}
+
+// maxSampleEcho bounds how much of a bad line of an empirical file a
+// message echoes: enough to recognize a mistyped duration, too little to
+// print a line of a file that was named by mistake (/etc/passwd).
+const maxSampleEcho = 20
+
+// parseSamples parses the values of an empirical CSV file and sorts them.
+// name names the file in errors, which say "NAME: line N: ..." and echo
+// at most maxSampleEcho characters of a line, quoted and escaped.
+func parseSamples(in io.Reader, name string, counts bool) ([]float64, error) {
+	r := csv.NewReader(in)
+	r.Comment = '#'
+	r.FieldsPerRecord = -1
+	r.TrimLeadingSpace = true
+	r.ReuseRecord = true
+	want := "one duration per line (at least 0, such as 30s, or a number of seconds)"
+	if counts {
+		want = "one count per line (a whole number of copies of at least 1)"
+	}
+	var out []float64
+	for {
+		rec, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			var pe *csv.ParseError
+			if errors.As(err, &pe) {
+				return nil, fmt.Errorf("%s: line %d: must be %s, got a line that is not CSV (%v)", name, pe.StartLine, want, pe.Err)
+			}
+			return nil, fmt.Errorf("%s: %s", name, fileio.Reason(err))
+		}
+		line, _ := r.FieldPos(0)
+		v, ok := parseSample(rec[0], counts)
+		if !ok {
+			return nil, fmt.Errorf("%s: line %d: must be %s, got %s", name, line, want, fileio.QuoteN(rec[0], maxSampleEcho))
+		}
+		out = append(out, v)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: must hold at least one value, got none", name)
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// parseSample parses one empirical value and reports whether it is a
+// valid one (randvar.SampleProblem).
+func parseSample(s string, counts bool) (float64, bool) {
+	if counts {
+		v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		return v, err == nil && randvar.SampleProblem(v, true) == ""
+	}
+	v, ok := parseSeconds(s)
+	return v, ok && randvar.SampleProblem(v, false) == ""
 }

@@ -51,14 +51,16 @@ func (e *Error) Error() string {
 type problems struct {
 	file string
 	errs []error
-	// broken holds the key paths that failed to decode, so that Validate
-	// does not report the same key again from its left-over zero value.
+	// broken holds the key paths that failed to decode, so that a check
+	// does not report the same key again from its left-over value.
 	broken map[string]bool
-	// lines maps the key paths present in the file to their lines, to
-	// report problems in the order of the file.
+	// shapeOnly is set when the document's top mapping repeats a key: the
+	// YAML decoder would keep nothing of it, so only the problems of the
+	// document's shape (keys, mappings and lists) are reported.
+	shapeOnly bool
+	// lines maps the key paths present in the file to their positions,
+	// to report problems in the order of the file.
 	lines map[string]pos
-	// dupParents are the mappings with a repeated key.
-	dupParents []string
 }
 
 // pos is a position in the scenario file.
@@ -72,14 +74,23 @@ func (a pos) before(b pos) int {
 	return a.column - b.column
 }
 
-// add records a problem at path, unless path or an ancestor is already
-// reported broken (a value of the wrong shape is reported once, not again
-// by every check that reads it).
+// add records a problem of a value at path, unless path or an ancestor is
+// already reported broken (a value of the wrong shape is reported once,
+// not again by every check that reads it).
 func (p *problems) add(path, format string, args ...any) {
-	if p.isBroken(path) {
+	if p.shapeOnly || p.isBroken(path) {
 		return
 	}
 	p.errs = append(p.errs, &Error{File: p.file, Path: path, Msg: fmt.Sprintf(format, args...)})
+}
+
+// addShape records a problem of the document's shape at path (a mapping
+// or a list where it does not belong), then marks path broken.
+func (p *problems) addShape(path, format string, args ...any) {
+	if !p.isBroken(path) {
+		p.errs = append(p.errs, &Error{File: p.file, Path: path, Msg: fmt.Sprintf(format, args...)})
+	}
+	p.breakPath(path)
 }
 
 // addLine records a problem that a line locates.
@@ -114,19 +125,9 @@ func parent(path string) string {
 	return path[:i]
 }
 
-// pos returns the position of path in the file, or of its nearest
-// ancestor present in the file when path itself is absent.
-func (p *problems) pos(path string) pos {
-	for ; path != ""; path = parent(path) {
-		if l, ok := p.lines[path]; ok {
-			return l
-		}
-	}
-	return pos{}
-}
-
 // sortByLine orders the problems as the keys they concern appear in the
-// file; problems of the same line keep the order they were found in.
+// file (a path absent from the file at its nearest ancestor's place);
+// problems of the same place keep the order they were found in.
 func (p *problems) sortByLine() {
 	at := func(err error) pos {
 		var e *Error
@@ -136,31 +137,18 @@ func (p *problems) sortByLine() {
 		if e.Line > 0 {
 			return pos{e.Line, 0}
 		}
-		return p.pos(e.Path)
+		for path := e.Path; path != ""; path = parent(path) {
+			if l, ok := p.lines[path]; ok {
+				return l
+			}
+		}
+		return pos{}
 	}
 	slices.SortStableFunc(p.errs, func(a, b error) int { return at(a).before(at(b)) })
 }
 
 // err joins the problems, or returns nil when there are none.
 func (p *problems) err() error { return errors.Join(p.errs...) }
-
-// show renders a value for "got VALUE": as written, or quoted when it is
-// empty, holds spaces, quotes or control characters, or is long, in which
-// case at most fileio.MaxEcho characters of it are echoed (fileio.Show).
-func show(s string) string { return fileio.Show(s) }
-
-// showKey renders a key of the file in a key path: as written, or quoted
-// and cut like a value when it would make the path ambiguous or long.
-func showKey(k string) string { return fileio.Show(k) }
-
-// join lists names for "must be one of ..." messages.
-func join[T ~string](names []T) string {
-	s := make([]string, len(names))
-	for i, n := range names {
-		s[i] = string(n)
-	}
-	return strings.Join(s, ", ")
-}
 
 // index returns path[i].
 func index(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }

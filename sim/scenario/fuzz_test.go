@@ -110,7 +110,7 @@ func checkAccepted(t *testing.T, s *scenario.Scenario) {
 	if len(jobs) != s.Jobs() || len(jobs) > scenario.MaxJobs {
 		t.Fatalf("runner makes %d jobs, Scenario.Jobs says %d (limit %d)", len(jobs), s.Jobs(), scenario.MaxJobs)
 	}
-	g, err := generators.New(s)
+	g, err := generators.New(s.Generator())
 	if err != nil {
 		t.Fatalf("accepted a scenario the generators reject: %v", err)
 	}
@@ -131,7 +131,7 @@ func checkAccepted(t *testing.T, s *scenario.Scenario) {
 		Workers: 1,
 		Store:   scenario.StoreMemory,
 		NewSource: func(sc *scenario.Scenario) (runner.Source, error) {
-			g, err := generators.New(sc)
+			g, err := generators.New(sc.Generator())
 			if err != nil {
 				return nil, err
 			}

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"path/filepath"
 	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -29,8 +29,8 @@ func Load(path string) (*Scenario, error) {
 
 // Parse resolves and validates the scenario held in data; file names it in
 // messages and anchors relative empirical files. The YAML is decoded with
-// unknown keys as errors, then the defaults are filled in, then Validate
-// runs. On error it returns every problem, one line each (see Error).
+// unknown keys as errors, onto the defaults, then Validate's checks run.
+// On error it returns every problem, one line each (see Error).
 func Parse(data []byte, file string) (*Scenario, error) {
 	return parse(data, file, defaultOptions())
 }
@@ -60,37 +60,24 @@ func parse(data []byte, file string, opt options) (*Scenario, error) {
 	if !ok {
 		return nil, p.err()
 	}
-	if resolve(root).Kind != yaml.MappingNode {
-		names, _ := yamlKeys(reflect.TypeFor[rawScenario]())
-		p.addLine("", max(root.Line, 1), "a scenario must be a mapping of %s, got %s", strings.Join(names, ", "), describe(root))
+	s := Defaults()
+	s.File = file
+	if root = resolve(root); root.Kind != yaml.MappingNode {
+		p.addLine("", max(root.Line, 1), "a scenario must be a mapping of %s, got %s", strings.Join(yamlNames(reflect.TypeFor[Scenario]()), ", "), describe(root))
 		return nil, p.err()
 	}
-	checkShape(root, reflect.TypeFor[rawScenario](), "", p)
-	if slices.Contains(p.dupParents, "") {
+	d := &decoder{p: p, dir: filepath.Dir(file)}
+	d.value(root, reflect.ValueOf(&s).Elem(), "", tags{})
+	if p.shapeOnly {
 		return nil, p.err()
 	}
-	for _, path := range p.dupParents {
-		p.breakPath(path)
-	}
-	// The strict decoder rejects unknown keys; the shape check has already
-	// reported them (and any value of the wrong shape) with their key
-	// paths, so its own report is only needed if the two disagree. Decoding
-	// goes on past such errors, so every other problem is reported too.
-	shaped := len(p.errs)
-	var raw rawScenario
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&raw); err != nil && shaped == 0 {
-		yamlErrors(p, err)
-		return nil, p.err()
-	}
-	s := convert(&raw, p)
-	p.errs = append(p.errs, s.collect(opt, p).errs...)
+	s.Workload.SetMootDefaults()
+	s.collect(opt, p)
 	if len(p.errs) > 0 {
 		p.sortByLine()
 		return nil, p.err()
 	}
-	return s, nil
+	return &s, nil
 }
 
 // parseDocument parses data as exactly one YAML document and returns its

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/dedupsim/dedupsim/generators/randvar"
 )
 
 // FuzzParseSamples checks the empirical CSV parser on any file: it never
@@ -28,7 +30,7 @@ func FuzzParseSamples(f *testing.F) {
 				t.Fatalf("samples %v", out)
 			}
 			for _, v := range out {
-				if msg := sampleProblem(v, counts); msg != "" {
+				if msg := randvar.SampleProblem(v, counts); msg != "" {
 					t.Fatalf("accepted %g: must be %s", v, msg)
 				}
 			}

@@ -1,169 +1,88 @@
+// Package scenario loads the scenario files of experiments/ (the format of
+// docs/scenario.md): it decodes the YAML into typed structs (unknown keys
+// are errors), fills in the defaults and validates the result, reporting
+// every problem at once, one line each, naming the file, the key path and
+// what was expected:
+//
+//	scenario experiments/x.yaml: workload.retries.delay.p99: must be above the median (30s), got 10s
+//
+// Key paths come from the yaml tags of the types (the workload's are the
+// generators' own configuration, generators.Workload), so a new key is one
+// new field. The resolved Scenario (defaults filled in) marshals to JSON
+// deterministically, with durations rendered as "2h" or "30s" and rates as
+// "2000/s", so that results files can embed it.
 package scenario
 
 import (
 	"slices"
 	"time"
+
+	"fmt"
+	"github.com/dedupsim/dedupsim/engines/fileio"
+	"github.com/dedupsim/dedupsim/engines/interval"
+	"github.com/dedupsim/dedupsim/generators"
+	"github.com/dedupsim/dedupsim/sim/chain"
+	"github.com/dedupsim/dedupsim/sim/stores"
+	"strings"
 )
 
-// Scenario is one resolved scenario file: every key of SCENARIO.md, with
-// the defaults filled in. Its JSON form uses the YAML key names.
+// Scenario is one resolved scenario file: every key of docs/scenario.md,
+// with the defaults filled in. Its JSON form uses the YAML key names. The
+// yaml, want and need tags drive the loader (see generators.Workload).
 type Scenario struct {
 	// File is the path the scenario was loaded from; error messages name
 	// it. It is not part of the JSON form, so that results do not depend
 	// on where the file was read from.
-	File string `json:"-"`
+	File string `json:"-" yaml:"-"`
 	// Name names the results folder; it is safe as a file name.
-	Name string `json:"name"`
+	Name string `json:"name" yaml:"name" want:"a name" need:"a name for the results folder"`
 	// Seed is the root of every random stream of the run.
-	Seed uint64 `json:"seed"`
+	Seed uint64 `json:"seed" yaml:"seed" want:"a whole number from 0 to 18446744073709551615"`
 	// Start is the origin of event time and processing time, in UTC.
-	Start time.Time `json:"start"`
+	Start time.Time `json:"start" yaml:"start" want:"an RFC 3339 time such as 2026-01-01T00:00:00Z"`
 	// Duration is the span of processing time during which originals
 	// arrive; copies may still arrive after it.
-	Duration Duration `json:"duration"`
+	Duration interval.Duration `json:"duration" yaml:"duration" need:"the processing time of original arrivals, such as 2h"`
 	// Trigger is the processing-time trigger interval.
-	Trigger Duration `json:"trigger"`
+	Trigger interval.Duration `json:"trigger" yaml:"trigger"`
 	// NoDataMicroBatches enables Spark's no-data batches.
-	NoDataMicroBatches bool `json:"noDataMicroBatches"`
+	NoDataMicroBatches bool `json:"noDataMicroBatches" yaml:"noDataMicroBatches" want:"true or false"`
 	// Workload describes the generated traffic.
-	Workload Workload `json:"workload"`
+	Workload generators.Workload `json:"workload" yaml:"workload" need:"a mapping with at least rate or profile"`
 	// Queries are the queries run on the same input, at least one.
-	Queries []Query `json:"queries"`
+	Queries []Query `json:"queries" yaml:"queries"`
 	// Store is the state store backend: StoreMemory or StorePebble.
-	Store string `json:"store"`
+	Store string `json:"store" yaml:"store" want:"memory or pebble"`
 	// Sink is the sink the queries write to.
-	Sink Sink `json:"sink"`
+	Sink Sink `json:"sink" yaml:"sink"`
 	// Faults are the faults injected during the run, if any.
-	Faults []Fault `json:"faults,omitempty"`
+	Faults []Fault `json:"faults,omitempty" yaml:"faults"`
 	// Sweep, when set, reruns every query with each delay.
-	Sweep *Sweep `json:"sweep,omitempty"`
+	Sweep *Sweep `json:"sweep,omitempty" yaml:"sweep"`
 }
 
 // End returns the end of the window of original arrivals, Start+Duration.
 func (s *Scenario) End() time.Time { return s.Start.Add(s.Duration.Std()) }
 
-// IDForm is the form of the event_id column.
-type IDForm string
-
-// The event_id forms.
-const (
-	// UUIDs are 36-character random UUIDs (version 4 layout).
-	UUIDs IDForm = "uuid"
-	// Ints are the logical event numbers.
-	Ints IDForm = "int"
-)
-
-// Workload describes the generated traffic: the arrival process of
-// originals and the faults applied to it.
-type Workload struct {
-	// Rate is the constant rate of originals; nil when not given. A
-	// Profile replaces it.
-	Rate *Rate `json:"rate,omitempty"`
-	// Profile is a piecewise-constant rate that repeats to fill the
-	// duration; when given, it replaces Rate.
-	Profile []Segment `json:"profile,omitempty"`
-	// IDs is the form of event_id.
-	IDs IDForm `json:"ids"`
-	// Customers is the cardinality of customer_id (ids 0 to Customers-1).
-	Customers int64 `json:"customers"`
-	// ArrivalDelay is the delay from an original's event time to its
-	// arrival, in seconds.
-	ArrivalDelay Dist `json:"arrivalDelay"`
-	// Retries is the retry model.
-	Retries Retries `json:"retries"`
-	// FutureTimestamps is the bad-clock model.
-	FutureTimestamps FutureTimestamps `json:"futureTimestamps"`
-	// Heartbeat, when above zero, is the interval of synthetic heartbeat
-	// rows.
-	Heartbeat Duration `json:"heartbeat"`
-}
-
-// Segments returns the rate profile of w: Profile when given, else a
-// single segment of Rate lasting the whole run (For 0).
-func (w *Workload) Segments() []Segment {
-	if len(w.Profile) > 0 || w.Rate == nil {
-		return w.Profile
-	}
-	return []Segment{{Rate: *w.Rate}}
-}
-
-// Segment is one step of a rate profile.
-type Segment struct {
-	// For is how long the segment lasts.
-	For Duration `json:"for"`
-	// Rate is the rate of originals during the segment; 0 is a stall.
-	Rate Rate `json:"rate"`
-}
-
-// TimestampMode says what event time a retried copy carries.
-type TimestampMode string
-
-// The timestamp modes of retried copies.
-const (
-	// SameTimestamp: a copy carries the original's event time.
-	SameTimestamp TimestampMode = "same"
-	// Restamp: the producer stamps the copy when it resends it, so the
-	// copy's event time is the original's plus the time between the two
-	// arrivals (10:00:00 becomes 10:00:01 a second later).
-	Restamp TimestampMode = "restamp"
-	// JitterTimestamp: a copy's event time is the original's moved by a
-	// uniform amount in [-Jitter, +Jitter].
-	JitterTimestamp TimestampMode = "jitter"
-)
-
-// The metadata columns whose value may differ between copies.
-const (
-	// MetaAttempt is the attempt column: the copy number.
-	MetaAttempt = "attempt"
-	// MetaIngestTime is the ingest_time column: the copy's own arrival.
-	MetaIngestTime = "ingest_time"
-)
-
-// Retries is the retry model: which originals are resent, how many extra
-// copies, how far apart, and what differs between the copies.
-type Retries struct {
-	// Probability is the share of originals resent at least once.
-	Probability float64 `json:"probability"`
-	// Copies is the count distribution of extra copies of a resent event.
-	Copies Dist `json:"copies"`
-	// Delay is the gap between successive copies' arrivals, in seconds.
-	Delay Dist `json:"delay"`
-	// Timestamp says what event time copies carry.
-	Timestamp TimestampMode `json:"timestamp"`
-	// Jitter bounds the move of a copy's event time with JitterTimestamp.
-	Jitter Duration `json:"jitter"`
-	// Metadata lists the columns whose value differs between copies:
-	// MetaAttempt and/or MetaIngestTime.
-	Metadata []string `json:"metadata"`
-}
-
-// Varies reports whether the metadata column col differs between copies.
-func (r *Retries) Varies(col string) bool { return slices.Contains(r.Metadata, col) }
-
-// FutureTimestamps is the bad-clock model: rows whose event time comes from
-// a clock running ahead.
-type FutureTimestamps struct {
-	// Probability is the share of rows with a bad clock.
-	Probability float64 `json:"probability"`
-	// Skew is how far ahead of its arrival a bad row's event time is, in
-	// seconds.
-	Skew Dist `json:"skew"`
+// Generator returns the configuration of the scenario's row generator.
+func (s *Scenario) Generator() generators.Config {
+	return generators.Config{Seed: s.Seed, Start: s.Start, Duration: s.Duration, Workload: s.Workload}
 }
 
 // Query is one named query of a scenario.
 type Query struct {
 	// Name names the query's results; it is safe as a file name.
-	Name string `json:"name"`
+	Name string `json:"name" yaml:"name" want:"a name"`
 	// Query is the PySpark-style chain, as sim/chain parses it.
-	Query string `json:"query"`
+	Query string `json:"query" yaml:"query" want:"a query such as dropDuplicates([\"event_id\"])"`
 }
 
-// The state store backends.
+// The state store backends (sim/stores knows them).
 const (
 	// StoreMemory keeps state in memory.
-	StoreMemory = "memory"
+	StoreMemory = stores.Memory
 	// StorePebble keeps state in a Pebble database.
-	StorePebble = "pebble"
+	StorePebble = stores.Pebble
 )
 
 // The sink kinds.
@@ -178,10 +97,10 @@ const (
 // Sink is the sink the queries write to.
 type Sink struct {
 	// Kind is SinkAppend or SinkIdempotent.
-	Kind string `json:"kind"`
+	Kind string `json:"kind" yaml:"kind" want:"append or idempotent"`
 	// FailureProbability is the chance that a batch's write fails and the
 	// batch is retried.
-	FailureProbability float64 `json:"failureProbability"`
+	FailureProbability float64 `json:"failureProbability" yaml:"failureProbability" want:"a probability from 0 to below 1"`
 }
 
 // FaultKind names a fault.
@@ -198,39 +117,83 @@ const (
 // Fault is one fault, at a processing-time offset from Start.
 type Fault struct {
 	// At is the processing-time offset from Start, within Duration.
-	At Duration `json:"at"`
+	At interval.Duration `json:"at" yaml:"at" need:"a processing-time offset such as 1h"`
 	// Kind is the fault.
-	Kind FaultKind `json:"kind"`
+	Kind FaultKind `json:"kind" yaml:"kind" want:"restart or lose-checkpoint" need:"restart or lose-checkpoint"`
 }
 
 // Sweep reruns every query with each watermark delay.
 type Sweep struct {
 	// Delay lists the watermark delays to run every query with.
-	Delay []Duration `json:"delay"`
+	Delay []interval.Duration `json:"delay" yaml:"delay" want:"a list of delays such as [1m, 5m, 20m]" need:"a list of delays such as [1m, 5m, 20m]"`
 }
 
-// Defaults returns a scenario holding every default of SCENARIO.md. The
-// required keys (name, duration, workload rate or profile, queries) are
-// left empty. Optional distributions that a probability of 0 makes moot
-// (retries.delay, futureTimestamps.skew) are left as the zero Dist; the
-// parser sets them to constant 0 when the probability is 0.
+// ParseDelays parses a comma-separated list of watermark delays, such as
+// "1m,5m,20m" (a sweep given on the command line). A bad one is an error
+// that echoes it: "soon: want a list of non-negative durations such as
+// 1m,5m,20m".
+func ParseDelays(list string) (*Sweep, error) {
+	sw := &Sweep{}
+	for _, d := range strings.Split(list, ",") {
+		v, err := interval.Parse(d)
+		if err != nil || v < 0 {
+			return nil, fmt.Errorf("%s: want a list of non-negative durations such as 1m,5m,20m", fileio.Quote(d))
+		}
+		sw.Delay = append(sw.Delay, interval.Duration(v))
+	}
+	return sw, nil
+}
+
+// Defaults returns a scenario holding every default of docs/scenario.md.
+// The required keys (name, duration, workload rate or profile, queries)
+// are left empty.
 func Defaults() Scenario {
 	return Scenario{
 		Seed:               1,
 		Start:              time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
-		Trigger:            Duration(10 * time.Second),
+		Trigger:            interval.Duration(10 * time.Second),
 		NoDataMicroBatches: true,
-		Workload: Workload{
-			IDs:          UUIDs,
-			Customers:    1000,
-			ArrivalDelay: Dist{Kind: Constant},
-			Retries: Retries{
-				Copies:    Dist{Kind: Constant, Value: 1, Counts: true},
-				Timestamp: SameTimestamp,
-				Metadata:  []string{MetaAttempt, MetaIngestTime},
-			},
-		},
-		Store: StoreMemory,
-		Sink:  Sink{Kind: SinkAppend},
+		Workload:           generators.DefaultWorkload(),
+		Store:              StoreMemory,
+		Sink:               Sink{Kind: SinkAppend},
 	}
+}
+
+// Schema returns the generated columns (generators.Columns), in column
+// order, as the chain planner sees them. Queries are planned against it.
+func Schema() chain.Schema {
+	var out chain.Schema
+	for _, c := range generators.Columns() {
+		t := chain.Other
+		if c.Timestamp {
+			t = chain.Timestamp
+		}
+		out = append(out, chain.Column{Name: c.Name, Type: t})
+	}
+	return out
+}
+
+// Jobs returns the number of jobs a run of s makes: one per query, and
+// with a sweep one per delay for every query with a withWatermark (a
+// query without one runs once, since no delay changes it). A query that
+// does not parse counts once.
+func (s *Scenario) Jobs() int {
+	n := 0
+	for _, q := range s.Queries {
+		if s.Sweep != nil && len(s.Sweep.Delay) > 0 && hasWatermark(q.Query) {
+			n += len(s.Sweep.Delay)
+		} else {
+			n++
+		}
+	}
+	return n
+}
+
+// hasWatermark reports whether query parses and has a withWatermark.
+func hasWatermark(query string) bool {
+	c, err := chain.Parse(query)
+	if err != nil {
+		return false
+	}
+	return slices.ContainsFunc(c.Ops, func(op chain.Op) bool { return op.Kind == chain.WithWatermark })
 }

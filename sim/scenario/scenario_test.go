@@ -8,6 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/dedupsim/dedupsim/engines/interval"
+	"github.com/dedupsim/dedupsim/generators"
+	"github.com/dedupsim/dedupsim/generators/randvar"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -150,18 +154,18 @@ func TestDefaults(t *testing.T) {
 	}
 	d := Defaults()
 	got, _ := json.Marshal(s.Workload.Retries)
-	want, _ := json.Marshal(Retries{
+	want, _ := json.Marshal(generators.Retries{
 		Copies:    d.Workload.Retries.Copies,
-		Delay:     Dist{Kind: Constant},
-		Timestamp: SameTimestamp,
-		Metadata:  []string{MetaAttempt, MetaIngestTime},
+		Delay:     randvar.Spec{Kind: randvar.KindConstant},
+		Timestamp: generators.SameTimestamp,
+		Metadata:  []string{generators.MetaAttempt, generators.MetaIngestTime},
 	})
 	if string(got) != string(want) {
 		t.Errorf("retries: got %s, want %s", got, want)
 	}
 	if s.Seed != 1 || s.Trigger.Std().String() != "10s" || !s.NoDataMicroBatches || s.Store != "memory" ||
-		s.Sink.Kind != "append" || s.Workload.Customers != 1000 || s.Workload.IDs != UUIDs ||
-		s.Start != d.Start || s.Workload.ArrivalDelay.Kind != Constant {
+		s.Sink.Kind != "append" || s.Workload.Customers != 1000 || s.Workload.IDs != generators.UUIDs ||
+		s.Start != d.Start || s.Workload.ArrivalDelay.Kind != randvar.KindConstant {
 		t.Errorf("defaults not applied: %+v", s)
 	}
 }
@@ -172,17 +176,22 @@ func TestValidateHandBuilt(t *testing.T) {
 	s := Defaults()
 	s.File = "hand.yaml"
 	s.Name = "hand"
-	s.Duration = Duration(3600e9)
-	r := Rate(10)
+	s.Duration = interval.Duration(3600e9)
+	r := generators.Rate(10)
 	s.Workload.Rate = &r
 	s.Queries = []Query{{Name: "q", Query: "dropDuplicates()"}}
-	if err := s.collect(fakeQueries(), nil).err(); err != nil {
+	check := func() error {
+		p := &problems{file: s.File}
+		s.collect(fakeQueries(), p)
+		return p.err()
+	}
+	if err := check(); err != nil {
 		t.Fatalf("valid scenario: %v", err)
 	}
 	s.Workload.Retries.Probability = 0.5
-	s.Workload.Retries.Delay = Dist{Kind: LogNormal, Median: 30, P99: 10}
-	s.Workload.ArrivalDelay = Dist{Kind: Exponential, Mean: 2, Median: 1}
-	err := s.collect(fakeQueries(), nil).err()
+	s.Workload.Retries.Delay = randvar.Spec{Kind: randvar.KindLogNormal, Median: 30, P99: 10}
+	s.Workload.ArrivalDelay = randvar.Spec{Kind: randvar.KindExponential, Mean: 2, Median: 1}
+	err := check()
 	want := "scenario hand.yaml: workload.arrivalDelay.median: must not be set for an exponential distribution (it takes {mean}), got 1s\n" +
 		"scenario hand.yaml: workload.retries.delay.p99: must be above the median (30s), got 10s"
 	if err == nil || err.Error() != want {

@@ -1,52 +1,53 @@
 package scenario
 
 import (
+	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/dedupsim/dedupsim/engines/fileio"
+	"github.com/dedupsim/dedupsim/engines/interval"
+	"github.com/dedupsim/dedupsim/generators"
+	"github.com/dedupsim/dedupsim/sim/stores"
 )
 
 // Validate checks every value of s and returns every problem, one Error
 // each, joined with errors.Join (nil when s is valid). It checks queries by
 // parsing and planning them with sim/chain against Schema.
 func (s *Scenario) Validate() error {
-	return s.collect(defaultOptions(), nil).err()
-}
-
-// ValidateWorkload checks only what generating the rows depends on: start,
-// duration and workload. The generators call it, so that they never run on
-// values that would make them loop or panic, without depending on the
-// query planner.
-func (s *Scenario) ValidateWorkload() error {
 	p := &problems{file: s.File}
-	s.checkTimes(p)
-	s.checkWorkload(p)
+	s.collect(defaultOptions(), p)
 	return p.err()
 }
 
-// collect runs every check. Problems at paths that parsed marks broken are
-// left out: the parser has reported those already.
-func (s *Scenario) collect(opt options, parsed *problems) *problems {
-	p := &problems{file: s.File}
-	s.checkName(p)
-	s.checkTimes(p)
-	s.checkWorkload(p)
+// collect runs every check, adding to p; problems at paths p marks broken
+// are left out (the decoder has reported those already).
+func (s *Scenario) collect(opt options, p *problems) {
+	switch {
+	case s.Name == "":
+		p.add("name", "must be set to a name for the results folder, got nothing")
+	case !fileSafe(s.Name):
+		p.add("name", "must be %s, got %s", fileSafeWant, fileio.Show(s.Name))
+	}
+	g := s.Generator()
+	for _, pr := range g.Check() {
+		p.add(pr.Path, "%s", pr.Msg)
+	}
 	s.checkQueries(p, opt)
-	s.checkOutput(p)
+	if !slices.Contains(stores.Names(), s.Store) {
+		p.add("store", "must be one of %s, got %s", strings.Join(stores.Names(), ", "), fileio.Show(s.Store))
+	}
+	if s.Sink.Kind != SinkAppend && s.Sink.Kind != SinkIdempotent {
+		p.add("sink.kind", "must be one of append, idempotent, got %s", fileio.Show(s.Sink.Kind))
+	}
+	if fp := s.Sink.FailureProbability; !(fp >= 0 && fp < 1) {
+		p.add("sink.failureProbability", "must be at least 0 and below 1 (a failed batch is retried until it succeeds), got %g", fp)
+	}
 	s.checkFaults(p)
 	s.checkLimits(p)
-	if parsed == nil {
-		return p
-	}
-	kept := p.errs[:0]
-	for _, err := range p.errs {
-		if e, ok := err.(*Error); !ok || !parsed.isBroken(e.Path) {
-			kept = append(kept, err)
-		}
-	}
-	p.errs = kept
-	return p
 }
 
 // fileSafe reports whether name can be a file or folder name on every
@@ -67,116 +68,6 @@ func fileSafe(name string) bool {
 
 const fileSafeWant = "a name of letters, digits, '.', '_' and '-' that starts with a letter or a digit (it names files)"
 
-func (s *Scenario) checkName(p *problems) {
-	switch {
-	case s.Name == "":
-		p.add("name", "must be set to a name for the results folder, got nothing")
-	case !fileSafe(s.Name):
-		p.add("name", "must be %s, got %s", fileSafeWant, show(s.Name))
-	}
-}
-
-func (s *Scenario) checkTimes(p *problems) {
-	if s.Start.Nanosecond()%1000 != 0 {
-		p.add("start", "must be a whole number of microseconds (rows carry microseconds), got %s", s.Start.Format(time.RFC3339Nano))
-	}
-	if s.Duration <= 0 {
-		p.add("duration", "must be above 0, got %s", s.Duration)
-	}
-}
-
-func (s *Scenario) checkWorkload(p *problems) {
-	w := &s.Workload
-	// A profile replaces the rate (SCENARIO.md's own example sets both);
-	// a rate that a profile replaces must still be a valid rate.
-	if w.Rate == nil && len(w.Profile) == 0 {
-		p.add("workload.rate", "must be set to a rate such as 2000/s, or replaced by workload.profile, got nothing")
-	}
-	if w.Rate != nil {
-		checkRate(p, "workload.rate", *w.Rate)
-	}
-	for i, seg := range w.Profile {
-		path := index("workload.profile", i)
-		if seg.For <= 0 {
-			p.add(key(path, "for"), "must be above 0, got %s", seg.For)
-		}
-		checkRate(p, key(path, "rate"), seg.Rate)
-	}
-	if w.IDs != UUIDs && w.IDs != Ints {
-		p.add("workload.ids", "must be one of uuid, int, got %s", show(string(w.IDs)))
-	}
-	if w.Customers < 1 {
-		p.add("workload.customers", "must be at least 1, got %d", w.Customers)
-	}
-	checkDist(p, "workload.arrivalDelay", w.ArrivalDelay, false)
-	s.checkRetries(p)
-	ft := &w.FutureTimestamps
-	checkProbability(p, "workload.futureTimestamps.probability", ft.Probability)
-	if ft.Skew.Kind == "" && ft.Probability > 0 {
-		p.add("workload.futureTimestamps.skew", "must be set when probability is above 0, got nothing")
-	}
-	checkDist(p, "workload.futureTimestamps.skew", ft.Skew, false)
-	switch {
-	case w.Heartbeat < 0:
-		p.add("workload.heartbeat", "must be at least 0 (0 is off), got %s", w.Heartbeat)
-	case w.Heartbeat > 0 && w.Heartbeat < Duration(time.Microsecond):
-		p.add("workload.heartbeat", "must be 0 (off) or at least 1µs, got %s", w.Heartbeat)
-	}
-}
-
-// maxRate bounds a rate: far above any real stream, and low enough that
-// every gap between arrivals still moves simulated time forward in float64.
-const maxRate = 1e9
-
-func checkRate(p *problems, path string, r Rate) {
-	switch {
-	case r < 0 || math.IsNaN(float64(r)):
-		p.add(path, "must be at least 0 (0 is a stall), got %s", r)
-	case r > maxRate:
-		p.add(path, "must be at most %s, got %s", Rate(maxRate), r)
-	}
-}
-
-func checkProbability(p *problems, path string, v float64) {
-	if !(v >= 0 && v <= 1) {
-		p.add(path, "must be between 0 and 1, got %g", v)
-	}
-}
-
-func (s *Scenario) checkRetries(p *problems) {
-	const path = "workload.retries"
-	r := &s.Workload.Retries
-	checkProbability(p, key(path, "probability"), r.Probability)
-	if r.Copies.Kind == "" {
-		p.add(key(path, "copies"), "must be set to a count distribution such as {dist: geometric, mean: 1.5}, got nothing")
-	}
-	checkDist(p, key(path, "copies"), r.Copies, true)
-	if r.Delay.Kind == "" && r.Probability > 0 {
-		p.add(key(path, "delay"), "must be set when probability is above 0 (the gap between copies' arrivals), got nothing")
-	}
-	checkDist(p, key(path, "delay"), r.Delay, false)
-	// Jitter only matters with timestamp: jitter, but SCENARIO.md's own
-	// example sets it beside timestamp: same, so it is allowed (and
-	// ignored) with the other modes.
-	switch {
-	case r.Timestamp != SameTimestamp && r.Timestamp != Restamp && r.Timestamp != JitterTimestamp:
-		p.add(key(path, "timestamp"), "must be one of same, restamp, jitter, got %s", show(string(r.Timestamp)))
-	case r.Timestamp == JitterTimestamp && r.Jitter <= 0:
-		p.add(key(path, "jitter"), "must be above 0 when timestamp is jitter, got %s", r.Jitter)
-	case r.Jitter < 0:
-		p.add(key(path, "jitter"), "must be at least 0, got %s", r.Jitter)
-	}
-	for i, m := range r.Metadata {
-		mp := index(key(path, "metadata"), i)
-		switch {
-		case m != MetaAttempt && m != MetaIngestTime:
-			p.add(mp, "must be one of attempt, ingest_time, got %s", show(m))
-		case slices.Index(r.Metadata, m) < i:
-			p.add(mp, "must be listed once, got %s again", m)
-		}
-	}
-}
-
 func (s *Scenario) checkQueries(p *problems, opt options) {
 	if len(s.Queries) == 0 {
 		p.add("queries", "must list at least one query {name, query}, got none")
@@ -189,9 +80,9 @@ func (s *Scenario) checkQueries(p *problems, opt options) {
 		case q.Name == "":
 			p.add(key(path, "name"), "must be set to %s, got nothing", fileSafeWant)
 		case !fileSafe(q.Name):
-			p.add(key(path, "name"), "must be %s, got %s", fileSafeWant, show(q.Name))
+			p.add(key(path, "name"), "must be %s, got %s", fileSafeWant, fileio.Show(q.Name))
 		case first[lower] > 0:
-			p.add(key(path, "name"), "must be unique, ignoring case (it names files), got %s as queries[%d].name already is", show(q.Name), first[lower]-1)
+			p.add(key(path, "name"), "must be unique, ignoring case (it names files), got %s as queries[%d].name already is", fileio.Show(q.Name), first[lower]-1)
 		default:
 			first[lower] = i + 1
 		}
@@ -200,21 +91,8 @@ func (s *Scenario) checkQueries(p *problems, opt options) {
 			continue
 		}
 		if err := opt.checkQuery(q.Query); err != nil {
-			msg := strings.Join(strings.Fields(err.Error()), " ")
-			p.add(key(path, "query"), "must be a query Spark can run: %s", msg)
+			p.add(key(path, "query"), "must be a query Spark can run: %s", strings.Join(strings.Fields(err.Error()), " "))
 		}
-	}
-}
-
-func (s *Scenario) checkOutput(p *problems) {
-	if s.Store != StoreMemory && s.Store != StorePebble {
-		p.add("store", "must be one of memory, pebble, got %s", show(s.Store))
-	}
-	if s.Sink.Kind != SinkAppend && s.Sink.Kind != SinkIdempotent {
-		p.add("sink.kind", "must be one of append, idempotent, got %s", show(s.Sink.Kind))
-	}
-	if fp := s.Sink.FailureProbability; !(fp >= 0 && fp < 1) {
-		p.add("sink.failureProbability", "must be at least 0 and below 1 (a failed batch is retried until it succeeds), got %g", fp)
 	}
 }
 
@@ -228,7 +106,7 @@ func (s *Scenario) checkFaults(p *problems) {
 			p.add(key(path, "at"), "must be within the duration (%s), got %s", s.Duration, f.At)
 		}
 		if f.Kind != Restart && f.Kind != LoseCheckpoint {
-			p.add(key(path, "kind"), "must be one of restart, lose-checkpoint, got %s", show(string(f.Kind)))
+			p.add(key(path, "kind"), "must be one of restart, lose-checkpoint, got %s", fileio.Show(string(f.Kind)))
 		}
 	}
 	if s.Sweep == nil {
@@ -246,4 +124,169 @@ func (s *Scenario) checkFaults(p *problems) {
 			p.add(path, "must be listed once, got %s again", d)
 		}
 	}
+}
+
+// The limits on what a scenario may ask for. Each keeps a run that would
+// panic, exhaust memory or never finish from starting; a scenario past one
+// is rejected with a line naming the limit.
+const (
+	// MinTrigger is the shortest trigger interval. Spark's trigger
+	// intervals are whole milliseconds (Trigger.ProcessingTime(ms)), so
+	// the trigger must also be a whole number of them.
+	MinTrigger = interval.Duration(time.Millisecond)
+	// MinHeartbeat is the shortest heartbeat interval, the trigger's
+	// resolution. A heartbeat shorter than the trigger is allowed (several
+	// heartbeat rows per batch; the watermark takes the batch's maximum
+	// event time, so only the last one moves it), within MaxRowsPerBatch.
+	MinHeartbeat = interval.Duration(time.Millisecond)
+	// MaxRowsPerBatch bounds the rows one micro-batch may hold, as
+	// estimated by RowsPerBatch: half a million events per second at a
+	// 10 s trigger, far above what one Spark query takes per batch. The
+	// batch's rows are in memory at once, with the engines' and the
+	// accountant's per-row work: a batch at the limit peaks at about 2 GB
+	// of resident memory for the job that runs it (measured: one batch of
+	// 5 million rows, 2.0 GB; of 10 million, 4.5 GB; jobs run in
+	// parallel, each with its own batch).
+	MaxRowsPerBatch = 5_000_000
+	// MaxJobs bounds the jobs of a run: one per query, times the sweep's
+	// delays for every query with a watermark. Each job keeps its own
+	// state and results, and reports draw one line per job.
+	MaxJobs = 1000
+)
+
+// The range of start. Every instant of a run (event times moved up to 100
+// years by a draw, or by a jitter of up to 292 years; arrivals; bad-clock
+// skews) must print with a four-digit year, as RFC 3339 and Spark's
+// progress print them and as timeseries.csv is read back; a start
+// within these bounds leaves centuries of margin on both sides.
+var (
+	minStart = time.Date(1000, 1, 1, 0, 0, 0, 0, time.UTC)
+	maxStart = time.Date(9000, 1, 1, 0, 0, 0, 0, time.UTC)
+)
+
+// RowsPerBatch estimates the rows of the fullest micro-batch of s and
+// names the key that dominates the estimate (see
+// generators.Workload.PeakRows).
+func (s *Scenario) RowsPerBatch() (rows float64, path string) {
+	return s.Workload.PeakRows(s.Trigger)
+}
+
+// checkLimits reports what cannot run: a start outside [minStart,
+// maxStart), a trigger below MinTrigger or not in whole milliseconds, a
+// heartbeat below MinHeartbeat, a rate beside a profile, a profile segment
+// shorter than the trigger, more than MaxRowsPerBatch rows per batch and
+// more than MaxJobs jobs. These are the executor's limits: the generators
+// run on any workload their own check accepts.
+func (s *Scenario) checkLimits(p *problems) {
+	triggerOK := false
+	switch {
+	case s.Trigger <= 0:
+		p.add("trigger", "must be above 0, got %s", s.Trigger)
+	case s.Trigger < MinTrigger:
+		p.add("trigger", "must be at least %s (Spark's trigger intervals are whole milliseconds), got %s", MinTrigger, s.Trigger)
+	case s.Trigger%MinTrigger != 0:
+		p.add("trigger", "must be a whole number of milliseconds (Spark's trigger intervals are), got %s", s.Trigger)
+	default:
+		triggerOK = true
+	}
+	if s.Start.Before(minStart) || !s.Start.Before(maxStart) {
+		p.add("start", "must be from %s to before %s (every time of the run must print with a four-digit year), got %s",
+			minStart.Format("2006-01-02"), maxStart.Format("2006-01-02"), s.Start.Format(time.RFC3339Nano))
+	}
+	w := &s.Workload
+	if w.Heartbeat > 0 && w.Heartbeat < MinHeartbeat {
+		// Below a microsecond, the generators' check has reported it.
+		if w.Heartbeat >= interval.Duration(time.Microsecond) {
+			p.add("workload.heartbeat", "must be 0 (off) or at least %s, got %s", MinHeartbeat, w.Heartbeat)
+		}
+		triggerOK = false // no estimate of rows per batch either
+	}
+	if w.Rate != nil && len(w.Profile) > 0 {
+		p.add("workload.rate", "must not be set together with workload.profile (the profile gives the rate): remove one of them, got %s", *w.Rate)
+	}
+	if n := s.Jobs(); n > MaxJobs {
+		path := "queries"
+		if s.Sweep != nil && len(s.Sweep.Delay) > 0 && len(s.Queries) <= MaxJobs {
+			path = "sweep.delay"
+		}
+		p.add(path, "must make at most %d jobs per run, the limit (a query with a withWatermark runs once per sweep delay, any other once), got %d jobs: split the scenario", MaxJobs, n)
+	}
+	if !triggerOK {
+		return
+	}
+	for i, seg := range w.Profile {
+		if seg.For > 0 && seg.For < s.Trigger {
+			p.add(key(index("workload.profile", i), "for"), "must be at least the trigger (%s): a segment shorter than one batch cannot show, got %s", s.Trigger, seg.For)
+		}
+	}
+	// The estimate needs valid rates and retries (their checks report
+	// those).
+	valid := func(r generators.Rate) bool { return r >= 0 && r <= generators.MaxRate }
+	ok := (w.Rate == nil || valid(*w.Rate)) && w.Retries.Probability >= 0 && w.Retries.Probability <= 1
+	for _, seg := range w.Profile {
+		ok = ok && valid(seg.Rate)
+	}
+	if rows, path := s.RowsPerBatch(); ok && rows > MaxRowsPerBatch {
+		est := strconv.FormatFloat(math.Ceil(rows), 'f', 0, 64)
+		if rows >= 1e15 {
+			est = strconv.FormatFloat(rows, 'g', 3, 64)
+		}
+		p.add(path, "must make at most %d rows per batch, the limit (estimated as peak rate x trigger x (1 + retries.probability x mean extra copies) + heartbeats per trigger), got about %s rows per batch at trigger %s: lower the rate or the trigger",
+			MaxRowsPerBatch, est, s.Trigger)
+	}
+}
+
+// Warnings returns what in s runs but probably not as meant, one line
+// each in the form "KEY.PATH: message", in the order of the keys in the
+// schema; nil when there is nothing to say. s is assumed valid. The
+// warnings are:
+//
+//   - workload.profile lasts longer than duration: the profile is cut
+//     where the duration ends, and its later segments never run;
+//   - trigger is not shorter than duration (duration is shorter than one
+//     trigger): every original arrives by the first trigger, so all the
+//     traffic lands in a single batch.
+//
+// They do not name the file, so that summary.json (which lists them
+// under "warnings") does not depend on where the scenario was read from;
+// WarningLines adds it for the command line.
+func (s *Scenario) Warnings() []string {
+	var out []string
+	if s.Trigger > 0 && s.Duration > 0 && s.Trigger >= s.Duration {
+		out = append(out, fmt.Sprintf("trigger: %s is not shorter than duration (%s): every original arrives by the first trigger, so the whole run's traffic lands in one batch",
+			s.Trigger, s.Duration))
+	}
+	var total, cutStart interval.Duration
+	cut := -1
+	for i, seg := range s.Workload.Profile {
+		if cut < 0 && total+seg.For > s.Duration {
+			cut, cutStart = i, total
+		}
+		total += seg.For
+	}
+	if cut >= 0 && s.Duration > 0 {
+		msg := fmt.Sprintf("workload.profile: lasts %s in all, longer than duration (%s): ", total, s.Duration)
+		seg := index("workload.profile", cut)
+		switch {
+		case cutStart == s.Duration:
+			msg += fmt.Sprintf("the run ends where %s begins, so it and the segments after it never run", seg)
+		case cut < len(s.Workload.Profile)-1:
+			msg += fmt.Sprintf("the run stops %s into it, inside %s, and never reaches the segments after it", s.Duration, seg)
+		default:
+			msg += fmt.Sprintf("the run stops %s into it, inside %s", s.Duration, seg)
+		}
+		out = append(out, msg)
+	}
+	return out
+}
+
+// WarningLines returns the warnings as the command line prints them on
+// stderr, one line each: "warning: FILE: KEY.PATH: message", escaped like
+// an Error.
+func (s *Scenario) WarningLines() []string {
+	var out []string
+	for _, w := range s.Warnings() {
+		out = append(out, fileio.Clean("warning: "+s.File+": "+w))
+	}
+	return out
 }

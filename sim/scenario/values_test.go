@@ -1,12 +1,8 @@
 package scenario
 
 import (
-	"encoding/json"
 	"math"
 	"testing"
-	"time"
-
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 func TestParseRate(t *testing.T) {
@@ -35,47 +31,6 @@ func TestParseRate(t *testing.T) {
 		if (err == nil) != c.ok || (c.ok && math.Abs(float64(got)-c.want) > 1e-12) {
 			t.Errorf("ParseRate(%q) = %v, %v; want %v, ok %v", c.in, got, err, c.want, c.ok)
 		}
-	}
-}
-
-func TestJSONForms(t *testing.T) {
-	r := Rate(5000.0 / 3600)
-	for _, c := range []struct {
-		v    any
-		want string
-	}{
-		{Duration(2 * time.Hour), `"2h"`},
-		{Duration(90 * time.Second), `"1m30s"`},
-		{Duration(7 * 24 * time.Hour), `"7d"`},
-		{Duration(0), `"0s"`},
-		{Rate(2000), `"2000/s"`},
-		{r, `"1.3888888888888888/s"`},
-		{Dist{Kind: LogNormal, Median: 30, P99: 900}, `{"dist":"lognormal","median":"30s","p99":"15m"}`},
-		{Dist{Kind: LogNormal, Mu: 1, Sigma: 0.5}, `{"dist":"lognormal","mu":1,"sigma":0.5}`},
-		{Dist{Kind: Geometric, Mean: 1.5, Counts: true}, `{"dist":"geometric","mean":1.5}`},
-		{Dist{Kind: Uniform, Min: 1, Max: 3, Counts: true}, `{"dist":"uniform","min":1,"max":3}`},
-		{Dist{Kind: Pareto, Min: 0.25, Alpha: 2}, `{"dist":"pareto","min":"250ms","alpha":2}`},
-		{Dist{Kind: Empirical, File: "d.csv", Samples: []float64{1, 2}}, `{"dist":"empirical","file":"d.csv","samples":2}`},
-		{Dist{}, `null`},
-	} {
-		got, err := json.Marshal(c.v)
-		if err != nil || string(got) != c.want {
-			t.Errorf("json.Marshal(%#v) = %s, %v; want %s", c.v, got, err, c.want)
-		}
-	}
-}
-
-// TestLogNormalQuantiles checks that mu and sigma derived from a median and
-// a p99 put those quantiles where they were asked for.
-func TestLogNormalQuantiles(t *testing.T) {
-	d := Dist{Kind: LogNormal, Median: 30, P99: 900}
-	mu, sigma := d.LogNormalParams()
-	ln := distuv.LogNormal{Mu: mu, Sigma: sigma}
-	if got := ln.Quantile(0.5); math.Abs(got-30) > 1e-9 {
-		t.Errorf("median %v, want 30", got)
-	}
-	if got := ln.Quantile(0.99); math.Abs(got-900) > 1e-6 {
-		t.Errorf("p99 %v, want 900", got)
 	}
 }
 

@@ -5,15 +5,15 @@
 // checkpoint (the folder of `simulate run --checkpoint DIR`, with run.json)
 // or a single query checkpoint (a folder with a metadata file), at the last
 // batch of the query's commit log, and never writes to either, so that it
-// works on a read-only copy: the memory store's files are loaded with
-// memstore.Load, Pebble is opened read-only without taking its LOCK file,
-// and a checkpoint a run is writing (its run.lock is held) is refused.
+// works on a read-only copy: each store is opened through its backend's
+// Read (sim/stores: the memory store's files loaded, Pebble opened
+// read-only without taking its LOCK file), and a checkpoint a run is
+// writing (its run.lock is held) is refused.
 package statereader
 
 import (
 	"bytes"
 	"container/heap"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -26,13 +26,12 @@ import (
 
 	"github.com/dedupsim/dedupsim/engines"
 	"github.com/dedupsim/dedupsim/engines/fileio"
-	"github.com/dedupsim/dedupsim/engines/memstore"
-	"github.com/dedupsim/dedupsim/engines/pebblestore"
 	"github.com/dedupsim/dedupsim/generators"
 	"github.com/dedupsim/dedupsim/sim"
 	"github.com/dedupsim/dedupsim/sim/chain"
-	"github.com/dedupsim/dedupsim/sim/runner"
+	"github.com/dedupsim/dedupsim/sim/runfolder"
 	"github.com/dedupsim/dedupsim/sim/scenario"
+	"github.com/dedupsim/dedupsim/sim/stores"
 )
 
 // DefaultLimit is the number of rows listed per operator by default.
@@ -213,7 +212,7 @@ func checkNotInUse(dir string, isRun, isQuery bool) error {
 	if root == "" {
 		return nil
 	}
-	err := fileio.ProbeLock(filepath.Join(root, runner.RunLockFile))
+	err := fileio.ProbeLock(filepath.Join(root, runfolder.LockFile))
 	var le *fileio.LockedError
 	if errors.As(err, &le) {
 		holder := "another process"
@@ -230,7 +229,7 @@ func checkNotInUse(dir string, isRun, isQuery bool) error {
 
 // readRun reads the jobs of a run checkpoint.
 func readRun(dir string, opts Options) (*State, error) {
-	rc, err := runner.ReadRunCheckpoint(dir)
+	rc, err := runfolder.Read(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -269,7 +268,8 @@ func readQuery(dir string, limit int) (*Query, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: query %q: %w", metaPath, meta.Query, err)
 	}
-	if meta.Store != scenario.StoreMemory && meta.Store != scenario.StorePebble {
+	be, err := stores.Lookup(meta.Store, "")
+	if err != nil {
 		return nil, fmt.Errorf("%s: unknown state store %q", metaPath, meta.Store)
 	}
 	nOps := len(plan.Dedups())
@@ -292,7 +292,7 @@ func readQuery(dir string, limit int) (*Query, error) {
 	}
 	version := rec.LastCommitted + 1
 	for op, idx := range plan.Dedups() {
-		o, err := readOperator(cp.StateDir(op), meta.Store, version, plan.Nodes[idx], limit)
+		o, err := readOperator(cp.StateDir(op), be, version, plan.Nodes[idx], limit)
 		if err != nil {
 			return nil, err
 		}
@@ -309,7 +309,7 @@ func planOf(text string) (chain.Plan, error) {
 	if err != nil {
 		return chain.Plan{}, err
 	}
-	return chain.PlanFor(c, generators.Schema())
+	return chain.PlanFor(c, scenario.Schema())
 }
 
 // checkQueryFolder checks that a query checkpoint holds nothing but the
@@ -321,7 +321,7 @@ func checkQueryFolder(dir string, nOps int) error {
 	}
 	for _, e := range ents {
 		switch n := e.Name(); {
-		case n == "metadata" || n == "metadata.tmp":
+		case n == "metadata" || fileio.IsCheckpointTemp(n):
 		case (n == "offsets" || n == "commits" || n == "state") && e.IsDir():
 		default:
 			return fmt.Errorf("%s: not a file of a dedupsim query checkpoint", filepath.Join(dir, n))
@@ -340,7 +340,9 @@ func checkQueryFolder(dir string, nOps int) error {
 	for op := range nOps {
 		d := filepath.Join(state, strconv.Itoa(op))
 		known[filepath.Base(d)] = true
-		known[filepath.Base(pebblestore.CheckpointsDir(d))] = true
+		for _, b := range stores.Beside(d) {
+			known[filepath.Base(b)] = true
+		}
 		hidden = append(hidden, "."+strconv.Itoa(op)+".")
 	}
 	for _, e := range ents {
@@ -354,7 +356,7 @@ func checkQueryFolder(dir string, nOps int) error {
 }
 
 // readOperator reads the state of one dedup operator at version.
-func readOperator(dir, store string, version int64, node chain.Node, limit int) (*Operator, error) {
+func readOperator(dir string, be stores.Backend, version int64, node chain.Node, limit int) (*Operator, error) {
 	o := &Operator{
 		Name:         node.Operator,
 		KeyColumns:   node.KeyNames,
@@ -376,37 +378,25 @@ func readOperator(dir, store string, version int64, node chain.Node, limit int) 
 		}
 		return o, nil
 	}
-	var src engines.Ranger
-	var n int
-	switch store {
-	case scenario.StoreMemory:
-		s, err := memstore.Load(dir, version)
-		if err != nil {
-			return nil, err
-		}
-		src, n = s, s.Len()
-	case scenario.StorePebble:
-		s, err := pebblestore.OpenReadOnly(dir, pebblestore.Options{CacheSize: 1 << 20})
-		if err != nil {
-			return nil, err
-		}
-		defer s.Close()
-		// A process killed between the store's commit and the commit log
-		// leaves the store a batch ahead: Pebble keeps only its latest
-		// state, which is what is shown.
-		if last, ok := s.LastCommitted(); !ok && version > 0 || ok && last != version-1 {
-			o.BatchID = nil
-			have := "no batch"
-			if ok {
-				o.BatchID = &last
-				have = fmt.Sprintf("batch %d", last)
-			}
-			o.Note = fmt.Sprintf("the store holds the state of %s, the commit log ends at batch %d", have, version-1)
-		}
-		src, n = s, s.Len()
+	st, err := be.Read(dir, version)
+	if err != nil {
+		return nil, err
 	}
-	o.NumRows = int64(n)
-	rows, err := listRows(dir, src, node, o.HasExpiresAt, limit)
+	defer st.Store.Close()
+	// A store that keeps only its latest state (Pebble) may be a batch
+	// ahead of the commit log: what it holds is what is shown.
+	if st.HasBatch != (version > 0) || st.HasBatch && st.Batch != version-1 {
+		o.BatchID = nil
+		have := "no batch"
+		if st.HasBatch {
+			last := st.Batch
+			o.BatchID = &last
+			have = fmt.Sprintf("batch %d", last)
+		}
+		o.Note = fmt.Sprintf("the store holds the state of %s, the commit log ends at batch %d", have, version-1)
+	}
+	o.NumRows = int64(st.Store.Len())
+	rows, err := listRows(dir, st.Store, node, o.HasExpiresAt, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -426,81 +416,17 @@ func isEmptyDir(dir string) (bool, error) {
 	return len(ents) == 0, nil
 }
 
-// layout is how a key's bytes split into columns: generated rows encode
-// every column with a fixed width (generators.Batch.AppendKey), 36 bytes
-// for a UUID event_id and 8 big-endian bytes for everything else.
-type layout struct {
-	cols  []int // schema indexes
-	names []string
-	width []int
-	size  int
-}
-
-// layoutFor infers the layout of node's keys from the length n of one: the
-// only unknown is whether event_id is a UUID or an integer.
-func layoutFor(node chain.Node, n int) (layout, error) {
-	l := layout{cols: node.KeyColumns, names: node.KeyNames}
-	fixed, hasID := 0, false
-	for _, c := range node.KeyColumns {
-		if c == generators.ColEventID {
-			hasID = true
-		} else {
-			fixed += 8
+// decode turns a key's columns, as generators.KeyLayout decodes them,
+// into the values shown: timestamps in RFC 3339 (TimeLayout).
+func decode(l generators.KeyLayout, node chain.Node, key []byte) Key {
+	vals := l.Decode(key)
+	cols := generators.Columns()
+	k := make(Key, len(vals))
+	for i, v := range vals {
+		if n, ok := v.(int64); ok && cols[node.KeyColumns[i]].Timestamp {
+			v = formatMicros(n)
 		}
-	}
-	idWidth := 0
-	if hasID {
-		idWidth = n - fixed
-		if idWidth != 36 && idWidth != 8 {
-			return l, fmt.Errorf("a key of %d bytes matches no encoding of columns %s", n, strings.Join(node.KeyNames, ", "))
-		}
-	} else if n != fixed {
-		return l, fmt.Errorf("a key of %d bytes, columns %s take %d", n, strings.Join(node.KeyNames, ", "), fixed)
-	}
-	for _, c := range node.KeyColumns {
-		w := 8
-		if c == generators.ColEventID {
-			w = idWidth
-		}
-		l.width = append(l.width, w)
-	}
-	l.size = n
-	return l, nil
-}
-
-// sortKey returns key with the sign bit of every integer column flipped,
-// so that byte order is the order of the column values (integers and
-// timestamps as numbers, UUIDs as text).
-func (l layout) sortKey(dst, key []byte) []byte {
-	dst = append(dst[:0], key...)
-	off := 0
-	for _, w := range l.width {
-		if w == 8 {
-			dst[off] ^= 0x80
-		}
-		off += w
-	}
-	return dst
-}
-
-// decode splits key into its columns.
-func (l layout) decode(key []byte) Key {
-	k := make(Key, len(l.cols))
-	off := 0
-	for i, c := range l.cols {
-		w := l.width[i]
-		f := key[off : off+w]
-		off += w
-		var v any
-		switch {
-		case c == generators.ColEventID && w == 36:
-			v = string(f)
-		case c == generators.ColEventTime || c == generators.ColIngestTime:
-			v = formatMicros(int64(binary.BigEndian.Uint64(f)))
-		default:
-			v = int64(binary.BigEndian.Uint64(f))
-		}
-		k[i] = Column{Name: l.names[i], Value: v}
+		k[i] = Column{Name: node.KeyNames[i], Value: v}
 	}
 	return k
 }
@@ -534,7 +460,7 @@ func (h *topN) Pop() any {
 // first.
 func listRows(dir string, src engines.Ranger, node chain.Node, hasExpiry bool, limit int) ([]Row, error) {
 	var (
-		l      layout
+		l      generators.KeyLayout
 		seen   bool
 		bad    error
 		h      topN
@@ -542,19 +468,19 @@ func listRows(dir string, src engines.Ranger, node chain.Node, hasExpiry bool, l
 	)
 	err := src.Range(func(key []byte, exp int64) bool {
 		if !seen {
-			if l, bad = layoutFor(node, len(key)); bad != nil {
+			if l, bad = generators.NewKeyLayout(node.KeyColumns, len(key)); bad != nil {
 				return false
 			}
 			seen = true
 		}
-		if len(key) != l.size {
-			bad = fmt.Errorf("keys of %d and %d bytes: not one encoding of columns %s", l.size, len(key), strings.Join(node.KeyNames, ", "))
+		if len(key) != l.Size() {
+			bad = fmt.Errorf("keys of %d and %d bytes: not one encoding of columns %s", l.Size(), len(key), strings.Join(node.KeyNames, ", "))
 			return false
 		}
 		if limit == 0 {
 			return true
 		}
-		sortKb = l.sortKey(sortKb, key)
+		sortKb = l.SortKey(sortKb, key)
 		if limit > 0 && len(h) == limit {
 			if bytes.Compare(sortKb, h[0].sort) >= 0 {
 				return true
@@ -573,7 +499,7 @@ func listRows(dir string, src engines.Ranger, node chain.Node, hasExpiry bool, l
 	slices.SortFunc(h, func(a, b entry) int { return bytes.Compare(a.sort, b.sort) })
 	rows := make([]Row, len(h))
 	for i, e := range h {
-		rows[i].Key = l.decode(e.key)
+		rows[i].Key = decode(l, node, e.key)
 		if hasExpiry && e.exp != engines.NoExpiry {
 			rows[i].ExpiresAt = formatMicros(e.exp)
 		}

@@ -1,8 +1,0 @@
-//go:build !unix
-
-package engines_test
-
-import "time"
-
-// processCPU is not measured on this platform: the cpu- metrics read 0.
-func processCPU() time.Duration { return 0 }

@@ -1,0 +1,201 @@
+// Package interval parses the time spans dedupsim accepts, in two
+// grammars that must not be confused:
+//
+//   - ParseSpark is the delay of a withWatermark inside a query: exactly
+//     what Spark 3.5's Dataset.withWatermark accepts (IntervalUtils
+//     .fromIntervalString, see StringToInterval and the SQL literal forms)
+//     and nothing else, so that a query dedupsim runs is one Spark runs,
+//     with the same delay in milliseconds (EventTimeWatermark.getDelayMs:
+//     a month counts 31 days, microseconds below a millisecond dropped).
+//     "10 s", "10 sec", "10 min", "1 h", "10ms", "10seconds" and "1.5
+//     minutes" are rejected, with Spark's error class in the message.
+//   - Parse is a scenario's own durations (trigger, duration, sweep
+//     delays, distribution parameters): friendly forms, Go durations
+//     ("90s", "1h30m"), days ("7d", "1d12h") and unit words ("20 minutes",
+//     "10 min", "1.5 hours").
+//
+// Where dedupsim writes a delay into a query itself (a sweep replacing a
+// query's delay), it renders it in units ParseSpark accepts.
+//
+// It is a leaf: it imports nothing of the module, so that every layer may
+// use it (the generators' configuration prints its durations with Format,
+// reports format spans with it) without breaking the one-way import map
+// of docs/architecture.md.
+package interval
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+	"strings"
+	"time"
+)
+
+// Millisecond-denominated unit sizes, as Spark's IntervalUtils counts them.
+const (
+	msPerSecond = int64(1000)
+	msPerMinute = 60 * msPerSecond
+	msPerHour   = 60 * msPerMinute
+	msPerDay    = 24 * msPerHour
+	msPerWeek   = 7 * msPerDay
+	msPerMonth  = 31 * msPerDay // Spark: "We define month as `31 days`".
+	msPerYear   = 12 * msPerMonth
+)
+
+// wordMicros maps every unit spelling of Parse's word form to its size in
+// microseconds, so that fractional values ("1.5 hours") stay exact until
+// the final truncation to milliseconds. It is deliberately wider than
+// Spark's grammar: it is for scenario files, never for queries.
+var wordMicros = map[string]int64{
+	"microsecond": 1, "microseconds": 1, "us": 1,
+	"millisecond": 1000, "milliseconds": 1000, "ms": 1000,
+	"second": 1000 * msPerSecond, "seconds": 1000 * msPerSecond, "sec": 1000 * msPerSecond, "secs": 1000 * msPerSecond, "s": 1000 * msPerSecond,
+	"minute": 1000 * msPerMinute, "minutes": 1000 * msPerMinute, "min": 1000 * msPerMinute, "mins": 1000 * msPerMinute,
+	"hour": 1000 * msPerHour, "hours": 1000 * msPerHour, "h": 1000 * msPerHour,
+	"day": 1000 * msPerDay, "days": 1000 * msPerDay, "d": 1000 * msPerDay,
+	"week": 1000 * msPerWeek, "weeks": 1000 * msPerWeek,
+	"month": 1000 * msPerMonth, "months": 1000 * msPerMonth,
+	"year": 1000 * msPerYear, "years": 1000 * msPerYear,
+}
+
+// ErrEmpty is returned for an empty duration.
+var ErrEmpty = errors.New("empty interval")
+
+// parseWords parses Parse's word form: "20 minutes", "1 minute 30 seconds",
+// "interval 2 hours", "10 min", "1.5 hours", "10seconds", in whole
+// milliseconds. Negative totals are rejected.
+func parseWords(s string) (int64, error) {
+	fields := strings.Fields(strings.ToLower(strings.TrimSpace(s)))
+	if len(fields) > 0 && fields[0] == "interval" {
+		fields = fields[1:]
+	}
+	if len(fields) == 0 {
+		return 0, fmt.Errorf("%q: %w: want a number and a unit, e.g. \"10 seconds\"", s, ErrEmpty)
+	}
+	// Accept "10seconds" and "10 seconds" alike by splitting glued tokens.
+	var toks []string
+	for _, f := range fields {
+		i := 0
+		for i < len(f) && (f[i] == '-' || f[i] == '+' || f[i] == '.' || (f[i] >= '0' && f[i] <= '9')) {
+			i++
+		}
+		if i > 0 && i < len(f) {
+			toks = append(toks, f[:i], f[i:])
+		} else {
+			toks = append(toks, f)
+		}
+	}
+	if len(toks)%2 != 0 {
+		return 0, fmt.Errorf("%q: want pairs of a number and a unit, e.g. \"1 minute 30 seconds\"", s)
+	}
+	total := new(big.Rat)
+	for i := 0; i < len(toks); i += 2 {
+		num, unit := toks[i], toks[i+1]
+		size, ok := wordMicros[unit]
+		if !ok {
+			return 0, fmt.Errorf("%q: unknown unit %q (want milliseconds, seconds, minutes, hours, days or weeks)", s, unit)
+		}
+		v, ok := new(big.Rat).SetString(num)
+		if !ok || strings.ContainsAny(num, "eE/") {
+			return 0, fmt.Errorf("%q: %q is not a number", s, num)
+		}
+		total.Add(total, v.Mul(v, new(big.Rat).SetInt64(size)))
+	}
+	if total.Sign() < 0 {
+		return 0, fmt.Errorf("%q: a duration must not be negative", s)
+	}
+	micros := new(big.Int).Quo(total.Num(), total.Denom())
+	ms := micros.Quo(micros, big.NewInt(1000))
+	if !ms.IsInt64() || ms.Int64() > math.MaxInt64/1000 {
+		return 0, fmt.Errorf("%q: interval too large", s)
+	}
+	return ms.Int64(), nil
+}
+
+// Parse parses a scenario duration in any friendly form: a Go duration
+// ("90s", "1h30m", "250ms"), a Go duration with days ("7d", "1d12h"), or
+// unit words ("20 minutes", "interval 1 hour", "10 min"). A bare "0" is
+// zero. Negative durations are returned as such; callers decide whether
+// they are allowed. It is not the grammar of a query's delay (ParseSpark).
+func Parse(s string) (time.Duration, error) {
+	t := strings.TrimSpace(s)
+	if t == "" {
+		return 0, fmt.Errorf("%w: want a duration such as 90s, 20m, 1h30m, 7d or \"20 minutes\"", ErrEmpty)
+	}
+	if t == "0" {
+		return 0, nil
+	}
+	if d, err := time.ParseDuration(t); err == nil {
+		return d, nil
+	}
+	if d, ok := parseWithDays(t); ok {
+		return d, nil
+	}
+	neg := strings.HasPrefix(t, "-")
+	ms, err := parseWords(strings.TrimPrefix(t, "-"))
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a duration: want a Go duration (90s, 1h30m), days (7d) or a Spark interval (\"20 minutes\")", s)
+	}
+	if ms > math.MaxInt64/int64(time.Millisecond) {
+		return 0, fmt.Errorf("%q: duration too large", s)
+	}
+	d := time.Duration(ms) * time.Millisecond
+	if neg {
+		d = -d
+	}
+	return d, nil
+}
+
+// parseWithDays accepts a Go duration whose leading component is in days,
+// such as "7d" or "1d12h30m".
+func parseWithDays(s string) (time.Duration, bool) {
+	neg := strings.HasPrefix(s, "-")
+	body := strings.TrimPrefix(strings.TrimPrefix(s, "-"), "+")
+	i := 0
+	for i < len(body) && (body[i] == '.' || (body[i] >= '0' && body[i] <= '9')) {
+		i++
+	}
+	if i == 0 || i >= len(body) || body[i] != 'd' {
+		return 0, false
+	}
+	days, ok := new(big.Rat).SetString(body[:i])
+	if !ok {
+		return 0, false
+	}
+	days.Mul(days, new(big.Rat).SetInt64(int64(24*time.Hour)))
+	if !days.IsInt() || !days.Num().IsInt64() {
+		return 0, false
+	}
+	d := time.Duration(days.Num().Int64())
+	if rest := body[i+1:]; rest != "" {
+		r, err := time.ParseDuration(rest)
+		if err != nil || r < 0 {
+			return 0, false
+		}
+		d += r
+	}
+	if neg {
+		d = -d
+	}
+	return d, true
+}
+
+// Format renders d compactly for humans and file names: whole days as "7d",
+// otherwise Go's form without zero trailing units ("20m", "1h30m", "90ms").
+func Format(d time.Duration) string {
+	if d == 0 {
+		return "0s"
+	}
+	if d%(24*time.Hour) == 0 {
+		return fmt.Sprintf("%dd", d/(24*time.Hour))
+	}
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}

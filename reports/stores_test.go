@@ -1,0 +1,75 @@
+package reports
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dedupsim/dedupsim/metrics"
+)
+
+// storeBench is a stores.json of the single-run fixture's queries on both
+// backends.
+func storeBench(s *metrics.Summary) *metrics.StoreBench {
+	sb := &metrics.StoreBench{Format: metrics.StoresFormat, Scenario: "toy", Seed: s.Seed, Identical: true,
+		Machine: metrics.StoreMachine{GOOS: "linux", GOARCH: "amd64", CPUs: 2, GOMAXPROCS: 2, GoVersion: "go1.26"}}
+	heap, disk, mem := int64(30<<20), int64(55<<20), int64(32<<20)
+	for _, q := range s.Queries {
+		sb.Runs = append(sb.Runs,
+			metrics.StoreRun{Query: q.Name, Store: "memory", InputRows: q.InputRows, Batches: q.Batches, EngineSeconds: 0.5, CommitSeconds: 0.1,
+				EventsPerSecond: 500000, PeakStateRows: q.PeakStateRows, ModelPeakBytes: q.PeakStateBytes, GoHeapPeakBytes: &heap,
+				CheckpointBytes: 1 << 20, CheckpointBytesPerBatch: 1000, RecoverySeconds: 0.2, RecoveredRows: q.FinalStateRows},
+			metrics.StoreRun{Query: q.Name, Store: "pebble", InputRows: q.InputRows, Batches: q.Batches, EngineSeconds: 5, CommitSeconds: 1,
+				EventsPerSecond: 60000, PeakStateRows: q.PeakStateRows, ModelPeakBytes: q.PeakStateBytes, DiskPeakBytes: &disk,
+				MemTablePeakBytes: &mem, CheckpointBytes: 1 << 19, CheckpointBytesPerBatch: 500, RecoverySeconds: 0.05, RecoveredRows: q.FinalStateRows})
+	}
+	return sb
+}
+
+// TestRenderStoreSection renders a results folder that holds a
+// stores.json: the report gains the store comparison (its own files, a
+// section before the charts in report.md and report.html), and rendering
+// again gives the same files.
+func TestRenderStoreSection(t *testing.T) {
+	s, ts := singleRun(t)
+	dir := writeResults(t, s, ts)
+	if err := metrics.WriteStoreBench(dir, storeBench(s)); err != nil {
+		t.Fatal(err)
+	}
+	if err := Render(dir); err != nil {
+		t.Fatal(err)
+	}
+	read := func(name string) string {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data)
+	}
+	md := read("report.md")
+	for _, want := range []string{"## State store backends", "![State store backends](stores.png)", "| pebble "} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+	if i, j := strings.Index(md, "## State store backends"), strings.Index(md, "## Charts"); i < 0 || j < i {
+		t.Errorf("the store section is not before the charts")
+	}
+	if !strings.Contains(read("report.html"), "<h2>State store backends</h2>") {
+		t.Error("report.html lacks the store section")
+	}
+	smd := read("stores.md")
+	for _, want := range []string{"wall", "machine-dependent", "query at a time", "recovery", "Where the engine time went"} {
+		if !strings.Contains(smd, want) {
+			t.Errorf("stores.md does not say %q", want)
+		}
+	}
+	before := read("stores.svg")
+	if err := Render(dir); err != nil {
+		t.Fatal(err)
+	}
+	if read("report.md") != md || read("stores.svg") != before {
+		t.Error("rendering twice changed report.md or stores.svg")
+	}
+}

@@ -1,0 +1,31 @@
+package chain
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/dedupsim/dedupsim/engines/fileio"
+)
+
+// ParseColumns reads a schema written as name[:timestamp],... (explain's
+// --columns): "id,ts:timestamp,payload" is three columns, ts a timestamp.
+// Its errors echo the text as --columns.
+func ParseColumns(s string) (Schema, error) {
+	var out Schema
+	for _, f := range strings.Split(s, ",") {
+		name, typ, _ := strings.Cut(strings.TrimSpace(f), ":")
+		if name == "" {
+			return nil, fmt.Errorf("--columns %s: empty column name", fileio.Quote(s))
+		}
+		c := Column{Name: name}
+		switch strings.ToLower(typ) {
+		case "":
+		case "timestamp":
+			c.Type = Timestamp
+		default:
+			return nil, fmt.Errorf("--columns %s: column %s: unknown type %s (want timestamp or nothing)", fileio.Quote(s), fileio.Show(name), fileio.Quote(typ))
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}

@@ -1,0 +1,137 @@
+package sim_test
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// module is the module path of dedupsim.
+const module = "github.com/dedupsim/dedupsim"
+
+// folderImports is the one-way map of the top folders: which other top
+// folders the packages of each may import. A package may always import
+// the packages of its own folder, and the leaves.
+var folderImports = map[string][]string{
+	"cmd":        {"sim", "reports"},
+	"sim":        {"generators", "engines", "metrics"},
+	"metrics":    {"generators", "engines"},
+	"reports":    {"metrics"},
+	"generators": {},
+	"engines":    {},
+}
+
+// leaves are the packages every folder may import (they import nothing of
+// the module), except the folders listed against them, which reach them
+// through the layers below instead.
+var leaves = map[string][]string{
+	"engines/interval": {},
+	"engines/fileio":   {"cmd", "reports"},
+}
+
+// TestImportMap checks every import of every Go file of the module, tests
+// included, against the one-way map of the folders (folderImports) and
+// lists each import that breaks it as "file: package -> import".
+func TestImportMap(t *testing.T) {
+	root := moduleRoot(t)
+	var bad []string
+	files := 0
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if n := d.Name(); p != root && (n == "testdata" || n == "results" || strings.HasPrefix(n, ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") {
+			return nil
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			return err
+		}
+		files++
+		pkg := filepath.ToSlash(filepath.Dir(rel))
+		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		for _, im := range f.Imports {
+			target, err := strconv.Unquote(im.Path.Value)
+			if err != nil {
+				return err
+			}
+			if target != module && !strings.HasPrefix(target, module+"/") {
+				continue
+			}
+			target = strings.TrimPrefix(strings.TrimPrefix(target, module), "/")
+			if why := breaks(pkg, target); why != "" {
+				bad = append(bad, filepath.ToSlash(rel)+": "+pkg+" -> "+target+" ("+why+")")
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files < 100 {
+		t.Fatalf("found only %d Go files under %s", files, root)
+	}
+	for _, b := range bad {
+		t.Error(b)
+	}
+}
+
+// breaks says why the package pkg may not import target, or "".
+func breaks(pkg, target string) string {
+	folder := func(p string) string { f, _, _ := strings.Cut(p, "/"); return f }
+	from, to := folder(pkg), folder(target)
+	if _, ok := leaves[pkg]; ok {
+		return "a leaf imports nothing of the module"
+	}
+	if not, ok := leaves[target]; ok {
+		if slices.Contains(not, from) {
+			return from + " reaches " + path.Base(target) + " through the layers below"
+		}
+		return ""
+	}
+	if from == to {
+		return ""
+	}
+	allowed, ok := folderImports[from]
+	if !ok {
+		return "folder " + from + " is not in the map"
+	}
+	if !slices.Contains(allowed, to) {
+		return from + " may import only " + strings.Join(append([]string{from}, allowed...), ", ") + " and the leaves"
+	}
+	return ""
+}
+
+// moduleRoot returns the folder holding go.mod.
+func moduleRoot(t *testing.T) string {
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			t.Fatal("no go.mod above the test's folder")
+		}
+		dir = up
+	}
+}

@@ -1,0 +1,224 @@
+package plan
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/dedupsim/dedupsim/metrics"
+)
+
+// JSONResult is the --json form of a plan.
+type JSONResult struct {
+	Query string `json:"query"`
+	// RecommendedDelaySeconds is null when no delay meets the targets.
+	RecommendedDelaySeconds *float64 `json:"recommendedDelaySeconds"`
+	// Predicted is the closed-form model's peak state; null values when
+	// state is unbounded or the query is outside the model.
+	Predicted struct {
+		PeakStateRows  *int64 `json:"peakStateRows"`
+		PeakStateBytes *int64 `json:"peakStateBytes"`
+	} `json:"predicted"`
+	// Simulated is the simulation at the reported delay.
+	Simulated struct {
+		MissedRate     float64 `json:"missedRate"`
+		FalseDropRate  float64 `json:"falseDropRate"`
+		PeakStateRows  int64   `json:"peakStateRows"`
+		PeakStateBytes int64   `json:"peakStateBytes"`
+	} `json:"simulated"`
+	Reason string `json:"reason"`
+}
+
+// JSON returns the plan as `simulate plan --json` prints it. State values
+// are at the production rate when one was given.
+func (r *Result) JSON() JSONResult {
+	var j JSONResult
+	j.Query = r.Query
+	if r.Recommended != nil {
+		s := r.Recommended.Seconds()
+		j.RecommendedDelaySeconds = &s
+	}
+	if v, ok := r.PredictedRows(); ok {
+		n := int64(math.Round(v))
+		j.Predicted.PeakStateRows = &n
+	}
+	if v, ok := r.PredictedBytes(); ok {
+		n := int64(math.Round(v))
+		j.Predicted.PeakStateBytes = &n
+	}
+	j.Simulated.MissedRate = r.Point.Summary.MissedDuplicateRate
+	j.Simulated.FalseDropRate = r.Point.Summary.FalseDropRate
+	j.Simulated.PeakStateRows = int64(math.Round(r.SimulatedRows()))
+	j.Simulated.PeakStateBytes = int64(math.Round(r.SimulatedBytes()))
+	j.Reason = r.Reason
+	return j
+}
+
+// WriteJSON writes the plan's JSON form, indented, with a final newline.
+func (r *Result) WriteJSON(w io.Writer) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(r.JSON()); err != nil {
+		return fmt.Errorf("plan JSON: %w", err)
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// WriteText writes the plan as a short block for a terminal: the
+// recommendation, the model beside the simulation, why, and the notes.
+func (r *Result) WriteText(w io.Writer, file string, seed uint64) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "plan for %s in %s (seed %d)\n", r.Query, file, seed)
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "  query\t%s\n", r.QueryText)
+	fmt.Fprintf(tw, "  targets\tmissed duplicates <= %s, false drops <= %s", metrics.FormatPercent(r.Targets.MaxMissedRate), metrics.FormatPercent(r.Targets.MaxFalseDropRate))
+	if r.Targets.MemoryBudget > 0 {
+		fmt.Fprintf(tw, ", peak state <= %s", formatBytes(float64(r.Targets.MemoryBudget)))
+	}
+	fmt.Fprintln(tw)
+	at := "as written"
+	switch {
+	case r.Recommended != nil:
+		fmt.Fprintf(tw, "  delay\t%s recommended (%d delays simulated, resolution %s)\n", fmtDelay(*r.Recommended), len(r.Points), fmtDelay(max(r.Resolution, time.Second)))
+		at = "at " + fmtDelay(*r.Recommended)
+	case r.BudgetExceeded && r.Point.HasDelay:
+		fmt.Fprintf(tw, "  delay\tnone: %s meets the rates but not the budget\n", fmtDelay(r.Point.Delay))
+		at = "at " + fmtDelay(r.Point.Delay)
+	case r.Point.HasDelay:
+		fmt.Fprintf(tw, "  delay\tnone meets the targets (%d delays simulated, %s to %s)\n", len(r.Points), fmtDelay(r.Points[0].Delay), fmtDelay(r.Points[len(r.Points)-1].Delay))
+		at = "at " + fmtDelay(r.Point.Delay) + " (as written)"
+	default:
+		fmt.Fprintf(tw, "  delay\tnone: no watermark reaches the dedup\n")
+	}
+	if r.ModelOK {
+		fmt.Fprintf(tw, "  key horizon\t%s\n", horizonText(r))
+	}
+	tw.Flush()
+	fmt.Fprintln(&b)
+
+	tw = tabwriter.NewWriter(&b, 0, 0, 3, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "  %s\tmodel (estimate)\tsimulation\t\n", at)
+	q := r.Point.Summary
+	mod := func(f func() string) string {
+		if !r.ModelOK {
+			return "-"
+		}
+		return f()
+	}
+	fmt.Fprintf(tw, "  missed duplicates\t%s\t%s\t\n", mod(func() string { return metrics.FormatPercent(r.Model.MissedRate) }), metrics.FormatPercent(q.MissedDuplicateRate))
+	fmt.Fprintf(tw, "  false drops\t%s\t%s\t\n", mod(func() string { return metrics.FormatPercent(r.Model.FalseDropRate) }), metrics.FormatPercent(q.FalseDropRate))
+	rows, bytes := "-", "-"
+	if v, ok := r.PredictedRows(); ok {
+		rows = fmtCount(v)
+		bv, _ := r.PredictedBytes()
+		bytes = formatBytes(bv)
+	} else if r.ModelOK && r.Model.Unbounded {
+		rows, bytes = "unbounded", "unbounded"
+	}
+	fmt.Fprintf(tw, "  peak state rows\t%s\t%s\t\n", rows, fmtCount(r.SimulatedRows()))
+	fmt.Fprintf(tw, "  peak state bytes\t%s\t%s\t\n", bytes, formatBytes(r.SimulatedBytes()))
+	tw.Flush()
+	fmt.Fprintln(&b)
+	fmt.Fprintf(&b, "  why: %s\n", r.Reason)
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "  note: %s\n", n)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// horizonText describes how long a key is kept, in event time.
+func horizonText(r *Result) string {
+	if r.Model.Unbounded {
+		return "unbounded: keys are never evicted"
+	}
+	h := fmtDelay(secs(r.Model.HorizonSeconds))
+	switch r.Shape {
+	case WithinWatermark:
+		return "about 2 x delay + trigger = " + h + " of event time per key"
+	case PairKeyed:
+		return "about delay + trigger = " + h + " of event time per key"
+	}
+	return h
+}
+
+// fmtCount renders a count with thousands separators.
+func fmtCount(v float64) string {
+	if math.IsInf(v, 0) || math.IsNaN(v) {
+		return "unbounded"
+	}
+	n := int64(math.Round(v))
+	neg := n < 0
+	if neg {
+		n = -n
+	}
+	s := strconv.FormatInt(n, 10)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// formatBytes renders a byte count like metrics.FormatBytes, and
+// "unbounded" for the model's infinite state.
+func formatBytes(v float64) string {
+	if math.IsInf(v, 0) || math.IsNaN(v) {
+		return "unbounded"
+	}
+	return metrics.FormatBytes(int64(v))
+}
+
+// ParseSize parses a memory size: a number of bytes with an optional
+// unit, binary (KiB, MiB, GiB, TiB; also Ki, Mi, Gi, Ti) or decimal (KB,
+// MB, GB, TB), case-insensitive: "4GiB", "512MiB", "1.5GB", "1000000".
+func ParseSize(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	i := len(t)
+	for i > 0 && (t[i-1] < '0' || t[i-1] > '9') && t[i-1] != '.' {
+		i--
+	}
+	num, unit := strings.TrimSpace(t[:i]), strings.ToLower(strings.TrimSpace(t[i:]))
+	mult := map[string]float64{
+		"": 1, "b": 1,
+		"kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40,
+		"ki": 1 << 10, "mi": 1 << 20, "gi": 1 << 30, "ti": 1 << 40,
+		"kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12,
+	}[unit]
+	v, err := strconv.ParseFloat(num, 64)
+	if mult == 0 || err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 || v*mult >= math.MaxInt64 {
+		return 0, fmt.Errorf("%q: want a size above 0 such as 512MiB, 4GiB or 2GB", s)
+	}
+	return int64(math.Round(v * mult)), nil
+}
+
+// ParseShare parses a rate target: a fraction in [0, 1] ("0.001") or a
+// percentage ("0.1%").
+func ParseShare(s string) (float64, error) {
+	t := strings.TrimSpace(s)
+	div := 1.0
+	if strings.HasSuffix(t, "%") {
+		t, div = strings.TrimSpace(strings.TrimSuffix(t, "%")), 100
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	v /= div
+	if err != nil || math.IsNaN(v) || v < 0 || v > 1 {
+		return 0, fmt.Errorf("%q: want a rate between 0 and 1, such as 0.001 or 0.1%%", s)
+	}
+	return v, nil
+}

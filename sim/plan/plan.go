@@ -1,0 +1,757 @@
+// Package plan is dedupsim's capacity planner: it finds, by simulation,
+// the smallest watermark delay at which one query of a scenario meets a
+// missed-duplicate and a false-drop target, checks the state that delay
+// needs against a memory budget, and sets the closed-form estimate of
+// reports (EstimateModel) beside the simulated values.
+//
+// # Search
+//
+// The candidates are a fixed grid of delays (1s, 2s, 5s, 10s, 20s, 30s,
+// 1m, 2m, 3m, 5m, 7m, 10m, 15m, 20m, 30m, 45m, 1h, ... up to the
+// scenario's duration), simulated four at a time in increasing order up
+// to the first that meets the targets, starting from the largest delay
+// the closed-form model says fails by a wide margin (and walking back down
+// if that one already passes, so that the delay below the first passing
+// one is always simulated and fails); then the interval between the last
+// failing and the first passing delay is split by three evenly spaced
+// delays (whole seconds) per round until it is at most max(1s, 1% of the
+// passing delay) wide. Like any bisection it assumes the rates fall as the
+// delay grows. Each round is one runner.Run of the scenario
+// restricted to the query with a sweep block of the round's delays, so the
+// jobs run in parallel on all workers and, the rounds being fixed by the
+// results alone, the recommendation does not depend on the number of
+// workers.
+//
+// The rates the targets bound (missed duplicates per true duplicate,
+// false drops per logical event) do not depend on the traffic's rate;
+// state does, linearly, which is how a production rate other than the
+// scenario's is planned: the state is scaled, the rates kept.
+//
+// This package runs simulations; the rest of reports only reads results.
+package plan
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/dedupsim/dedupsim/engines/interval"
+	"github.com/dedupsim/dedupsim/metrics"
+	"github.com/dedupsim/dedupsim/sim/runner"
+	"github.com/dedupsim/dedupsim/sim/scenario"
+)
+
+// Targets are what a plan must meet.
+type Targets struct {
+	// MaxMissedRate bounds missed duplicates / true duplicates.
+	MaxMissedRate float64
+	// MaxFalseDropRate bounds false drops / logical events.
+	MaxFalseDropRate float64
+	// MemoryBudget, when above 0, bounds peak state bytes (at the
+	// production rate when one is given).
+	MemoryBudget int64
+	// ProductionRate, when above 0, is the rate of originals per second
+	// to size state for; state is scaled linearly from the scenario's.
+	ProductionRate float64
+}
+
+// DefaultTargets are the targets when none are given: at most 0.1% of
+// duplicates missed and 0.01% of events lost.
+var DefaultTargets = Targets{MaxMissedRate: 0.001, MaxFalseDropRate: 0.0001}
+
+// Options configure a search.
+type Options struct {
+	// Workers is the number of simulations run at once [GOMAXPROCS]; the
+	// result does not depend on it.
+	Workers int
+	// Progress, if set, receives the simulated seconds, as runner's.
+	Progress runner.Progress
+}
+
+// Point is one simulated delay.
+type Point struct {
+	// Delay is the watermark delay; 0 with HasDelay false for a query
+	// the delay does not apply to.
+	Delay    time.Duration
+	HasDelay bool
+	// Summary is the simulation's summary of the query at that delay.
+	Summary metrics.QuerySummary
+	// Meets is true when the rates meet the targets.
+	Meets bool
+}
+
+// Result is a plan.
+type Result struct {
+	// Query is the query's name and QueryText its chain at Point's delay.
+	Query, QueryText string
+	// Shape is how the model classifies the query.
+	Shape QueryShape
+	// Targets are the targets planned for.
+	Targets Targets
+	// Recommended is the smallest delay meeting the targets (and the
+	// budget); nil when none does.
+	Recommended *time.Duration
+	// Point is the simulation the result reports: at the recommended
+	// delay; with a failed budget, at the smallest delay meeting the
+	// rates; when unreachable, at the query's own delay as written.
+	Point Point
+	// Model is the closed-form estimate at Point's delay; ModelOK is
+	// false when the query is outside the model (several dedups).
+	Model   ModelEstimate
+	ModelOK bool
+	// ScenarioRate is the scenario's (peak) rate of originals and Scale
+	// the factor applied to state: ProductionRate / ScenarioRate, or 1.
+	ScenarioRate, Scale float64
+	// Reason says in plain words why this is the answer.
+	Reason string
+	// Notes are caveats worth printing.
+	Notes []string
+	// Points are every simulated delay, in increasing order.
+	Points []Point
+	// Resolution is the width of the final bisection interval.
+	Resolution time.Duration
+	// BudgetExceeded is true when the rate targets are met but not within
+	// the memory budget.
+	BudgetExceeded bool
+}
+
+// PredictedRows and PredictedBytes return the model's peak state at the
+// planned rate; ok is false when it is unbounded or outside the model.
+func (r *Result) PredictedRows() (float64, bool) {
+	if !r.ModelOK || r.Model.Unbounded {
+		return 0, false
+	}
+	return r.Model.PeakStateRows * r.Scale, true
+}
+
+// PredictedBytes returns the model's peak state bytes at the planned rate.
+func (r *Result) PredictedBytes() (float64, bool) {
+	if !r.ModelOK || r.Model.Unbounded {
+		return 0, false
+	}
+	return r.Model.PeakStateBytes * r.Scale, true
+}
+
+// SimulatedRows returns the simulated peak state rows at the planned rate.
+func (r *Result) SimulatedRows() float64 {
+	return float64(r.Point.Summary.PeakStateRows) * r.Scale
+}
+
+// SimulatedBytes returns the simulated peak state bytes at the planned
+// rate.
+func (r *Result) SimulatedBytes() float64 {
+	return float64(r.Point.Summary.PeakStateBytes) * r.Scale
+}
+
+// QueryNotFoundError is returned for a query name the scenario lacks.
+type QueryNotFoundError struct {
+	Name, File string
+	// Names are the scenario's query names.
+	Names []string
+}
+
+func (e *QueryNotFoundError) Error() string {
+	return fmt.Sprintf("no query %q in %s; its queries are: %s", e.Name, e.File, strings.Join(e.Names, ", "))
+}
+
+// gridDelays are the coarse candidates, before the cut at the duration.
+var gridDelays = func() []time.Duration {
+	s, m, h, d := time.Second, time.Minute, time.Hour, 24*time.Hour
+	return []time.Duration{
+		1 * s, 2 * s, 5 * s, 10 * s, 20 * s, 30 * s,
+		1 * m, 2 * m, 3 * m, 5 * m, 7 * m, 10 * m, 15 * m, 20 * m, 30 * m, 45 * m,
+		1 * h, 90 * m, 2 * h, 3 * h, 4 * h, 6 * h, 8 * h, 12 * h, 18 * h,
+		1 * d, 36 * h, 2 * d, 3 * d, 4 * d, 5 * d, 7 * d, 10 * d, 14 * d, 21 * d, 30 * d,
+	}
+}()
+
+// gridChunk is how many grid delays are simulated per round.
+const gridChunk = 4
+
+// Grid returns the coarse candidate delays for sc: the grid up to the
+// scenario's duration.
+func Grid(sc *scenario.Scenario) []time.Duration {
+	var out []time.Duration
+	for _, d := range gridDelays {
+		if d <= sc.Duration.Std() {
+			out = append(out, d)
+		}
+	}
+	if len(out) == 0 {
+		out = []time.Duration{time.Second}
+	}
+	return out
+}
+
+// Search plans the watermark delay of the query named query on sc.
+func Search(ctx context.Context, sc *scenario.Scenario, query string, t Targets, opts Options) (*Result, error) {
+	if err := t.validate(); err != nil {
+		return nil, err
+	}
+	qi := -1
+	var names []string
+	for i, q := range sc.Queries {
+		names = append(names, q.Name)
+		if q.Name == query {
+			qi = i
+		}
+	}
+	if qi < 0 {
+		return nil, &QueryNotFoundError{Name: query, File: sc.File, Names: names}
+	}
+	info, err := classify(sc, sc.Queries[qi].Query)
+	if err != nil {
+		return nil, fmt.Errorf("queries[%d].query: %w", qi, err)
+	}
+	rate := PeakRate(sc)
+	if rate <= 0 {
+		return nil, fmt.Errorf("%s: workload: no originals at any rate: nothing to plan", sc.File)
+	}
+	s := &searcher{ctx: ctx, sc: sc, q: sc.Queries[qi], info: info, t: t, opts: opts, seen: map[time.Duration]Point{}}
+	res := &Result{Query: query, Shape: info.shape, Targets: t, ScenarioRate: rate, Scale: 1}
+	if t.ProductionRate > 0 {
+		res.Scale = t.ProductionRate / rate
+	}
+	if s.progress() != nil {
+		s.progress().Start(s.estimateTotal())
+	}
+	if !info.delayMatters {
+		err = s.planNoDelay(res)
+	} else {
+		err = s.search(res)
+	}
+	if err != nil {
+		return nil, err
+	}
+	res.Points = s.points()
+	res.QueryText = res.Point.Summary.Query
+	if res.Point.HasDelay || !info.delayMatters {
+		d := res.Point.Delay.Seconds()
+		if res.Model, res.ModelOK, err = info.estimate(WorkloadOf(sc), d); err != nil {
+			return nil, err
+		}
+	}
+	s.notes(res)
+	if !strings.HasSuffix(res.Reason, ".") {
+		res.Reason += "."
+	}
+	return res, nil
+}
+
+func (t Targets) validate() error {
+	check := func(name string, v float64) error {
+		if math.IsNaN(v) || v < 0 || v > 1 {
+			return fmt.Errorf("%s %v: want a rate between 0 and 1", name, v)
+		}
+		return nil
+	}
+	if err := check("max missed rate", t.MaxMissedRate); err != nil {
+		return err
+	}
+	if err := check("max false-drop rate", t.MaxFalseDropRate); err != nil {
+		return err
+	}
+	if t.MemoryBudget < 0 {
+		return fmt.Errorf("memory budget %d: want at least 0", t.MemoryBudget)
+	}
+	if t.ProductionRate < 0 || math.IsNaN(t.ProductionRate) || math.IsInf(t.ProductionRate, 0) {
+		return fmt.Errorf("production rate %v: want above 0", t.ProductionRate)
+	}
+	return nil
+}
+
+type searcher struct {
+	ctx  context.Context
+	sc   *scenario.Scenario
+	q    scenario.Query
+	info queryInfo
+	t    Targets
+	opts Options
+	seen map[time.Duration]Point
+}
+
+func (s *searcher) progress() runner.Progress { return s.opts.Progress }
+
+// estimateTotal guesses the simulated seconds of the whole search: a
+// chunk of the grid and three bisection rounds of three.
+func (s *searcher) estimateTotal() float64 {
+	return float64(gridChunk+9) * s.sc.Duration.Std().Seconds()
+}
+
+// meets reports whether a summary meets the rate targets.
+func (s *searcher) meets(q metrics.QuerySummary) bool {
+	return q.MissedDuplicateRate <= s.t.MaxMissedRate && q.FalseDropRate <= s.t.MaxFalseDropRate
+}
+
+// run simulates the query at each delay not simulated yet.
+func (s *searcher) run(delays []time.Duration) error {
+	var todo []interval.Duration
+	for _, d := range delays {
+		if _, ok := s.seen[d]; !ok && !slices.Contains(todo, interval.Duration(d)) {
+			todo = append(todo, interval.Duration(d))
+		}
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	sc := *s.sc
+	sc.Queries = []scenario.Query{s.q}
+	sc.Sweep = &scenario.Sweep{Delay: todo}
+	res, err := runner.Run(s.ctx, &sc, runner.Options{Workers: s.opts.Workers, Progress: roundProgress{s.opts.Progress}})
+	if err != nil {
+		return fmt.Errorf("simulating %s at %s: %w", s.q.Name, delayList(todo), err)
+	}
+	// The plan reads the summary only.
+	if err := res.Close(); err != nil {
+		return err
+	}
+	if len(res.Summary.Queries) != len(todo) {
+		return fmt.Errorf("simulating %s: %d results for %d delays", s.q.Name, len(res.Summary.Queries), len(todo))
+	}
+	for i, d := range todo {
+		q := res.Summary.Queries[i]
+		s.seen[d.Std()] = Point{Delay: d.Std(), HasDelay: true, Summary: q, Meets: s.meets(q)}
+	}
+	return nil
+}
+
+func delayList(ds []interval.Duration) string {
+	var parts []string
+	for _, d := range ds {
+		parts = append(parts, d.String())
+	}
+	return strings.Join(parts, ", ")
+}
+
+// roundProgress forwards a round's progress to the search's bar, which
+// was started once for the whole search.
+type roundProgress struct{ p runner.Progress }
+
+func (r roundProgress) Start(float64) {}
+func (r roundProgress) Add(sec float64) {
+	if r.p != nil {
+		r.p.Add(sec)
+	}
+}
+
+// points returns the simulated points by increasing delay.
+func (s *searcher) points() []Point {
+	out := make([]Point, 0, len(s.seen))
+	for _, p := range s.seen {
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Delay < out[j].Delay })
+	return out
+}
+
+// planNoDelay handles a query no watermark delay changes: it is simulated
+// once, as written.
+func (s *searcher) planNoDelay(res *Result) error {
+	sc := *s.sc
+	sc.Queries = []scenario.Query{s.q}
+	sc.Sweep = nil
+	r, err := runner.Run(s.ctx, &sc, runner.Options{Workers: s.opts.Workers, Progress: roundProgress{s.opts.Progress}})
+	if err != nil {
+		return fmt.Errorf("simulating %s: %w", s.q.Name, err)
+	}
+	// The plan reads the summary only.
+	if err := r.Close(); err != nil {
+		return err
+	}
+	q := r.Summary.Queries[0]
+	p := Point{Summary: q, Meets: s.meets(q)}
+	res.Point = p
+	why := "no withWatermark reaches its dedup"
+	if s.info.plan.HasWatermark {
+		why = "its withWatermark comes after the dedup, so the watermark never reaches it"
+	}
+	res.Reason = fmt.Sprintf("no watermark delay to plan: %s. No delay changes what it keeps or drops: "+
+		"it keeps every key forever and its state grows without bound for as long as the query runs (%s rows after this %s run)%s. "+
+		"Fix: %s.", why, fmtCount(float64(q.PeakStateRows)), s.sc.Duration, s.budgetClause(), s.fixUnbounded())
+	return nil
+}
+
+// budgetClause says that a memory budget cannot hold an unbounded state.
+func (s *searcher) budgetClause() string {
+	if s.t.MemoryBudget <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("; no memory budget (%s) can be met over an unbounded run", formatBytes(float64(s.t.MemoryBudget)))
+}
+
+// fixUnbounded names the query shape that would evict.
+func (s *searcher) fixUnbounded() string {
+	return fmt.Sprintf(`withWatermark("event_time", "<delay>").dropDuplicatesWithinWatermark(%s), which forgets a key about twice the delay after its first event time`, s.idKeys())
+}
+
+// idKeys renders the dedup's keys without the event time and the columns
+// that differ between copies, as a Python list.
+func (s *searcher) idKeys() string {
+	var keep []string
+	for _, k := range s.info.dedup.KeyNames {
+		switch k {
+		case "event_time", "attempt", "ingest_time":
+			continue
+		}
+		keep = append(keep, `"`+k+`"`)
+	}
+	if len(keep) == 0 || s.info.dedup.Op.AllColumns {
+		keep = []string{`"event_id"`}
+	}
+	return "[" + strings.Join(keep, ", ") + "]"
+}
+
+func (s *searcher) search(res *Result) error {
+	grid := Grid(s.sc)
+	first, err := s.bracket(grid)
+	if err != nil {
+		return err
+	}
+	if first < 0 {
+		return s.unreachable(res, grid)
+	}
+	hi := grid[first]
+	lo := time.Duration(0)
+	if first > 0 {
+		lo = grid[first-1]
+	}
+	gridLo := lo
+	res.Resolution = hi - lo
+	if first > 0 {
+		for hi-lo > max(time.Second, hi/100) {
+			var mids []time.Duration
+			for k := 1; k <= 3; k++ {
+				m := (lo + (hi-lo)*time.Duration(k)/4).Round(time.Second)
+				if m > lo && m < hi && !slices.Contains(mids, m) {
+					mids = append(mids, m)
+				}
+			}
+			if len(mids) == 0 {
+				break
+			}
+			if err := s.run(mids); err != nil {
+				return err
+			}
+			for _, m := range mids {
+				if s.seen[m].Meets {
+					hi = m
+					break
+				}
+				lo = m
+			}
+			res.Resolution = hi - lo
+		}
+	}
+	p := s.seen[hi]
+	res.Point = p
+	d := hi
+	what := s.targetText()
+	how := "the smallest delay tried"
+	if first > 0 {
+		how = fmt.Sprintf("%s fails, %s passes, bisected down to %s", fmtDelay(gridLo), fmtDelay(grid[first]), fmtDelay(max(res.Resolution, time.Second)))
+	}
+	res.Reason = fmt.Sprintf("%s is the smallest delay meeting %s, by simulation (%s): missed %s, false drops %s",
+		fmtDelay(d), what, how, metrics.FormatPercent(p.Summary.MissedDuplicateRate), metrics.FormatPercent(p.Summary.FalseDropRate))
+	if s.info.shape == NeverEvicts {
+		res.Reason += fmt.Sprintf(". But the query never evicts: %s; its state grows without bound (%s rows after this %s run) whatever the delay%s. Fix: %s",
+			s.neverEvictsWhy(), fmtCount(float64(p.Summary.PeakStateRows)), s.sc.Duration, s.budgetClause(), s.fixUnbounded())
+		if s.t.MemoryBudget > 0 {
+			res.BudgetExceeded = true
+			return nil
+		}
+	}
+	if s.t.MemoryBudget > 0 && s.info.shape != NeverEvicts {
+		scale := 1.0
+		if s.t.ProductionRate > 0 {
+			scale = s.t.ProductionRate / PeakRate(s.sc)
+		}
+		need := float64(p.Summary.PeakStateBytes) * scale
+		if need > float64(s.t.MemoryBudget) {
+			res.BudgetExceeded = true
+			fits, err := s.budgetFits(scale)
+			if err != nil {
+				return err
+			}
+			res.Reason = fmt.Sprintf("over budget: %s is the smallest delay meeting %s, and its simulated peak state, %s%s, exceeds the memory budget of %s. %s",
+				fmtDelay(d), what, formatBytes(need), s.atRate(), formatBytes(float64(s.t.MemoryBudget)), fits)
+			return nil
+		}
+		res.Reason += fmt.Sprintf("; its peak state, %s%s, fits the memory budget of %s", formatBytes(need), s.atRate(), formatBytes(float64(s.t.MemoryBudget)))
+	}
+	res.Recommended = &d
+	return nil
+}
+
+// bracket simulates grid delays until it finds the first that meets the
+// targets with the one below it failing, and returns its index (-1 when
+// none meets them). It starts at the largest grid delay the model says
+// fails by a wide margin (4 x a target), walking up in chunks, and back
+// down if that start already passes; every delay it concludes from is
+// simulated. The model only saves simulations of delays far below the
+// answer.
+func (s *searcher) bracket(grid []time.Duration) (int, error) {
+	start := min(s.modelStart(grid), max(len(grid)-gridChunk, 0))
+	first := -1
+	for i := start; i < len(grid) && first < 0; i += gridChunk {
+		chunk := grid[i:min(i+gridChunk, len(grid))]
+		if err := s.run(chunk); err != nil {
+			return 0, err
+		}
+		for j, d := range chunk {
+			if s.seen[d].Meets {
+				first = i + j
+				break
+			}
+		}
+	}
+	if first < 0 {
+		return -1, nil
+	}
+	// Walk down while the delay below the first passing one is untried
+	// or passes.
+	for first > 0 {
+		below, tried := s.seen[grid[first-1]]
+		if tried && !below.Meets {
+			break
+		}
+		if tried {
+			first--
+			continue
+		}
+		lo := max(first-gridChunk, 0)
+		if err := s.run(grid[lo:first]); err != nil {
+			return 0, err
+		}
+	}
+	return first, nil
+}
+
+// modelStart returns the index of the largest grid delay below which the
+// closed-form model says every delay misses a target by a factor of 4.
+func (s *searcher) modelStart(grid []time.Duration) int {
+	if !s.info.modelled() {
+		return 0
+	}
+	mw := WorkloadOf(s.sc)
+	start := 0
+	for i, d := range grid {
+		est, err := EstimateModel(mw, s.info.modelQuery(d.Seconds()))
+		if err != nil {
+			return 0
+		}
+		if est.MissedRate <= 4*s.t.MaxMissedRate && est.FalseDropRate <= 4*s.t.MaxFalseDropRate {
+			break
+		}
+		start = i
+	}
+	return start
+}
+
+// atRate says at which rate a scaled state holds.
+func (s *searcher) atRate() string {
+	if s.t.ProductionRate > 0 {
+		return fmt.Sprintf(" at %s/s", fmtCount(s.t.ProductionRate))
+	}
+	return ""
+}
+
+// budgetFits names the largest simulated delay whose state fits the
+// budget, and what it misses. It first simulates the largest delay the
+// model says fits, so the answer rests on a simulation near the limit.
+func (s *searcher) budgetFits(scale float64) (string, error) {
+	dm, _, modelOK := s.modelFit(scale)
+	if modelOK {
+		if err := s.run([]time.Duration{dm}); err != nil {
+			return "", err
+		}
+	}
+	var best *Point
+	for _, p := range s.points() {
+		if float64(p.Summary.PeakStateBytes)*scale <= float64(s.t.MemoryBudget) {
+			best = &p
+		}
+	}
+	if best == nil {
+		return "No delay simulated fits it, down to the smallest.", nil
+	}
+	out := fmt.Sprintf("The largest delay simulated that fits is %s (peak %s), which misses %s of duplicates and loses %s of events",
+		fmtDelay(best.Delay), formatBytes(float64(best.Summary.PeakStateBytes)*scale),
+		metrics.FormatPercent(best.Summary.MissedDuplicateRate), metrics.FormatPercent(best.Summary.FalseDropRate))
+	if modelOK && dm != best.Delay {
+		out += fmt.Sprintf(" (the model puts the limit at about %s)", fmtDelay(dm))
+	}
+	return out + ".", nil
+}
+
+// modelFit bisects the closed-form model for the largest whole-second
+// delay whose peak state, scaled, fits the budget.
+func (s *searcher) modelFit(scale float64) (time.Duration, ModelEstimate, bool) {
+	if !s.info.modelled() || s.info.shape == NeverEvicts {
+		return 0, ModelEstimate{}, false
+	}
+	mw := WorkloadOf(s.sc)
+	fits := func(d time.Duration) (ModelEstimate, bool) {
+		est, err := EstimateModel(mw, s.info.modelQuery(d.Seconds()))
+		return est, err == nil && est.PeakStateBytes*scale <= float64(s.t.MemoryBudget)
+	}
+	lo, hi := time.Duration(0), s.sc.Duration.Std()
+	if _, ok := fits(lo); !ok {
+		return 0, ModelEstimate{}, false
+	}
+	for hi-lo > time.Second {
+		mid := ((lo + hi) / 2).Round(time.Second)
+		if mid <= lo || mid >= hi {
+			break
+		}
+		if _, ok := fits(mid); ok {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	est, _ := fits(lo)
+	return lo, est, lo > 0
+}
+
+func (s *searcher) targetText() string {
+	return fmt.Sprintf("missed duplicates <= %s and false drops <= %s", metrics.FormatPercent(s.t.MaxMissedRate), metrics.FormatPercent(s.t.MaxFalseDropRate))
+}
+
+// neverEvictsWhy says why a dedup with a watermark never evicts.
+func (s *searcher) neverEvictsWhy() string {
+	return "the event time is not among dropDuplicates' keys, so it dedups globally and keeps every key forever (it still drops late rows)"
+}
+
+// unreachable explains why no delay of the grid meets the targets, from
+// the smallest and the largest grid delays at least.
+func (s *searcher) unreachable(res *Result, grid []time.Duration) error {
+	shown, ok := s.writtenDelay()
+	if !ok {
+		shown = grid[len(grid)-1]
+	}
+	if err := s.run([]time.Duration{grid[0], shown}); err != nil {
+		return err
+	}
+	pts := s.points()
+	first, last := pts[0], pts[len(pts)-1]
+	res.Point = s.seen[shown]
+	fq, lq := first.Summary, last.Summary
+	span := fmt.Sprintf("from %s to %s", fmtDelay(first.Delay), fmtDelay(last.Delay))
+	missedFails := lq.MissedDuplicateRate > s.t.MaxMissedRate
+	var parts []string
+	if missedFails {
+		switch {
+		case s.info.newKeys && s.info.shape == PairKeyed:
+			parts = append(parts, fmt.Sprintf("no watermark delay can meet missed duplicates <= %s: the query is pair-keyed "+
+				"(dropDuplicates with the event time among its keys) and %s: every copy is a new key at any delay and is emitted again; "+
+				"the simulated missed rate stays %s %s (%s at %s, %s at %s). "+
+				`Use withWatermark("event_time", "<delay>").dropDuplicatesWithinWatermark(%s) instead: it keys on the id alone and drops copies that arrive within about twice the delay`,
+				metrics.FormatPercent(s.t.MaxMissedRate), s.info.newKeysWhy, rateRange(pts), span,
+				metrics.FormatPercent(fq.MissedDuplicateRate), fmtDelay(first.Delay), metrics.FormatPercent(lq.MissedDuplicateRate), fmtDelay(last.Delay), s.idKeys()))
+		case s.info.newKeys:
+			parts = append(parts, fmt.Sprintf("no watermark delay can meet missed duplicates <= %s: %s, so every copy is a new key at any delay and is emitted again "+
+				"(missed %s at %s, %s at %s). Key on the event id alone: %s",
+				metrics.FormatPercent(s.t.MaxMissedRate), s.info.newKeysWhy, metrics.FormatPercent(fq.MissedDuplicateRate), fmtDelay(first.Delay),
+				metrics.FormatPercent(lq.MissedDuplicateRate), fmtDelay(last.Delay), s.fixUnbounded()))
+		case lq.MissedDuplicateRate >= fq.MissedDuplicateRate:
+			parts = append(parts, fmt.Sprintf("the missed-duplicate rate does not fall as the delay grows (%s at %s, %s at %s), so no delay meets %s",
+				metrics.FormatPercent(fq.MissedDuplicateRate), fmtDelay(first.Delay), metrics.FormatPercent(lq.MissedDuplicateRate), fmtDelay(last.Delay), metrics.FormatPercent(s.t.MaxMissedRate)))
+		default:
+			parts = append(parts, fmt.Sprintf("the missed-duplicate rate falls with the delay but is still %s at %s, the longest delay this %s run can measure "+
+				"(copies' gaps outlast it): lengthen the scenario's duration or relax --max-missed-rate", metrics.FormatPercent(lq.MissedDuplicateRate), fmtDelay(last.Delay), s.sc.Duration))
+		}
+	}
+	if lq.FalseDropRate > s.t.MaxFalseDropRate {
+		c := lq.FalseDropsByCause
+		switch {
+		case c.Collision > c.Late:
+			parts = append(parts, fmt.Sprintf("false drops stay at %s: most are collisions, the key %s is too coarse to tell events apart; key on event_id",
+				metrics.FormatPercent(lq.FalseDropRate), s.keyText()))
+		default:
+			parts = append(parts, fmt.Sprintf("false drops are still %s at %s: the arrival-delay tail is longer than the longest delay this %s run can test; "+
+				"lengthen the scenario's duration or relax --max-false-drop-rate", metrics.FormatPercent(lq.FalseDropRate), fmtDelay(last.Delay), s.sc.Duration))
+		}
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "no delay tried meets the targets")
+	}
+	res.Reason = "unreachable: " + strings.Join(parts, "; ") + fmt.Sprintf(". Values shown are at the query's own delay, %s", fmtDelay(shown))
+	return nil
+}
+
+// writtenDelay returns the delay of the query's withWatermark as written.
+func (s *searcher) writtenDelay() (time.Duration, bool) {
+	for _, n := range s.info.plan.Nodes {
+		if !n.IsDedup() {
+			return time.Duration(n.DelayMs) * time.Millisecond, true
+		}
+	}
+	return 0, false
+}
+
+func (s *searcher) keyText() string {
+	return "[" + strings.Join(s.info.dedup.KeyNames, ", ") + "]"
+}
+
+// rateRange describes the missed rates of pts: "at 100%" or "between 97%
+// and 100%".
+func rateRange(pts []Point) string {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, p := range pts {
+		lo = math.Min(lo, p.Summary.MissedDuplicateRate)
+		hi = math.Max(hi, p.Summary.MissedDuplicateRate)
+	}
+	if metrics.FormatPercent(lo) == metrics.FormatPercent(hi) {
+		return "at " + metrics.FormatPercent(lo)
+	}
+	return "between " + metrics.FormatPercent(lo) + " and " + metrics.FormatPercent(hi)
+}
+
+// notes adds the caveats of res.
+func (s *searcher) notes(res *Result) {
+	w := &s.sc.Workload
+	if res.Scale != 1 {
+		res.Notes = append(res.Notes, fmt.Sprintf("state scaled linearly from the scenario's %s/s to --production-rate %s/s (x%.4g); the missed and false-drop rates do not depend on the rate and are not scaled",
+			fmtCount(res.ScenarioRate), fmtCount(s.t.ProductionRate), res.Scale))
+	}
+	if res.ModelOK && !res.Model.Unbounded {
+		if res.Model.HorizonSeconds > s.sc.Duration.Std().Seconds()/2 {
+			res.Notes = append(res.Notes, fmt.Sprintf("the key horizon (%s) is more than half the %s run: the simulated peak is still near its ramp; steady state is about %s rows (model); lengthen the scenario's duration to measure it",
+				fmtDelay(secs(res.Model.HorizonSeconds)), s.sc.Duration, fmtCount(res.Model.SteadyStateRows*res.Scale)))
+		}
+		sim, mod := float64(res.Point.Summary.PeakStateRows), res.Model.PeakStateRows
+		if sim > 0 && math.Abs(mod/sim-1) > 0.2 {
+			res.Notes = append(res.Notes, fmt.Sprintf("the model's peak state is %+.0f%% off the simulation: this workload is outside its assumptions (steady traffic, a watermark that follows the traffic); trust the simulated value", 100*(mod/sim-1)))
+		}
+	}
+	switch {
+	case !s.info.ok:
+		res.Notes = append(res.Notes, "the closed-form model covers chains with one dedup operator; this one has several, so only simulated values are shown")
+	case !s.info.idKey:
+		res.Notes = append(res.Notes, fmt.Sprintf("the closed-form model assumes keys that tell events apart (event_id among them); %s does not, so only simulated values are shown", s.keyText()))
+	}
+	if w.FutureTimestamps.Probability > 0 {
+		res.Notes = append(res.Notes, "the model ignores bad clocks (futureTimestamps); the simulation includes them")
+	}
+	if len(w.Profile) > 0 {
+		res.Notes = append(res.Notes, "the rate profile's peak rate is the scenario's rate; stalls freeze the watermark, which the model does not follow")
+	}
+	for _, f := range s.sc.Faults {
+		if f.Kind == scenario.LoseCheckpoint {
+			res.Notes = append(res.Notes, "a lose-checkpoint fault re-admits every key it forgets: its missed duplicates are in the simulated rate, whatever the delay")
+			break
+		}
+	}
+	if res.Recommended != nil || res.BudgetExceeded {
+		res.Notes = append(res.Notes, "bytes model Spark's HDFS-backed state store; Spark keeps up to two versions in memory (spark.sql.streaming.maxBatchesToRetainInMemory=2), so size the heap for about twice the peak")
+	}
+}
+
+func secs(s float64) time.Duration { return time.Duration(math.Round(s)) * time.Second }
+
+// fmtDelay renders a delay the way scenarios write it ("7m40s").
+func fmtDelay(d time.Duration) string { return interval.Format(d) }
