@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/engines/interval"
+	"github.com/dedupsim/dedupsim/generators/internal/echo"
 	"github.com/dedupsim/dedupsim/generators/randvar"
 	"strings"
 )
@@ -314,7 +314,7 @@ func (c *Config) Check() []Problem {
 		ps.rate(path+".rate", seg.Rate)
 	}
 	if w.IDs != UUIDs && w.IDs != Ints {
-		ps.add("workload.ids", "must be one of uuid, int, got %s", fileio.Show(string(w.IDs)))
+		ps.add("workload.ids", "must be one of uuid, int, got %s", echo.Show(string(w.IDs)))
 	}
 	if w.Customers < 1 {
 		ps.add("workload.customers", "must be at least 1, got %d", w.Customers)
@@ -379,7 +379,7 @@ func (ps *problems) retries(r *Retries) {
 	// ignored) with the other modes.
 	switch {
 	case r.Timestamp != SameTimestamp && r.Timestamp != Restamp && r.Timestamp != JitterTimestamp:
-		ps.add(path+".timestamp", "must be one of same, restamp, jitter, got %s", fileio.Show(string(r.Timestamp)))
+		ps.add(path+".timestamp", "must be one of same, restamp, jitter, got %s", echo.Show(string(r.Timestamp)))
 	case r.Timestamp == JitterTimestamp && r.Jitter <= 0:
 		ps.add(path+".jitter", "must be above 0 when timestamp is jitter, got %s", r.Jitter)
 	case r.Jitter < 0:
@@ -389,7 +389,7 @@ func (ps *problems) retries(r *Retries) {
 		mp := fmt.Sprintf("%s.metadata[%d]", path, i)
 		switch {
 		case m != MetaAttempt && m != MetaIngestTime:
-			ps.add(mp, "must be one of attempt, ingest_time, got %s", fileio.Show(m))
+			ps.add(mp, "must be one of attempt, ingest_time, got %s", echo.Show(m))
 		case slices.Index(r.Metadata, m) < i:
 			ps.add(mp, "must be listed once, got %s again", m)
 		}

@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/engines/interval"
+	"github.com/dedupsim/dedupsim/generators/internal/echo"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -289,7 +289,7 @@ func (s Spec) Check(counts bool) []Problem {
 		kinds = CountKinds()
 	}
 	if !slices.Contains(kinds, s.Kind) {
-		add("dist", "must be one of %s, got %s", joinKinds(kinds), fileio.Show(string(s.Kind)))
+		add("dist", "must be one of %s, got %s", joinKinds(kinds), echo.Show(string(s.Kind)))
 		return out
 	}
 	if s.Counts != counts {
@@ -306,7 +306,7 @@ func (s Spec) Check(counts bool) []Problem {
 		}
 	}
 	if s.Kind != KindEmpirical && (s.File != "" || len(s.Samples) > 0) {
-		add("file", "must not be set for %s distribution (it takes %s), got %s", s.Kind.WithArticle(), s.Kind.ParamsText(), fileio.Show(s.File))
+		add("file", "must not be set for %s distribution (it takes %s), got %s", s.Kind.WithArticle(), s.Kind.ParamsText(), echo.Show(s.File))
 	}
 	finite := true
 	for _, name := range allowed {
@@ -378,7 +378,7 @@ func (s Spec) Check(counts bool) []Problem {
 		}
 	case KindEmpirical:
 		if len(s.Samples) == 0 {
-			add("file", "must name a CSV file holding at least one value, got %s with none", fileio.Show(s.File))
+			add("file", "must name a CSV file holding at least one value, got %s with none", echo.Show(s.File))
 			break
 		}
 		for i, v := range s.Samples {
