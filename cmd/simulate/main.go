@@ -119,6 +119,8 @@ duplicates slip through and which real events it loses.`,
 		newPlanCmd(stdout, stderr),
 		newBenchStoresCmd(stdout, stderr),
 		newStateCmd(stdout),
+		newExportCmd(stdout),
+		newCompareCmd(stdout),
 	)
 	return root
 }
