@@ -20,8 +20,8 @@ var replayCases = []string{"../replay/testdata/conformance", "../replay/testdata
 // refusedTraces are the traces that load and run but cannot be exported,
 // with a phrase of the reason: a trace not here that loads must export.
 var refusedTraces = map[string]string{
-	"own-case-variant-columns-key-on-both":                   "differ only in case",
-	"own-key-values-compared-by-json-value":                  "several kinds",
+	"own-case-variant-columns-key-on-both":                     "differ only in case",
+	"own-key-values-compared-by-json-value":                    "several kinds",
 	"own-manual-clock-late-filter-lags-when-data-follows-data": "manual-clock",
 	"own-restart-before-nodata-batch-runs-none-until-data":     "manual-clock",
 }
