@@ -25,8 +25,13 @@ func pythonChain(text string, c chain.Chain) (expr string, verbatim bool) {
 	body := stripReceiver(strings.TrimSpace(text))
 	if body != "" && squash(body) == squash(canonical) {
 		if strings.ContainsAny(body, "\r\n") {
-			// A chain over several lines is one expression in parentheses.
-			return "(df." + body + "\n)", true
+			// A chain over several lines is one expression in
+			// parentheses, its lines indented alike.
+			lines := strings.Split(strings.ReplaceAll(body, "\r", ""), "\n")
+			for i := range lines {
+				lines[i] = strings.TrimSpace(lines[i])
+			}
+			return "(df." + strings.Join(lines, "\n        ") + ")", true
 		}
 		return "df." + body, true
 	}
