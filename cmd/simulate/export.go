@@ -47,7 +47,7 @@ line saying why.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := export.ParseFormat(format)
 			if err != nil {
-				return err
+				return fmt.Errorf("--format: %w", err)
 			}
 			path := args[0]
 			if out != "" {

@@ -171,7 +171,7 @@ func write(ctx context.Context, sp *spec, src source, out string, opts Options) 
 		opts.Format = Parquet
 	}
 	if _, err := ParseFormat(string(opts.Format)); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("format: %w", err)
 	}
 	st, err := stage(out)
 	if err != nil {

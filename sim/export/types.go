@@ -30,7 +30,7 @@ func ParseFormat(s string) (Format, error) {
 	case Parquet, JSON:
 		return Format(s), nil
 	}
-	return "", fmt.Errorf("--format: want parquet or json, got %s", fileio.Quote(s))
+	return "", fmt.Errorf("want parquet or json, got %s", fileio.Quote(s))
 }
 
 // ext is the extension of the batch files of f.
