@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -36,7 +37,13 @@ line naming the file and line). See docs/spark-round-trip.md.`,
 		Example: `  simulate compare sim/compare/testdata/expected metrics/progresslog/testdata/listener.jsonl metrics/progresslog/testdata/hdfs-pretty.json
   simulate compare sim/compare/testdata/expected metrics/progresslog/testdata/driver.log metrics/progresslog/testdata/hdfs-pretty.json
   simulate compare sim/compare/testdata/expected/dedup-events.jsonl metrics/progresslog/testdata/listener.jsonl metrics/progresslog/testdata/hdfs-pretty.json --ignore-extra-queries`,
-		Args: cobra.MinimumNArgs(2),
+		// A wrong call is bad input (exit 2), never "different" (exit 1).
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) < 2 {
+				return &exitCodeError{code: compare.ExitBadInput, err: fmt.Errorf("want EXPECTED and at least one ACTUAL, got %d argument(s) (see %s --help)", len(args), cmd.CommandPath())}
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			r, err := compare.CompareFiles(args[:1], args[1:], compare.Options{IgnoreExtraQueries: ignoreExtra})
 			if err != nil {
@@ -56,6 +63,9 @@ line naming the file and line). See docs/spark-round-trip.md.`,
 			return nil
 		},
 	}
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &exitCodeError{code: compare.ExitBadInput, err: fmt.Errorf("%v (see %s --help)", err, c.CommandPath())}
+	})
 	cmd.Flags().IntVar(&maxRows, "max-rows", compare.DefaultMaxRows, "differences shown in the tables, in all")
 	cmd.Flags().BoolVar(&ignoreExtra, "ignore-extra-queries", false, "leave out the queries only ACTUAL holds (compare some queries of a log that holds more)")
 	return cmd
