@@ -28,7 +28,9 @@ func newWriter(f Format, cols []Column) writer {
 const parquetRows = 1024
 
 // parquetWriter writes batches as Parquet files: one row group, Snappy
-// compressed, the columns in schema order. A column no row leaves null is
+// compressed, data pages of version 1 with PLAIN values (what Spark's own
+// writer produces without dictionaries, which every Spark reader takes),
+// the columns in schema order. A column no row leaves null is
 // required, one some row does is optional.
 type parquetWriter struct {
 	cols   []Column
@@ -61,6 +63,7 @@ func parquetSchema(cols []Column) *parquet.Schema {
 		switch c.Type {
 		case String:
 			t = reflect.TypeFor[string]()
+			tag += ",plain" // the library's default is DELTA_LENGTH_BYTE_ARRAY
 		case Long:
 			t = reflect.TypeFor[int64]()
 		case Integer:
@@ -94,7 +97,9 @@ func (w *parquetWriter) write(path string, b batch) (err error) {
 	}()
 	buf := w.buf
 	buf.Reset(f)
-	pw := parquet.NewGenericWriter[any](buf, w.schema, parquet.Compression(&parquet.Snappy))
+	// Data page v1, the version Spark's own writer uses, which every
+	// Spark reader takes.
+	pw := parquet.NewGenericWriter[any](buf, w.schema, parquet.Compression(&parquet.Snappy), parquet.DataPageVersion(1))
 	n := b.Len()
 	for start := 0; start < n; start += parquetRows {
 		k := min(parquetRows, n-start)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/dedupsim/dedupsim/generators"
 	"github.com/dedupsim/dedupsim/sim/runner"
@@ -115,6 +116,13 @@ func TestParquetBatchesHoldTheGeneratedRows(t *testing.T) {
 				}
 				if n := len(f.RowGroups()); n != 1 {
 					t.Errorf("%s: %d row groups, want 1", e.Name(), n)
+				}
+				for c, ch := range f.Metadata().RowGroups[0].Columns {
+					for _, st := range ch.MetaData.EncodingStats {
+						if st.PageType != format.DataPage || st.Encoding != format.Plain {
+							t.Errorf("%s: column %d has %s pages in %s, want DATA_PAGE (v1) in PLAIN, which every Spark reads", e.Name(), c, st.PageType, st.Encoding)
+						}
+					}
 				}
 				if len(rows) == 0 {
 					t.Errorf("%s: no rows: a trigger without rows gets no file", e.Name())
