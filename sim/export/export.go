@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/sim"
 	"github.com/dedupsim/dedupsim/sim/replay"
@@ -221,17 +223,8 @@ func write(ctx context.Context, sp *spec, src source, out string, opts Options) 
 		if f != noFault {
 			sum.Faults = append(sum.Faults, Fault{Before: k, Lose: f == loseFault})
 		}
-		if err := w.write(filepath.Join(st.dir, batchesDir, batchFileName(k, opts.Format)), b); err != nil {
-			return nil, fmt.Errorf("batch file %d: %w", k, err)
-		}
-		for _, p := range preds {
-			if err := p.step(b, f, ts); err != nil {
-				var qf *sim.QueryFailure
-				if errors.As(err, &qf) {
-					return nil, fmt.Errorf("not exportable: query %s: %w", p.name, err)
-				}
-				return nil, fmt.Errorf("query %s: batch file %d: %w", p.name, k, err)
-			}
+		if err := runBatch(w, preds, filepath.Join(st.dir, batchesDir, batchFileName(k, opts.Format)), b, f, ts); err != nil {
+			return nil, err
 		}
 		sum.Batches++
 		sum.Rows += int64(b.Len())
@@ -256,6 +249,32 @@ func write(ctx context.Context, sp *spec, src source, out string, opts Options) 
 		return nil, err
 	}
 	return sum, nil
+}
+
+// runBatch writes batch file k of b and runs the batch through every
+// query, at once: the writer and the queries only read the batch, and
+// each writes its own file.
+func runBatch(w writer, preds []*predictor, path string, b batch, f faultKind, ts int64) error {
+	var g errgroup.Group
+	g.Go(func() error {
+		if err := w.write(path, b); err != nil {
+			return fmt.Errorf("batch file %s: %w", filepath.Base(path), err)
+		}
+		return nil
+	})
+	for _, p := range preds {
+		g.Go(func() error {
+			if err := p.step(b, f, ts); err != nil {
+				var qf *sim.QueryFailure
+				if errors.As(err, &qf) {
+					return fmt.Errorf("not exportable: query %s: %w", p.name, err)
+				}
+				return fmt.Errorf("query %s: before %s: %w", p.name, filepath.Base(path), err)
+			}
+			return nil
+		})
+	}
+	return g.Wait()
 }
 
 // step runs one batch of the query, after the fault before it.
