@@ -62,6 +62,8 @@ func TestExportBadInputIsOneLineNothingWritten(t *testing.T) {
 	}
 	bad := filepath.Join(dir, "bad.yaml")
 	os.WriteFile(bad, []byte("name: bad\nduration: 1h\nworkload: {rate: 10/s}\nqueries:\n  - {name: q, query: 'dropDuplicates([\"nope\"])'}\n"), 0o644)
+	empty := filepath.Join(dir, "empty.yaml")
+	os.WriteFile(empty, []byte("name: empty\nduration: 1m\nworkload: {rate: 0}\nqueries:\n  - {name: q, query: 'dropDuplicates([\"event_id\"])'}\n"), 0o644)
 	out := filepath.Join(dir, "out")
 	for _, c := range []struct {
 		args []string
@@ -74,6 +76,7 @@ func TestExportBadInputIsOneLineNothingWritten(t *testing.T) {
 		{[]string{"export", "../../sim/replay/testdata/cases/own-error-redefining-watermark.json", "--out", out}, "Redefining watermark is disallowed"},
 		{[]string{"export", filepath.Join(dir, "missing.yaml"), "--out", out}, "missing.yaml"},
 		{[]string{"export", bad, "--out", out}, `key "nope" not found`},
+		{[]string{"export", empty, "--out", out}, "the scenario has no rows"},
 	} {
 		code, stdout, stderr := simulate(t, c.args...)
 		if code != 1 || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, c.want) {
@@ -87,7 +90,7 @@ func TestExportBadInputIsOneLineNothingWritten(t *testing.T) {
 	if len(entries) != 1 {
 		t.Errorf("the foreign folder holds %d entries, want its one file", len(entries))
 	}
-	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
-		t.Errorf("%v beside the exports, want foreign and bad.yaml only", entries)
+	if entries, _ := os.ReadDir(dir); len(entries) != 3 {
+		t.Errorf("%v beside the exports, want foreign, bad.yaml and empty.yaml only", entries)
 	}
 }

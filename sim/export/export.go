@@ -229,6 +229,9 @@ func write(ctx context.Context, sp *spec, src source, out string, opts Options) 
 		sum.Batches++
 		sum.Rows += int64(b.Len())
 	}
+	if sum.Batches == 0 {
+		return nil, fmt.Errorf("not exportable: the %s has no rows, so Spark would run no batch", sp.kind)
+	}
 	for _, p := range preds {
 		if err := p.close(); err != nil {
 			return nil, err
