@@ -45,7 +45,7 @@
 //
 // # The prediction
 //
-// job.py moves one batch file into the query's input folder and calls
+// job.py copies one batch file into the query's input folder and calls
 // processAllAvailable, which returns once Spark has run that data batch
 // and whatever no-data batch it decides on. The prediction runs the
 // executor (sim.Query) the same way, as sim/replay does for a trace: for

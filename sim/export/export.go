@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"golang.org/x/sync/errgroup"
@@ -321,6 +320,3 @@ func writeFiles(dir string, sp *spec, sum *Summary) error {
 	}
 	return nil
 }
-
-// itoa formats n for the README.
-func itoa(n int64) string { return strconv.FormatInt(n, 10) }
