@@ -1,0 +1,36 @@
+package main
+
+import "testing"
+
+// killSparkScenario is killScenario on a modelled Spark cluster: state
+// over 5 partitions, a cost that makes batches overrun the trigger at
+// times (so triggers fire off the boundaries), and at most 2,000 rows a
+// batch.
+const killSparkScenario = killScenario + `spark:
+  partitions: 5
+  executors: 2
+  maxRowsPerBatch: 2000
+  cost: {batchOverheadMs: 500, scanKeyNs: 2000000}
+`
+
+// TestKillWithSparkBlockThenResume extends the kill matrix with a spark:
+// block: a real `simulate run --checkpoint` process is killed with SIGKILL
+// at every deterministic kill point of each store, run again, and every
+// file of its results, spark.csv and the report included, is compared
+// with an uninterrupted run's.
+func TestKillWithSparkBlockThenResume(t *testing.T) {
+	sc := writeScenario(t, killSparkScenario)
+	for _, store := range []string{"memory", "pebble"} {
+		t.Run(store, func(t *testing.T) {
+			ref := referenceRun(t, sc, store)
+			for i, p := range killPoints(store) {
+				t.Run(p.name, func(t *testing.T) {
+					k := newKillRun(t, sc, store, i == 0)
+					k.killAt(t, p.hooks, p.wait)
+					k.resume(t)
+					sameResults(t, ref, k.out)
+				})
+			}
+		})
+	}
+}
