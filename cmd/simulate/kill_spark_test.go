@@ -1,6 +1,10 @@
 package main
 
-import "testing"
+import (
+	"os"
+	"strings"
+	"testing"
+)
 
 // killSparkScenario is killScenario on a modelled Spark cluster: state
 // over 5 partitions, a cost that makes batches overrun the trigger at
@@ -32,5 +36,27 @@ func TestKillWithSparkBlockThenResume(t *testing.T) {
 				})
 			}
 		})
+	}
+}
+
+// TestResumeWithOtherPartitionsSaysSo: a run killed with 5 partitions and
+// resumed with spark.partitions 3 keeps each query checkpoint's 5, as
+// Spark does, and says so on stderr, once per query, with a notice line.
+func TestResumeWithOtherPartitionsSaysSo(t *testing.T) {
+	sc := writeScenario(t, killSparkScenario)
+	k := newKillRun(t, sc, "memory", false)
+	k.killAt(t, "snapshot-every=6;pause=*:8", []string{"pair.paused", "within.paused"})
+	if err := os.WriteFile(sc, []byte(strings.Replace(killSparkScenario, "partitions: 5", "partitions: 3", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, p := runProc(t, "", "", k.args...)
+	if code != 0 {
+		t.Fatalf("resume: exit %d: %s", code, p.stderr.String())
+	}
+	for _, q := range []string{"pair", "within"} {
+		want := "notice: query " + q + ": its checkpoint keeps 5 shuffle partitions, not the 3 of spark.partitions"
+		if n := strings.Count(p.stderr.String(), want); n != 1 {
+			t.Errorf("stderr has %d lines %q:\n%s", n, want, p.stderr.String())
+		}
 	}
 }
