@@ -209,6 +209,10 @@ func (r *jobRun) init() error {
 	}
 	if !resumed {
 		r.spark.opened(r.q, true)
+	} else if err := r.spark.resumed(r.q); err != nil {
+		r.q.Close()
+		r.q = nil
+		return fmt.Errorf("resume from %s: %w", r.env.jobDir, err)
 	}
 	tsPath, progPath := filepath.Join(r.env.partsDir, fmt.Sprintf("%d.%s", r.env.Index, runfolder.TimeseriesPart)), filepath.Join(r.env.partsDir, fmt.Sprintf("%d.%s", r.env.Index, runfolder.ProgressPart))
 	if r.env.resumable {

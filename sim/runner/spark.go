@@ -179,6 +179,18 @@ func (s *sparkRun) opened(q *sim.Query, fresh bool) {
 	}
 }
 
+// resumed checks that the model restored from a job snapshot follows as
+// many partitions as the query reopened from its checkpoint.
+func (s *sparkRun) resumed(q *sim.Query) error {
+	if s == nil {
+		return nil
+	}
+	if got, want := s.tracker.Partitions(), q.Partitions(); got != want {
+		return fmt.Errorf("the job snapshot's spark model follows %d partitions, the query's checkpoint has %d", got, want)
+	}
+	return nil
+}
+
 // openPart opens the job's spark.csv part file beside its other parts.
 func (s *sparkRun) openPart(env job) error {
 	if s == nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/dedupsim/dedupsim/generators"
 	"github.com/dedupsim/dedupsim/metrics"
 	"github.com/dedupsim/dedupsim/sim/scenario"
+	"github.com/dedupsim/dedupsim/sim/sparkmodel"
 )
 
 // withoutSpark returns a query summary without its spark fields and its
@@ -479,5 +480,26 @@ func TestResumeKeepsTheCheckpointsPartitions(t *testing.T) {
 	}
 	if len(ents) != 5 {
 		t.Errorf("query.1, after the lost checkpoint, holds %d partition folders, want 5", len(ents))
+	}
+}
+
+// TestBatchLimitStopsARunawayBatch: on the modelled cluster, a batch that
+// reaches scenario.MaxRowsPerBatch rows while more are due fails the job
+// with one line; below the limit, or with nothing more due, or without a
+// spark: block, nothing is said.
+func TestBatchLimitStopsARunawayBatch(t *testing.T) {
+	s := &sparkRun{cfg: &sparkmodel.Config{}}
+	err := s.batchLimit(scenario.MaxRowsPerBatch, true, 1_767_225_600_000_000)
+	if err == nil || !strings.HasPrefix(err.Error(), "spark: the batch at 2026-01-01T00:00:00.000Z would hold more than 5000000 rows") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("error %v", err)
+	}
+	for _, c := range []struct {
+		s    *sparkRun
+		rows int
+		more bool
+	}{{s, scenario.MaxRowsPerBatch - 1, true}, {s, scenario.MaxRowsPerBatch, false}, {nil, scenario.MaxRowsPerBatch, true}} {
+		if err := c.s.batchLimit(c.rows, c.more, 0); err != nil {
+			t.Errorf("%d rows, more %v: %v", c.rows, c.more, err)
+		}
 	}
 }

@@ -23,7 +23,7 @@ func TestShapeOf(t *testing.T) {
 	}
 }
 
-// TestHDFSStoreByHand follows one HDFS-backed store over four batches and
+// TestHDFSStoreByHand follows one HDFS-backed store over five batches and
 // checks its peak heap, computed by hand from the model of HDFSStore (a
 // key/value pair costs 56 + 16 + 112 = 184 bytes of rows, each map entry
 // 40 bytes of node and table):
@@ -38,12 +38,16 @@ func TestShapeOf(t *testing.T) {
 //	  entries before eviction; pairs: version 1's 100, the 50 batch 1
 //	  added, the 30 new: 180×184 + (100 + 150 + 180)×40 = 33,120 + 17,200
 //	  = 50,320.
-//	restart, batch 3 (version 3): nothing new. loadedMaps is empty, so the
-//	  batch loads version 3 (140) from the checkpoint and copies it:
-//	  140×184 + (140 + 140)×40 = 25,760 + 11,200 = 36,960.
+//	batch 3 (version 3): 10 new keys, 150 left. Versions 2 (150) and 3
+//	  (140) are loaded; the new map 140 + 10 = 150. Pairs: version 2's
+//	  150, the 30 batch 2 added (the 40 it evicted are version 2's), the
+//	  10 new: 190×184 + (150 + 140 + 150)×40 = 34,960 + 17,600 = 52,560.
+//	restart, batch 4 (version 4): nothing new. loadedMaps is empty, so the
+//	  batch loads version 4 (150) from the checkpoint and copies it:
+//	  150×184 + (150 + 150)×40 = 27,600 + 12,000 = 39,600.
 //
 // metrics' state-bytes model counts the live state once, 224 bytes a key:
-// 140 keys are 31,360, below every peak here.
+// 150 keys are 33,600, below every peak here.
 func TestHDFSStoreByHand(t *testing.T) {
 	var s HDFSStore
 	steps := []struct {
@@ -55,7 +59,8 @@ func TestHDFSStoreByHand(t *testing.T) {
 		{"batch 0", false, 0, 100, 0, 100, 22_400},
 		{"batch 1", false, 1, 50, 0, 150, 37_600},
 		{"batch 2", false, 2, 30, 40, 140, 50_320},
-		{"batch 3 after a restart", true, 3, 0, 0, 140, 36_960},
+		{"batch 3", false, 3, 10, 0, 150, 52_560},
+		{"batch 4 after a restart", true, 4, 0, 0, 150, 39_600},
 	}
 	for _, st := range steps {
 		if st.restart {
@@ -230,5 +235,62 @@ func TestDefaultCosts(t *testing.T) {
 	}
 	if _, ok := (&Config{}).Costs(); ok {
 		t.Error("a block without cost has costs")
+	}
+}
+
+// TestTwoOperatorsTwoStages times a batch of a query with two dedup
+// operators, one stage each, run one after the other, by hand. Costs:
+// 100 ms a batch, 1 ms a row, 1 ms a scanned key, 1 ms a partition's
+// commit, nothing else; 4 partitions on 2 executors of 1 core.
+//
+//	operator 0 evicts (Scans): rows [3 1 0 2], keys after [1 0 0 0],
+//	  removed [0 0 0 1], so scanned [1 0 0 1]. Tasks: 3+1+1 = 5,
+//	  1+0+1 = 2, 0+0+1 = 1, 2+1+1 = 4 ms. On 2 slots: 5 -> slot 0 (5);
+//	  2 -> slot 1 (2); 1 -> slot 1 (3); 4 -> slot 1 (7): 7 ms.
+//	operator 1 does not evict: its 50 keys a partition are not scanned.
+//	  Tasks 1+1 = 2 ms each, two waves: 4 ms.
+//
+// The batch: 100 + 7 + 4 = 111 ms.
+func TestTwoOperatorsTwoStages(t *testing.T) {
+	one := 1e6
+	zero := 0.0
+	hundred := 100.0
+	commit := 1.0
+	cfg := Config{Partitions: 4, Provider: HDFS, Executors: 2, CoresPerExecutor: 1,
+		Cost: &Cost{BatchOverheadMs: &hundred, RowNs: &one, NewKeyNs: &zero, ScanKeyNs: &one, RemoveKeyNs: &zero, PartitionCommitMs: &commit}}
+	tr := NewTracker(cfg, []Shape{uuidShape, uuidShape}, 0, 10e6, 0, 3600e6)
+	tr.Open(4, true)
+	op0 := &sim.PartitionStats{Scans: true, InputRows: []int64{3, 1, 0, 2}, Updated: make([]int64, 4), Removed: []int64{0, 0, 0, 1}, Total: []int64{1, 0, 0, 0}}
+	op1 := &sim.PartitionStats{InputRows: []int64{1, 1, 1, 1}, Updated: make([]int64, 4), Removed: make([]int64, 4), Total: []int64{50, 50, 50, 50}}
+	r := tr.Batch(Batch{Start: 10e6, Version: 3, Stats: []*sim.PartitionStats{op0, op1}})
+	if r.Duration != 111_000 || r.End != 10e6+111_000 || r.Overran {
+		t.Errorf("duration %d µs, end %d, overran %v; want 111,000 µs, %d, false", r.Duration, r.End, r.Overran, int64(10e6+111_000))
+	}
+}
+
+// TestFallingBehindRuns: the run of overrunning batches must reach the
+// last batch that starts in the traffic window, each batch starting at
+// the previous one's end; an idle gap or a batch that keeps up ends it.
+func TestFallingBehindRuns(t *testing.T) {
+	tr := NewTracker(Config{Partitions: 1, Provider: HDFS, Executors: 1, CoresPerExecutor: 1}, nil, 0, 10, 0, 100)
+	tr.Open(1, true)
+	// start, end, overran: 10-25 (over), 25-37 (over), then an idle gap,
+	// 50-65 (over), 65-78 (over): the run that reaches the window's end
+	// starts at 50.
+	for _, b := range []struct{ start, end int64 }{{10, 25}, {25, 37}, {50, 65}, {65, 78}} {
+		tr.fallingBehind(b.start, BatchResult{End: b.end, Overran: b.end > tr.nextBoundary(b.start)})
+	}
+	if s := tr.Summary(); s.FallingBehindSinceSeconds == nil || *s.FallingBehindSinceSeconds != 50e-6 {
+		t.Errorf("falling behind since %v, want 50 µs", s.FallingBehindSinceSeconds)
+	}
+	// A batch after the window does not count; one in it that keeps up
+	// ends the run.
+	tr.fallingBehind(101, BatchResult{End: 102})
+	if s := tr.Summary(); s.FallingBehindSinceSeconds == nil {
+		t.Error("a batch after the window ended the run")
+	}
+	tr.fallingBehind(80, BatchResult{End: 81})
+	if s := tr.Summary(); s.FallingBehindSinceSeconds != nil {
+		t.Errorf("falling behind since %g after a batch that kept up", *s.FallingBehindSinceSeconds)
 	}
 }

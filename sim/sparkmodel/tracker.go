@@ -108,6 +108,9 @@ func (t *Tracker) Open(partitions int, fresh bool) {
 	}
 }
 
+// Partitions returns the partition count the tracker follows.
+func (t *Tracker) Partitions() int { return t.st.Partitions }
+
 // State returns the tracker's state, for a job snapshot.
 func (t *Tracker) State() ([]byte, error) { return json.Marshal(&t.st) }
 
