@@ -503,3 +503,65 @@ func TestBatchLimitStopsARunawayBatch(t *testing.T) {
 		}
 	}
 }
+
+// TestSparkIdentities checks the identities docs/results-format.md states
+// between spark.csv, timeseries.csv and the summary's spark fields, on a
+// run with faults, a cost that makes batches overrun, a row limit and the
+// rocksdb provider.
+func TestSparkIdentities(t *testing.T) {
+	res := run(t, load(t, sparkFaulty+"spark:\n  partitions: 6\n  provider: rocksdb\n  executors: 3\n  maxRowsPerBatch: 2500\n  cost: {scanKeyNs: 3000000}\n"), 2)
+	rows, err := res.SparkRows()
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := res.Records()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != len(recs) {
+		t.Fatalf("%d spark.csv rows, %d timeseries rows", len(rows), len(recs))
+	}
+	type peaks struct {
+		maxRows          int64
+		mean, dur        float64
+		mem, disk        int64
+		overran, batches int
+	}
+	got := map[string]*peaks{}
+	for i, r := range rows {
+		ts := recs[i]
+		if r.Query != ts.Query || r.BatchID != ts.BatchID || r.InputRows != ts.InputRows || r.Start != metrics.FormatMillis(ts.ProcessingTime) {
+			t.Fatalf("row %d: spark.csv %+v, timeseries %+v", i, r, ts)
+		}
+		if r.MeanPartitionRows*6 != float64(ts.StateRows) || r.MaxPartitionRows < int64(math.Ceil(r.MeanPartitionRows)) {
+			t.Fatalf("row %d: mean %g and max %d rows per partition, %d state rows", i, r.MeanPartitionRows, r.MaxPartitionRows, ts.StateRows)
+		}
+		p := got[r.Query]
+		if p == nil {
+			p = &peaks{}
+			got[r.Query] = p
+		}
+		p.maxRows, p.mean = max(p.maxRows, r.MaxPartitionRows), max(p.mean, r.MeanPartitionRows)
+		p.dur, p.mem, p.disk = max(p.dur, *r.DurationMs), max(p.mem, r.ExecutorMemoryBytes), max(p.disk, r.ExecutorDiskBytes)
+		if *r.DurationMs > 10_000 {
+			p.overran++
+		}
+		p.batches++
+	}
+	overran := 0
+	for _, q := range res.Summary.Queries {
+		p := got[q.Name]
+		if p == nil || int64(p.batches) != q.Batches {
+			t.Fatalf("query %s: %+v rows for %d batches", q.Name, p, q.Batches)
+		}
+		if q.Partitions.PeakRowsMax != p.maxRows || q.Partitions.PeakRowsMean != p.mean || q.BatchDurationMs.Max != p.dur ||
+			q.ExecutorPeakMemoryBytes != p.mem || q.ExecutorPeakDiskBytes != p.disk || p.disk == 0 {
+			t.Errorf("query %s: summary %+v %+v, spark.csv peaks %+v", q.Name, q.Partitions, *q.BatchDurationMs, *p)
+		}
+		overran += p.overran
+		t.Logf("query %s: max duration %g ms, %d overran", q.Name, p.dur, p.overran)
+	}
+	if overran == 0 {
+		t.Error("no batch overran its trigger; the test wants some")
+	}
+}

@@ -294,3 +294,31 @@ func TestFallingBehindRuns(t *testing.T) {
 		t.Errorf("falling behind since %g after a batch that kept up", *s.FallingBehindSinceSeconds)
 	}
 }
+
+// TestDocsWorkedExample pins the worked example of docs/spark-model.md:
+// 10 million keys of dropDuplicatesWithinWatermark(["event_id"]) over 200
+// partitions, 50,000 a store, a batch storing 500 and evicting 500 in
+// each, in steady state (versions k-1 and k loaded, both 50,000 keys).
+//
+//	HDFS, one store: pairs 50,000 + 500 (last batch's) + 500 (this
+//	  batch's) = 51,000 × 184 = 9,384,000; entries 50,000 + 50,000 +
+//	  (50,000 + 500) = 150,500 × 40 = 6,020,000; heap 15,404,000.
+//	RocksDB, one instance: cache min(8 MiB, 50,000 × 85.25 = 4,262,500)
+//	  = 4,262,500; readers 50,000 × 2.85260009765625 = 142,630.0049;
+//	  memtable 500 × 95 + 500 × 78 = 86,500 bytes in one 1 MiB arena
+//	  block, 1,048,576; memory ceil(5,453,706.0049) = 5,453,707; disk
+//	  ceil(50,500 × 88.10260009765625 = 4,449,181.3) = 4,449,182.
+//
+// On 4 executors (50 stores each): HDFS 770,200,000 bytes of heap,
+// RocksDB 272,685,350 bytes of native memory and 222,459,100 of disk.
+func TestDocsWorkedExample(t *testing.T) {
+	s := HDFSStore{Cached: 2, PrevPrevTotal: 50_000, PrevTotal: 50_000, PrevUpdated: 500}
+	if got := s.Batch(uuidShape, 10, 500, 500, 50_000); got != 15_404_000 || 50*got != 770_200_000 {
+		t.Errorf("hdfs store %d bytes, want 15,404,000", got)
+	}
+	conf := DefaultRocksDBConf()
+	m, d := RocksDBBatch(RocksDBEntryOf(uuidShape, conf), conf, 500, 500, 50_000)
+	if m != 5_453_707 || d != 4_449_182 || 50*m != 272_685_350 || 50*d != 222_459_100 {
+		t.Errorf("rocksdb instance: memory %d, disk %d; want 5,453,707 and 4,449,182", m, d)
+	}
+}
