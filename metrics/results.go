@@ -114,6 +114,10 @@ type QuerySummary struct {
 	// query's engine: the only fields that vary between identical runs.
 	EventsPerSecond float64 `json:"eventsPerSecond"`
 	WallSeconds     float64 `json:"wallSeconds"`
+
+	// SparkSummary holds the fields a spark: block adds (see
+	// SparkSummary); nil, and absent from the JSON, without one.
+	*SparkSummary
 }
 
 // TimeseriesHeader is the header of timeseries.csv. processingTime and

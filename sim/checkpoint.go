@@ -14,12 +14,15 @@ import (
 
 // A checkpoint folder is laid out like Spark's:
 //
-//	metadata            {"format": "dedupsim-checkpoint/1", "query": ..., "store": ...}
+//	metadata            {"format": "dedupsim-checkpoint/1", "query": ..., "store": ...,
+//	                    "partitions": ... (only when the state is partitioned)}
 //	offsets/<batchId>   written before a batch runs: the watermark it runs with
 //	                    and the source position it reads
 //	commits/<batchId>   written after the batch's state is committed: the
 //	                    watermark of the next batch
-//	state/<operator>/   the state store files of each dedup operator
+//	state/<operator>/   the state store files of each dedup operator, or, for
+//	                    a partitioned query, state/<operator>/<partition>/
+//	                    for each shuffle partition, as in Spark
 //
 // Files are written through engines/fileio: to a temporary name, then
 // renamed, so a killed process leaves either the old file or the new one,
@@ -39,6 +42,12 @@ type CheckpointMeta struct {
 	Query string `json:"query"`
 	// Store is the state store backend ("memory" or "pebble").
 	Store string `json:"store"`
+	// Partitions is the number of shuffle partitions each dedup
+	// operator's state is split over (state/<op>/<partition>/), fixed
+	// when the checkpoint is created, as Spark fixes
+	// spark.sql.shuffle.partitions at a query's first run; 0 (absent)
+	// for one store per operator (state/<op>/).
+	Partitions int `json:"partitions,omitempty"`
 }
 
 // OffsetEntry is one offsets/<batchId> file.

@@ -150,6 +150,8 @@ type dedupOp struct {
 	node chain.Node
 	op   engines.Operator
 	prog OperatorProgress
+	// parts are the operator's shuffle partitions; nil with one store.
+	parts *opPartitions
 }
 
 type watermarkNode struct {
@@ -202,6 +204,9 @@ type Query struct {
 	added []bool
 	prog  Progress
 	cp    *Checkpoint
+	// partitions is the number of shuffle partitions (NewPartitionedQuery);
+	// 0 with one store per operator.
+	partitions int
 }
 
 // SetCheckpoint makes the query log every batch to cp (offsets before it
@@ -229,12 +234,7 @@ func NewQuery(plan chain.Plan, stores StoreFactory, state State) (*Query, error)
 				q.Close()
 				return nil, fmt.Errorf("operator %d (%s): open state store: %w", len(q.ops), n.Op.Kind, err)
 			}
-			var op engines.Operator
-			if n.Op.Kind == chain.DropDuplicatesWithinWatermark {
-				op = engines.NewDedupeWithinWatermark(s, n.DelayMs)
-			} else {
-				op = engines.NewDedupe(s, n.EventTimeInKeys && n.WatermarkReaches)
-			}
+			op := newOperator(s, n)
 			d := &dedupOp{idx: uint8(len(q.ops)), node: n, op: op}
 			d.prog.Name = op.Name()
 			q.ops = append(q.ops, d)
@@ -243,6 +243,14 @@ func NewQuery(plan chain.Plan, stores StoreFactory, state State) (*Query, error)
 	}
 	q.prog.Operators = make([]OperatorProgress, len(q.ops))
 	return q, nil
+}
+
+// newOperator returns the dedup operator of node n over store s.
+func newOperator(s engines.Store, n chain.Node) engines.Operator {
+	if n.Op.Kind == chain.DropDuplicatesWithinWatermark {
+		return engines.NewDedupeWithinWatermark(s, n.DelayMs)
+	}
+	return engines.NewDedupe(s, n.EventTimeInKeys && n.WatermarkReaches)
 }
 
 // Plan returns the query's plan.
@@ -419,6 +427,11 @@ func (w *watermarkNode) observe(rows Rows, alive []int32) {
 func (q *Query) dedup(d *dedupOp, rows Rows, alive []int32, lateMicros, evictMicros int64) ([]int32, error) {
 	p := &d.prog
 	p.NumRowsUpdated, p.NumRowsRemoved, p.NumRowsDroppedByWatermark, p.NumDroppedDuplicateRows = 0, 0, 0, 0
+	if d.parts != nil {
+		if err := q.route(d, rows, alive); err != nil {
+			return nil, err
+		}
+	}
 	if err := q.filterAndEncode(d, rows, alive, lateMicros); err != nil {
 		return nil, err
 	}
@@ -426,18 +439,30 @@ func (q *Query) dedup(d *dedupOp, rows Rows, alive []int32, lateMicros, evictMic
 		q.added = make([]bool, len(q.cand))
 	}
 	added := q.added[:len(q.cand)]
-	if err := d.op.ProcessBatch(q.key, q.ends, q.ets, added); err != nil {
+	var err error
+	if d.parts != nil {
+		err = q.processPartitions(d, added)
+	} else {
+		err = d.op.ProcessBatch(q.key, q.ends, q.ets, added)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("batch %d: operator %d (%s): %w", q.st.NextBatchID, d.idx, p.Name, err)
 	}
 	kept := q.applyOutcomes(d, added)
 	if d.node.WatermarkReaches {
-		removed, err := d.op.Evict(evictMicros)
+		var removed int
+		if d.parts != nil {
+			removed, err = q.evictPartitions(d, evictMicros)
+		} else {
+			removed, err = d.op.Evict(evictMicros)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("batch %d: operator %d (%s): evict: %w", q.st.NextBatchID, d.idx, p.Name, err)
 		}
 		p.NumRowsRemoved = int64(removed)
 	}
 	p.NumRowsTotal = int64(d.op.Len())
+	d.countTotals()
 	// Swap buffers: the survivors feed the next node.
 	q.alive, q.next = q.next[:cap(q.next)], q.alive[:cap(q.alive)]
 	return kept, nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/dedupsim/dedupsim/engines"
 	"github.com/dedupsim/dedupsim/engines/memstore"
+	"github.com/dedupsim/dedupsim/engines/partition"
 	"github.com/dedupsim/dedupsim/sim/chain"
 )
 
@@ -35,6 +36,36 @@ func (r *testRows) AppendKey(dst []byte, i int, cols []int) []byte {
 		dst = binary.BigEndian.AppendUint64(dst, uint64(v))
 	}
 	return dst
+}
+
+// HashKey folds row i's cols as Spark hashes them: id and ID as longs, t
+// as a timestamp (microseconds), so that the rows can run on partitioned
+// stores.
+func (r *testRows) HashKey(i int, cols []int) int32 {
+	h := partition.Seed
+	for _, c := range cols {
+		switch c {
+		case 0:
+			h = partition.Long(h, r.ids[i])
+		case 1:
+			h = partition.Timestamp(h, r.ts[i])
+		case 2:
+			h = partition.Long(h, r.IDs[i])
+		}
+	}
+	return h
+}
+
+// refPartition returns the partition of a reference key (8-byte
+// big-endian columns, as testRows.AppendKey writes them) among n: each
+// column folded as a long, which is how Spark hashes a long and a
+// timestamp alike.
+func refPartition(key string, n int) int {
+	h := partition.Seed
+	for off := 0; off+8 <= len(key); off += 8 {
+		h = partition.Long(h, int64(binary.BigEndian.Uint64([]byte(key[off:off+8]))))
+	}
+	return partition.Of(h, n)
 }
 
 var (
@@ -243,6 +274,12 @@ var shapes = []string{
 // not bring its no-data batch along: only an idle trigger runs one, so
 // data batches also follow each other directly (the late filter lagging),
 // and a restart can fall between a batch and its no-data batch.
+//
+// The executor runs with one store per operator or with its state split
+// over 1, 3 or 7 shuffle partitions (NewPartitionedQuery): the counters
+// must not change, and each partition's store must hold exactly the
+// reference's keys that Spark's hash places in it, with each task's input
+// rows, added and removed keys summing to the operator's.
 func TestExecutorMatchesReference(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		shape := rapid.SampledFrom(shapes).Draw(rt, "shape")
@@ -261,10 +298,11 @@ func TestExecutorMatchesReference(t *testing.T) {
 			rt.Fatal(err)
 		}
 		noData := rapid.Bool().Draw(rt, "noData")
+		partitions := rapid.SampledFrom([]int{0, 1, 3, 7}).Draw(rt, "partitions")
 		ref := newRef(c, schema, noData)
 
 		dir := t.TempDir()
-		cp, err := CreateCheckpoint(dir+"/cp", CheckpointMeta{Query: text, Store: "memory"})
+		cp, err := CreateCheckpoint(dir+"/cp", CheckpointMeta{Query: text, Store: "memory", Partitions: partitions})
 		if err != nil {
 			rt.Fatal(err)
 		}
@@ -273,10 +311,18 @@ func TestExecutorMatchesReference(t *testing.T) {
 			if err != nil {
 				rt.Fatal(err)
 			}
-			stores := func(op int, _ chain.Node) (engines.Store, error) {
-				return memstore.Open(cp.StateDir(op), rec.State.NextBatchID, memstore.Options{SnapshotEvery: 3})
+			var q *Query
+			if partitions == 0 {
+				stores := func(op int, _ chain.Node) (engines.Store, error) {
+					return memstore.Open(cp.StateDir(op), rec.State.NextBatchID, memstore.Options{SnapshotEvery: 3})
+				}
+				q, err = NewQuery(plan, stores, rec.State)
+			} else {
+				stores := func(op, part int, _ chain.Node) (engines.Store, error) {
+					return memstore.Open(cp.PartitionDir(op, part), rec.State.NextBatchID, memstore.Options{SnapshotEvery: 3})
+				}
+				q, err = NewPartitionedQuery(plan, partitions, stores, rec.State)
 			}
-			q, err := NewQuery(plan, stores, rec.State)
 			if err != nil {
 				rt.Fatal(err)
 			}
@@ -299,6 +345,9 @@ func TestExecutorMatchesReference(t *testing.T) {
 			}
 			if fmt.Sprint(emitted) != fmt.Sprint(want.emitted) {
 				rt.Fatalf("step %d batch %d: emitted %v, reference %v", step, got.BatchID, emitted, want.emitted)
+			}
+			if partitions > 0 {
+				checkPartitions(rt, step, q, ref, got)
 			}
 		}
 
@@ -346,4 +395,37 @@ func TestExecutorMatchesReference(t *testing.T) {
 			check(s, got, ref.run(rows, false), emitted)
 		}
 	})
+}
+
+// checkPartitions checks a partitioned query's stores and task counters
+// after a batch: partition p of each operator holds exactly the
+// reference's keys that Spark's hash places in p, and the tasks' input
+// rows, added and removed keys sum to the operator's counters.
+func checkPartitions(rt *rapid.T, step int, q *Query, ref *refQuery, got *Progress) {
+	n := q.Partitions()
+	for k, op := range ref.ops {
+		want := make([]int64, n)
+		for key := range op.state {
+			want[refPartition(key, n)]++
+		}
+		st := q.PartitionStats(k)
+		if fmt.Sprint(st.Total) != fmt.Sprint(want) {
+			rt.Fatalf("step %d batch %d op %d: keys per partition %v, reference %v", step, got.BatchID, k, st.Total, want)
+		}
+		var in, upd, rem int64
+		for part := range n {
+			in += st.InputRows[part]
+			upd += st.Updated[part]
+			rem += st.Removed[part]
+		}
+		o := got.Operators[k]
+		if upd != o.NumRowsUpdated || rem != o.NumRowsRemoved {
+			rt.Fatalf("step %d batch %d op %d: tasks added %d and removed %d keys, the operator %d and %d", step, got.BatchID, k, upd, rem, o.NumRowsUpdated, o.NumRowsRemoved)
+		}
+		// Every row that reached the operator went to one task: the
+		// late, the duplicates and the emitted.
+		if reached := o.NumRowsDroppedByWatermark + o.NumDroppedDuplicateRows + o.NumRowsUpdated; in != reached {
+			rt.Fatalf("step %d batch %d op %d: tasks read %d rows, %d reached the operator", step, got.BatchID, k, in, reached)
+		}
+	}
 }

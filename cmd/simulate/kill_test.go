@@ -163,7 +163,7 @@ func sameResults(t *testing.T, want, got string) {
 	if _, err := os.Stat(filepath.Join(got, "report.md")); err != nil {
 		// A run with --no-report: its data files only.
 		files = slices.DeleteFunc(files, func(f string) bool {
-			return f != "summary.json" && f != "timeseries.csv" && f != ".dedupsim-results" && !strings.HasPrefix(f, "progress"+string(filepath.Separator))
+			return f != "summary.json" && f != "timeseries.csv" && f != "spark.csv" && f != ".dedupsim-results" && !strings.HasPrefix(f, "progress"+string(filepath.Separator))
 		})
 	}
 	if g := list(got); !slices.Equal(files, g) {

@@ -133,6 +133,7 @@ func runScenario(ctx context.Context, sc *scenario.Scenario, f runFlags, stdout,
 		out = filepath.Join("results", sc.Name)
 	}
 	opts := runner.Options{Workers: f.workers, CheckpointDir: f.checkpoint, Store: f.store, SnapshotEvery: f.snapshot}
+	opts.Notify = noticePrinter(stderr)
 	if err := applyTestHooks(&opts); err != nil {
 		return err
 	}

@@ -30,7 +30,10 @@ the query, the number of keys in its state, the batch that state belongs to and
 the first keys in key order, decoded into their columns (event times in RFC 3339
 with microseconds), with expiresAt where the operator has one
 (dropDuplicatesWithinWatermark always; dropDuplicates when the watermarked event
-time is one of its keys). The query's watermark comes from its commit log.
+time is one of its keys), and each key's shuffle partition: the store it lives
+in when the run had a spark: block (state/<op>/<partition>/, checked against
+Spark's hash of the key), else where Spark's hash puts it among the default 200
+partitions. The query's watermark comes from its commit log.
 
 DIR is a run checkpoint (the folder of simulate run --checkpoint, with one
 query checkpoint per query) or a single query checkpoint (a folder with a
@@ -102,6 +105,9 @@ func writeStateTable(w io.Writer, st *statereader.State) error {
 			last = strconv.FormatInt(*q.LastCommittedBatch, 10)
 		}
 		fmt.Fprintf(w, "  store %s, last committed batch %s", q.Store, last)
+		if q.Partitions > 0 {
+			fmt.Fprintf(w, ", state in %d partitions", q.Partitions)
+		}
 		if q.WatermarkMs != nil {
 			fmt.Fprintf(w, ", watermark %s", q.Watermark)
 		}
@@ -131,12 +137,13 @@ func writeStateTable(w io.Writer, st *statereader.State) error {
 }
 
 // rowsTable writes an operator's listed keys as a table: one column per
-// key column, and expiresAt.
+// key column, expiresAt, and the key's partition.
 func rowsTable(w io.Writer, o statereader.Operator) error {
 	header := append([]string(nil), o.KeyColumns...)
 	if o.HasExpiresAt {
 		header = append(header, "expiresAt")
 	}
+	header = append(header, "partition")
 	t := tablewriter.NewTable(w,
 		// Keep column names as written (auto-format upper-cases them).
 		tablewriter.WithHeaderAutoFormat(tw.Off),
@@ -152,6 +159,7 @@ func rowsTable(w io.Writer, o statereader.Operator) error {
 		if o.HasExpiresAt {
 			row = append(row, r.ExpiresAt)
 		}
+		row = append(row, strconv.Itoa(r.Partition))
 		if err := t.Append(row); err != nil {
 			return fmt.Errorf("state table: %w", err)
 		}

@@ -44,6 +44,8 @@ const (
 	// timeseries rows and progress lines so far.
 	TimeseriesPart = "timeseries.part.csv"
 	ProgressPart   = "progress.part.jsonl"
+	// SparkPart is a job's spark.csv rows so far, with a spark: block.
+	SparkPart = "spark.part.csv"
 )
 
 // Meta is run.json.
@@ -155,7 +157,7 @@ func CheckJobFolder(dir string) error {
 	for _, e := range ents {
 		n := e.Name()
 		switch {
-		case n == JobStateFile || n == JobDoneFile || n == TimeseriesPart || n == ProgressPart:
+		case n == JobStateFile || n == JobDoneFile || n == TimeseriesPart || n == ProgressPart || n == SparkPart:
 			if e.Type().IsRegular() {
 				continue
 			}

@@ -38,7 +38,7 @@ import (
 // the values of every empirical distribution (read from CSV files the
 // JSON form names but does not hold), and the store.
 func runInputs(s *scenario.Scenario, store string) ([]runfolder.Input, error) {
-	scJSON, err := json.Marshal(s)
+	scJSON, err := json.Marshal(fingerprintView(s))
 	if err != nil {
 		return nil, err
 	}

@@ -8,7 +8,10 @@ import (
 )
 
 // StoreEvent describes a state store the runner has just opened for a
-// job: at the job's start, and again after every restart fault.
+// job: at the job's start, and again after every restart fault. With a
+// spark: block each dedup operator has one store per shuffle partition,
+// and the hook sees each of them (Dir is the partition's folder,
+// state/<op>/<partition>).
 type StoreEvent struct {
 	// Job is the job's FileName: the query's name, with "@delay" in a sweep.
 	Job string

@@ -15,7 +15,6 @@ import (
 	"github.com/dedupsim/dedupsim/generators"
 	"github.com/dedupsim/dedupsim/metrics"
 	"github.com/dedupsim/dedupsim/sim"
-	"github.com/dedupsim/dedupsim/sim/chain"
 	"github.com/dedupsim/dedupsim/sim/runfolder"
 	"github.com/dedupsim/dedupsim/sim/scenario"
 )
@@ -72,6 +71,8 @@ type jobEnv struct {
 	// badClock makes the job collect the bad-clock moments of the stream
 	// for the chart markers (job 0 only: every job reads the same stream).
 	badClock bool
+	// notify, if set, receives the run's notices (see Options.Notify).
+	notify func(msg string)
 }
 
 // jobResult is one job's output: its summary, the first bad-clock moments
@@ -80,6 +81,8 @@ type jobResult struct {
 	summary  metrics.QuerySummary
 	badClock []int64
 	parts    [2]segment
+	// spark is the job's spark.csv rows, with a spark: block.
+	spark *segment
 }
 
 // jobRun is one job in progress: everything a snapshot must capture.
@@ -109,6 +112,8 @@ type jobRun struct {
 	restored [2]partMark
 	// hashes caches the checksums of the files job snapshots record.
 	hashes hashCache
+	// spark is the job's Spark cluster model; nil without a spark: block.
+	spark *sparkRun
 }
 
 // job bundles the job and its environment for a run.
@@ -138,6 +143,7 @@ func runJob(ctx context.Context, env jobEnv, j Job) (*jobResult, error) {
 		if r.parts != nil {
 			r.parts.close()
 		}
+		r.spark.close()
 	}()
 	return r.loop(ctx)
 }
@@ -164,6 +170,7 @@ func (r *jobRun) init() error {
 	}
 	r.maxLag = math.Inf(-1)
 	r.ck = &checkpointer{env: r.env.jobEnv, job: r.env.Job}
+	r.spark = newSparkRun(r.env)
 	r.t = sc.Start.UnixMicro() + sc.Trigger.Micros()
 
 	// Nothing in the job's folder changes until the query is open: a
@@ -200,6 +207,13 @@ func (r *jobRun) init() error {
 		}
 		return err
 	}
+	if !resumed {
+		r.spark.opened(r.q, true)
+	} else if err := r.spark.resumed(r.q); err != nil {
+		r.q.Close()
+		r.q = nil
+		return fmt.Errorf("resume from %s: %w", r.env.jobDir, err)
+	}
 	tsPath, progPath := filepath.Join(r.env.partsDir, fmt.Sprintf("%d.%s", r.env.Index, runfolder.TimeseriesPart)), filepath.Join(r.env.partsDir, fmt.Sprintf("%d.%s", r.env.Index, runfolder.ProgressPart))
 	if r.env.resumable {
 		tsPath, progPath = filepath.Join(r.env.jobDir, runfolder.TimeseriesPart), filepath.Join(r.env.jobDir, runfolder.ProgressPart)
@@ -213,6 +227,9 @@ func (r *jobRun) init() error {
 		// Resuming truncates the part files to the snapshot's lengths:
 		// the batches after it are redone.
 		r.parts, err = openParts(tsPath, progPath, r.env.resumable, r.restored)
+	}
+	if err == nil {
+		err = r.spark.openPart(r.env)
 	}
 	if err != nil {
 		r.q.Close()
@@ -238,14 +255,16 @@ func (r *jobRun) noteBadClock(row *generators.Row) {
 // skipped), and the batch is accounted for.
 func (r *jobRun) loop(ctx context.Context) (*jobResult, error) {
 	c := r.newClock()
-	for ; ; r.t += c.trigger {
+	for ; ; r.t = r.nextTrigger(c) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		if err := r.fireFaults(c); err != nil {
 			return nil, err
 		}
-		r.fillBatch(c)
+		if err := r.fillBatch(c); err != nil {
+			return nil, err
+		}
 		p, err := r.runTrigger(c)
 		switch {
 		case err != nil:
@@ -311,19 +330,26 @@ func (r *jobRun) fireFaults(c *clock) error {
 		if r.q, err = r.ck.restart(r.q, f.Kind == scenario.LoseCheckpoint); err != nil {
 			return fmt.Errorf("fault %s at %s: %w", f.Kind, f.At, err)
 		}
+		r.spark.opened(r.q, f.Kind == scenario.LoseCheckpoint)
 	}
 	return nil
 }
 
-// fillBatch moves the rows that arrived by this trigger into the batch.
-func (r *jobRun) fillBatch(c *clock) {
+// fillBatch moves the rows that arrived by this trigger into the batch,
+// at most spark.maxRowsPerBatch of them (the oldest) with a spark: block.
+func (r *jobRun) fillBatch(c *clock) error {
 	c.batch.Rows = c.batch.Rows[:0]
-	for r.hasLook && r.look.Arrival <= r.t {
+	limit := r.spark.maxRows()
+	for r.hasLook && r.look.Arrival <= r.t && (limit == 0 || len(c.batch.Rows) < limit) {
 		c.batch.Rows = append(c.batch.Rows, r.look)
 		if r.hasLook = r.src.Next(&r.look); r.hasLook {
 			r.noteBadClock(&r.look)
 		}
+		if err := r.spark.batchLimit(len(c.batch.Rows), r.hasLook && r.look.Arrival <= r.t, r.t); err != nil {
+			return err
+		}
 	}
+	return nil
 }
 
 // runTrigger runs this trigger's batch, if Spark runs one: a data batch
@@ -380,9 +406,10 @@ func (r *jobRun) afterBatch(c *clock, p *sim.Progress) error {
 	if r.env.resumable && due {
 		r.sum.WallSeconds += c.engineTime.Seconds()
 		c.engineTime = 0
-		r.t += c.trigger // the snapshot resumes at the next trigger
+		now := r.t
+		r.t = r.nextTrigger(c) // the snapshot resumes at the next trigger
 		err := r.snapshot()
-		r.t -= c.trigger
+		r.t = now
 		if err != nil {
 			return err
 		}
@@ -454,7 +481,13 @@ func (r *jobRun) account(p *sim.Progress, batch *generators.Batch, t int64, sink
 		return err
 	}
 	line = append(line, '\n')
-	return r.parts.add(&rec, line)
+	if err := r.parts.add(&rec, line); err != nil {
+		return err
+	}
+	if r.spark != nil {
+		return r.spark.batch(r, p, batch, t)
+	}
+	return nil
 }
 
 // finish fills the summary's totals once the stream is over.
@@ -490,13 +523,17 @@ func (r *jobRun) finish() (*jobResult, error) {
 	if err := r.parts.flush(); err != nil {
 		return nil, err
 	}
-	res := &jobResult{summary: *sum, badClock: r.badClock, parts: r.parts.segments()}
+	sparkSeg, sparkMark, err := r.spark.finish(sum)
+	if err != nil {
+		return nil, err
+	}
+	res := &jobResult{summary: *sum, badClock: r.badClock, parts: r.parts.segments(), spark: sparkSeg}
 	if r.env.resumable {
 		marks, err := r.parts.marks()
 		if err != nil {
 			return nil, err
 		}
-		if err := saveDone(r.env.jobDir, &jobDone{Summary: *sum, BadClock: r.badClock, Parts: marks}); err != nil {
+		if err := saveDone(r.env.jobDir, &jobDone{Summary: *sum, BadClock: r.badClock, Parts: marks, SparkPart: sparkMark}); err != nil {
 			return nil, err
 		}
 	}
@@ -509,6 +546,9 @@ type checkpointer struct {
 	env jobEnv
 	job Job
 	gen int // lose-checkpoint count: each loss starts a new folder
+	// noticed is set once the job said its checkpoint keeps another
+	// partition count than the scenario's (keepPartitions).
+	noticed bool
 }
 
 func (c *checkpointer) folder() string {
@@ -526,16 +566,18 @@ func (c *checkpointer) folder() string {
 func (c *checkpointer) open(state sim.State, openStore StoreOpener) (*sim.Query, error) {
 	dir := c.folder()
 	if dir == "" {
-		stores := func(op int, _ chain.Node) (engines.Store, error) { return openStore("", op, 0) }
-		return sim.NewQuery(c.job.Plan, stores, sim.State{})
+		return c.newQuery(nil, c.partitions(), openStore, sim.State{})
 	}
 	var cp *sim.Checkpoint
 	var err error
 	resume := state != (sim.State{})
+	partitions := c.partitions()
 	if _, statErr := os.Stat(filepath.Join(dir, "metadata")); statErr == nil {
-		if cp, _, err = sim.OpenCheckpoint(dir); err != nil {
+		var meta sim.CheckpointMeta
+		if cp, meta, err = sim.OpenCheckpoint(dir); err != nil {
 			return nil, err
 		}
+		partitions = c.keepPartitions(meta)
 		if state == (sim.State{}) {
 			rec, err := cp.Recover()
 			if err != nil {
@@ -543,13 +585,10 @@ func (c *checkpointer) open(state sim.State, openStore StoreOpener) (*sim.Query,
 			}
 			state = rec.State
 		}
-	} else if cp, err = sim.CreateCheckpoint(dir, sim.CheckpointMeta{Query: c.job.Query, Store: c.env.storeName}); err != nil {
+	} else if cp, err = sim.CreateCheckpoint(dir, sim.CheckpointMeta{Query: c.job.Query, Store: c.env.storeName, Partitions: partitions}); err != nil {
 		return nil, err
 	}
-	stores := func(op int, _ chain.Node) (engines.Store, error) {
-		return openStore(cp.StateDir(op), op, state.NextBatchID)
-	}
-	q, err := sim.NewQuery(c.job.Plan, stores, state)
+	q, err := c.newQuery(cp, partitions, openStore, state)
 	if err != nil {
 		return nil, err
 	}

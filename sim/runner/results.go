@@ -32,6 +32,8 @@ type Results struct {
 	// parts holds each job's timeseries and progress segments, in job
 	// order.
 	parts [][2]segment
+	// sparkParts holds each job's spark.csv segment, with a spark: block.
+	sparkParts []*segment
 
 	closeOnce sync.Once
 	closeErr  error
@@ -226,6 +228,11 @@ func WriteFiles(dir string, r *Results) error {
 		seg := r.parts[i][1]
 		if err := write(filepath.Join(dir, "progress", j.FileName+".jsonl"), func(w io.Writer) error { return copySegment(w, seg) }); err != nil {
 			return fmt.Errorf("results %s: progress/%s.jsonl: %w", dir, j.FileName, err)
+		}
+	}
+	if r.hasSpark() {
+		if err := write(filepath.Join(dir, "spark.csv"), r.writeSpark); err != nil {
+			return fmt.Errorf("results %s: spark.csv: %w", dir, err)
 		}
 	}
 	sum, err := metrics.MarshalSummary(r.Summary)

@@ -72,6 +72,10 @@ type jobSnapshot struct {
 	// the job's folder.
 	QueryFiles []fileSum   `json:"queryFiles"`
 	StoreFiles [][]fileSum `json:"storeFiles"`
+	// Spark is the Spark cluster model's state and SparkPart the
+	// spark.csv part file's mark, with a spark: block.
+	Spark     json.RawMessage `json:"spark,omitempty"`
+	SparkPart *partMark       `json:"sparkPart,omitempty"`
 }
 
 // jobDone is done.json: a finished job's summary, the bad-clock moments
@@ -81,6 +85,8 @@ type jobDone struct {
 	Summary  metrics.QuerySummary `json:"summary"`
 	BadClock []int64              `json:"badClock"`
 	Parts    [2]partMark          `json:"parts"`
+	// SparkPart is the spark.csv part file's mark, with a spark: block.
+	SparkPart *partMark `json:"sparkPart,omitempty"`
 }
 
 // snapshot saves the job's whole state.
@@ -128,6 +134,9 @@ func (r *jobRun) snapshot() error {
 	if s.QueryFiles, s.StoreFiles, err = r.resumeFiles(version); err != nil {
 		return err
 	}
+	if s.Spark, s.SparkPart, err = r.spark.snapshotState(); err != nil {
+		return err
+	}
 	r.hashes.prune()
 	data, err := json.Marshal(&s)
 	if err != nil {
@@ -157,9 +166,14 @@ func (r *jobRun) resumeFiles(version int64) ([]fileSum, [][]fileSum, error) {
 	}
 	var stores [][]fileSum
 	for op := range r.env.Plan.Dedups() {
-		files, err := r.env.stateFiles(filepath.Join(qdir, "state", strconv.Itoa(op)), version)
-		if err != nil {
-			return nil, nil, fmt.Errorf("operator %d: %w", op, err)
+		// A partitioned query's stores are listed partition by partition.
+		var files []string
+		for _, sdir := range sim.StateDirs(qdir, op, r.q.Partitions()) {
+			f, err := r.env.stateFiles(sdir, version)
+			if err != nil {
+				return nil, nil, fmt.Errorf("operator %d: %w", op, err)
+			}
+			files = append(files, f...)
 		}
 		sums := []fileSum{}
 		for _, p := range files {
@@ -239,6 +253,9 @@ func (r *jobRun) restore() (bool, sim.State, error) {
 		r.maxLag = s.MaxLag
 	}
 	r.restored = s.Parts
+	if err := r.spark.restore(path, s.Spark, s.SparkPart); err != nil {
+		return false, sim.State{}, err
+	}
 	return true, s.State, nil
 }
 
@@ -278,10 +295,14 @@ func loadDone(dir string) (*jobResult, error) {
 	if err != nil || d == nil {
 		return nil, err
 	}
-	return &jobResult{
+	res := &jobResult{
 		summary: d.Summary, badClock: d.BadClock,
 		parts: [2]segment{{path: filepath.Join(dir, runfolder.TimeseriesPart), n: d.Parts[0].Len}, {path: filepath.Join(dir, runfolder.ProgressPart), n: d.Parts[1].Len}},
-	}, nil
+	}
+	if d.SparkPart != nil {
+		res.spark = &segment{path: filepath.Join(dir, runfolder.SparkPart), n: d.SparkPart.Len}
+	}
+	return res, nil
 }
 
 var _ Resumable = (*generators.Generator)(nil)

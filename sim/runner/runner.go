@@ -70,6 +70,10 @@ type Options struct {
 	// finishes. The job waits for it to return. Tests use it to hold a
 	// run at a chosen point (cmd/simulate's test hooks).
 	AfterBatch func(job string, nextBatchID int64, done bool)
+	// Notify, if set, receives the run's notices, one line each, from any
+	// goroutine: what the run did differently from what the scenario
+	// asks, as Spark would (a checkpoint that keeps its partition count).
+	Notify func(msg string)
 }
 
 // Progress receives a run's progress, in simulated seconds over all jobs.
@@ -250,6 +254,7 @@ func (r *execution) runJob(ctx context.Context, i int) (*jobResult, error) {
 		afterBatch:    r.opts.AfterBatch,
 		progress:      r.prog.Add,
 		badClock:      i == 0,
+		notify:        r.opts.Notify,
 	}
 	if r.ckRoot != "" {
 		env.jobDir = filepath.Join(r.ckRoot, j.FileName)
@@ -280,6 +285,7 @@ func (r *execution) assemble(results []*jobResult) (*Results, error) {
 	for _, jr := range results {
 		out.Summary.Queries = append(out.Summary.Queries, jr.summary)
 		out.parts = append(out.parts, jr.parts)
+		out.sparkParts = append(out.sparkParts, jr.spark)
 	}
 	// Only the part files are needed from here on.
 	for _, d := range []string{"pebble", "checkpoints"} {

@@ -11,7 +11,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"syscall"
 
 	"github.com/dedupsim/dedupsim/engines/fileio"
@@ -238,7 +237,10 @@ func checkJob(dir string, sc *scenario.Scenario, j Job, be stores.Backend, store
 		if done.Summary.Name != j.Name || done.Summary.Query != j.Query {
 			return fmt.Errorf("%s: belongs to query %s, not %s", filepath.Join(dir, runfolder.JobDoneFile), quote(done.Summary.Query), quote(j.Query))
 		}
-		return checkParts(dir, done.Parts, true)
+		if err := checkParts(dir, done.Parts, true); err != nil {
+			return err
+		}
+		return checkSparkPart(dir, done.SparkPart, true)
 	}
 	src, err := newSource(sc)
 	if err != nil {
@@ -255,6 +257,9 @@ func checkJob(dir string, sc *scenario.Scenario, j Job, be stores.Backend, store
 		return err
 	}
 	if err := checkParts(dir, snap.Parts, false); err != nil {
+		return err
+	}
+	if err := checkSparkPart(dir, snap.SparkPart, false); err != nil {
 		return err
 	}
 	for _, f := range snap.QueryFiles {
@@ -276,10 +281,13 @@ func checkJob(dir string, sc *scenario.Scenario, j Job, be stores.Backend, store
 		return fmt.Errorf("%s: the files of %d state stores, the query has %d", filepath.Join(dir, runfolder.JobStateFile), len(snap.StoreFiles), ops)
 	}
 	for op := range ops {
-		sdir := filepath.Join(qdir, "state", strconv.Itoa(op))
-		files, err := be.Files(sdir, state.NextBatchID)
-		if err != nil {
-			return fmt.Errorf("operator %d: %w", op, err)
+		var files []string
+		for _, sdir := range sim.StateDirs(qdir, op, meta.Partitions) {
+			f, err := be.Files(sdir, state.NextBatchID)
+			if err != nil {
+				return fmt.Errorf("operator %d: %w", op, err)
+			}
+			files = append(files, f...)
 		}
 		want := snap.StoreFiles[op]
 		for i, p := range files {

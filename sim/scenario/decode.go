@@ -78,6 +78,10 @@ func (d *decoder) value(n *yaml.Node, v reflect.Value, path string, t tags) bool
 			return d.value(n, v.Elem(), path, t)
 		}
 		e := reflect.New(v.Type().Elem())
+		if def, ok := e.Interface().(interface{ SetDefaults() }); ok {
+			// A block with defaults of its own (spark:) starts from them.
+			def.SetDefaults()
+		}
 		if d.value(n, e.Elem(), path, t) {
 			v.Set(e)
 			return true

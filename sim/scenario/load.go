@@ -72,6 +72,7 @@ func parse(data []byte, file string, opt options) (*Scenario, error) {
 		return nil, p.err()
 	}
 	s.Workload.SetMootDefaults()
+	s.fillSparkDefaults()
 	s.collect(opt, p)
 	if len(p.errs) > 0 {
 		p.sortByLine()

@@ -22,6 +22,7 @@ import (
 	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/generators"
 	"github.com/dedupsim/dedupsim/sim/chain"
+	"github.com/dedupsim/dedupsim/sim/sparkmodel"
 	"github.com/dedupsim/dedupsim/sim/stores"
 	"strings"
 )
@@ -59,6 +60,9 @@ type Scenario struct {
 	Faults []Fault `json:"faults,omitempty" yaml:"faults"`
 	// Sweep, when set, reruns every query with each delay.
 	Sweep *Sweep `json:"sweep,omitempty" yaml:"sweep"`
+	// Spark, when set, runs the queries on a modelled Spark cluster:
+	// partitioned state, batch durations, executor memory (spark.go).
+	Spark *sparkmodel.Config `json:"spark,omitempty" yaml:"spark" want:"a mapping of partitions, provider, executors, coresPerExecutor, maxRowsPerBatch, cost"`
 }
 
 // End returns the end of the window of original arrivals, Start+Duration.

@@ -48,6 +48,7 @@ func (s *Scenario) collect(opt options, p *problems) {
 	}
 	s.checkFaults(p)
 	s.checkLimits(p)
+	s.checkSpark(p)
 }
 
 // fileSafe reports whether name can be a file or folder name on every

@@ -75,6 +75,10 @@ type Query struct {
 	Query string `json:"query,omitempty"`
 	// Store is the state store backend: "memory" or "pebble".
 	Store string `json:"store,omitempty"`
+	// Partitions is the number of shuffle partitions the state is split
+	// over (state/<op>/<partition>/, a run with a spark: block); absent
+	// for one store per operator.
+	Partitions int `json:"partitions,omitempty"`
 	// LastCommittedBatch is the last batch of the commit log; nil before
 	// the first commit.
 	LastCommittedBatch *int64 `json:"lastCommittedBatchId"`
@@ -121,7 +125,17 @@ type Row struct {
 	Key Key `json:"key"`
 	// ExpiresAt is the entry's expiry in RFC 3339; "" when it has none.
 	ExpiresAt string `json:"expiresAt,omitempty"`
+	// Partition is the shuffle partition of the key: the store it was
+	// read from when the state is partitioned (where Spark's hash puts
+	// it, which Read checks), else where Spark's hash puts it among
+	// spark.sql.shuffle.partitions' default, DefaultPartitions.
+	Partition int `json:"partition"`
 }
+
+// DefaultPartitions is spark.sql.shuffle.partitions' default: the
+// partitions a key's Partition is given for among in a checkpoint that
+// keeps one store per operator.
+const DefaultPartitions = 200
 
 // Key is a key's columns, in key order.
 type Key []Column
@@ -273,14 +287,17 @@ func readQuery(dir string, limit int) (*Query, error) {
 		return nil, fmt.Errorf("%s: unknown state store %q", metaPath, meta.Store)
 	}
 	nOps := len(plan.Dedups())
-	if err := checkQueryFolder(dir, nOps); err != nil {
+	if meta.Partitions < 0 || meta.Partitions > sim.MaxPartitions {
+		return nil, fmt.Errorf("%s: %d partitions, want 0 to %d", metaPath, meta.Partitions, sim.MaxPartitions)
+	}
+	if err := checkQueryFolder(dir, nOps, meta.Partitions); err != nil {
 		return nil, err
 	}
 	rec, err := cp.Recover()
 	if err != nil {
 		return nil, err
 	}
-	q := &Query{Dir: dir, Query: meta.Query, Store: meta.Store, Operators: []Operator{}}
+	q := &Query{Dir: dir, Query: meta.Query, Store: meta.Store, Partitions: meta.Partitions, Operators: []Operator{}}
 	if rec.LastCommitted >= 0 {
 		last := rec.LastCommitted
 		q.LastCommittedBatch = &last
@@ -292,7 +309,7 @@ func readQuery(dir string, limit int) (*Query, error) {
 	}
 	version := rec.LastCommitted + 1
 	for op, idx := range plan.Dedups() {
-		o, err := readOperator(cp.StateDir(op), be, version, plan.Nodes[idx], limit)
+		o, err := readOperator(cp.StateDir(op), cp.StateDirs(op, meta.Partitions), be, version, plan.Nodes[idx], limit)
 		if err != nil {
 			return nil, err
 		}
@@ -313,8 +330,9 @@ func planOf(text string) (chain.Plan, error) {
 }
 
 // checkQueryFolder checks that a query checkpoint holds nothing but the
-// checkpoint's own files, and state folders only for its nOps operators.
-func checkQueryFolder(dir string, nOps int) error {
+// checkpoint's own files, and state folders only for its nOps operators
+// (and, when partitioned, in each of them only its partitions' folders).
+func checkQueryFolder(dir string, nOps, partitions int) error {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return err
@@ -352,11 +370,22 @@ func checkQueryFolder(dir string, nOps int) error {
 		}
 		return fmt.Errorf("%s: not the state of one of the query's %d dedup operators", filepath.Join(state, n), nOps)
 	}
+	if partitions > 0 {
+		for op := range nOps {
+			if err := checkPartitionFolders(filepath.Join(state, strconv.Itoa(op)), partitions); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
 }
 
-// readOperator reads the state of one dedup operator at version.
-func readOperator(dir string, be stores.Backend, version int64, node chain.Node, limit int) (*Operator, error) {
+// readOperator reads the state of one dedup operator at version from its
+// stores' folders, dirs (one, or one per partition).
+func readOperator(dir string, dirs []string, be stores.Backend, version int64, node chain.Node, limit int) (*Operator, error) {
+	if len(dirs) > 1 || dirs[0] != dir {
+		return readPartitions(dir, dirs, be, version, node, limit)
+	}
 	o := &Operator{
 		Name:         node.Operator,
 		KeyColumns:   node.KeyNames,
@@ -396,7 +425,7 @@ func readOperator(dir string, be stores.Backend, version int64, node chain.Node,
 		o.Note = fmt.Sprintf("the store holds the state of %s, the commit log ends at batch %d", have, version-1)
 	}
 	o.NumRows = int64(st.Store.Len())
-	rows, err := listRows(dir, st.Store, node, o.HasExpiresAt, limit)
+	rows, err := listRows([]source{{dir: dir, store: st.Store, part: -1}}, 0, node, o.HasExpiresAt, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -433,11 +462,24 @@ func decode(l generators.KeyLayout, node chain.Node, key []byte) Key {
 
 func formatMicros(us int64) string { return time.UnixMicro(us).UTC().Format(TimeLayout) }
 
-// entry is one key kept for listing.
+// entry is one key kept for listing, with the partition of the store it
+// was read from (-1 for a store per operator).
 type entry struct {
 	sort []byte
 	key  []byte
 	exp  int64
+	part int
+}
+
+// source is one store to list keys from: its folder, and its partition
+// (-1 for a store per operator).
+type source struct {
+	dir   string
+	store interface {
+		engines.Ranger
+		Close() error
+	}
+	part int
 }
 
 // topN keeps the limit smallest entries by sort key: a max-heap, so that
@@ -455,10 +497,13 @@ func (h *topN) Pop() any {
 	return e
 }
 
-// listRows decodes the first limit keys of src in key order (all of them
-// for a negative limit), checking that every key has the layout of the
-// first.
-func listRows(dir string, src engines.Ranger, node chain.Node, hasExpiry bool, limit int) ([]Row, error) {
+// listRows decodes the first limit keys of the sources in key order (all
+// of them for a negative limit), checking that every key has the layout
+// of the first, and gives each its partition: its store's, which must be
+// where Spark's hash puts it among partitions, or, for a store per
+// operator (partitions 0), where the hash puts it among
+// DefaultPartitions.
+func listRows(srcs []source, partitions int, node chain.Node, hasExpiry bool, limit int) ([]Row, error) {
 	var (
 		l      generators.KeyLayout
 		seen   bool
@@ -466,43 +511,54 @@ func listRows(dir string, src engines.Ranger, node chain.Node, hasExpiry bool, l
 		h      topN
 		sortKb []byte
 	)
-	err := src.Range(func(key []byte, exp int64) bool {
-		if !seen {
-			if l, bad = generators.NewKeyLayout(node.KeyColumns, len(key)); bad != nil {
+	for _, src := range srcs {
+		err := src.store.Range(func(key []byte, exp int64) bool {
+			if !seen {
+				if l, bad = generators.NewKeyLayout(node.KeyColumns, len(key)); bad != nil {
+					return false
+				}
+				seen = true
+			}
+			if len(key) != l.Size() {
+				bad = fmt.Errorf("keys of %d and %d bytes: not one encoding of columns %s", l.Size(), len(key), strings.Join(node.KeyNames, ", "))
 				return false
 			}
-			seen = true
-		}
-		if len(key) != l.Size() {
-			bad = fmt.Errorf("keys of %d and %d bytes: not one encoding of columns %s", l.Size(), len(key), strings.Join(node.KeyNames, ", "))
-			return false
-		}
-		if limit == 0 {
-			return true
-		}
-		sortKb = l.SortKey(sortKb, key)
-		if limit > 0 && len(h) == limit {
-			if bytes.Compare(sortKb, h[0].sort) >= 0 {
+			if limit == 0 {
 				return true
 			}
-			heap.Pop(&h)
+			sortKb = l.SortKey(sortKb, key)
+			if limit > 0 && len(h) == limit {
+				if bytes.Compare(sortKb, h[0].sort) >= 0 {
+					return true
+				}
+				heap.Pop(&h)
+			}
+			heap.Push(&h, entry{sort: slices.Clone(sortKb), key: slices.Clone(key), exp: exp, part: src.part})
+			return true
+		})
+		if err != nil {
+			return nil, err
 		}
-		heap.Push(&h, entry{sort: slices.Clone(sortKb), key: slices.Clone(key), exp: exp})
-		return true
-	})
-	if err != nil {
-		return nil, err
-	}
-	if bad != nil {
-		return nil, fmt.Errorf("%s: %w", dir, bad)
+		if bad != nil {
+			return nil, fmt.Errorf("%s: %w", src.dir, bad)
+		}
 	}
 	slices.SortFunc(h, func(a, b entry) int { return bytes.Compare(a.sort, b.sort) })
+	dirOf := map[int]string{}
+	for _, src := range srcs {
+		dirOf[src.part] = src.dir
+	}
 	rows := make([]Row, len(h))
 	for i, e := range h {
 		rows[i].Key = decode(l, node, e.key)
 		if hasExpiry && e.exp != engines.NoExpiry {
 			rows[i].ExpiresAt = formatMicros(e.exp)
 		}
+		p, err := keyPartition(l, e, partitions, dirOf[e.part])
+		if err != nil {
+			return nil, err
+		}
+		rows[i].Partition = p
 	}
 	return rows, nil
 }

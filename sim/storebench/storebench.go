@@ -96,6 +96,10 @@ func (r *Result) Close() error {
 // naming the query and the field, if the backends produce different
 // results: their numbers would then compare different computations.
 func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (_ *Result, err error) {
+	if sc.Spark != nil {
+		// The meter measures one store per dedup operator.
+		return nil, fmt.Errorf("bench-stores: scenario %s: spark: the store comparison runs one store per dedup operator, not partitioned state; remove the spark: block (simulate run models its cluster)", sc.File)
+	}
 	tmp, err := os.MkdirTemp(opts.TempDir, "dedupsim-bench-stores-")
 	if err != nil {
 		return nil, fmt.Errorf("bench-stores: %w", err)

@@ -1,0 +1,20 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/dedupsim/dedupsim/sim"
+)
+
+// noticePrinter returns the run's notices printer: one line each on
+// stderr, "notice: ...", from any job's goroutine.
+func noticePrinter(stderr io.Writer) func(string) {
+	var mu sync.Mutex
+	return func(msg string) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintln(stderr, sim.CleanMessage("notice: "+msg))
+	}
+}

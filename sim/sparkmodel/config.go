@@ -1,0 +1,167 @@
+// Package sparkmodel puts a query's micro-batches in a Spark cluster's
+// terms: how long each batch takes on the cluster (the cost model and the
+// task scheduling), how much heap or native memory and local disk each
+// executor needs for its state stores (the provider models), and the
+// summary a sizing review reads (batch durations, processing lag, when
+// the query falls behind, partition skew, executor peaks). Its input is
+// what the executor (sim) reports per batch and per shuffle partition
+// (sim.PartitionStats); it never changes what a batch decides.
+//
+// Config is the scenario's spark: block (docs/scenario.md); Tracker
+// follows one job's batches; the formulas and their sources are in
+// docs/spark-model.md. Every cost default is an estimate until a real
+// job's progress log calibrates it (sim/calibrate).
+package sparkmodel
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/dedupsim/dedupsim/engines/fileio"
+	"github.com/dedupsim/dedupsim/sim"
+	"github.com/dedupsim/dedupsim/sim/calibrate"
+)
+
+// The state store providers, as the spark: block names them.
+const (
+	// HDFS is Spark's default HDFSBackedStateStoreProvider: state in JVM
+	// hash maps, delta files on the checkpoint location.
+	HDFS = "hdfs"
+	// RocksDB is RocksDBStateStoreProvider: state in a native RocksDB
+	// instance per store, on the executor's local disk.
+	RocksDB = "rocksdb"
+)
+
+// Defaults of the spark: block, Spark's own where Spark has one.
+const (
+	// DefaultPartitions is spark.sql.shuffle.partitions' default.
+	DefaultPartitions = 200
+	// DefaultExecutors and DefaultCoresPerExecutor describe the smallest
+	// cluster: one executor with one core.
+	DefaultExecutors        = 1
+	DefaultCoresPerExecutor = 1
+	// MaxExecutors and MaxCoresPerExecutor bound the cluster a scenario
+	// may describe.
+	MaxExecutors        = 10_000
+	MaxCoresPerExecutor = 1024
+)
+
+// MaxPartitions bounds spark.partitions: each partition is a state store
+// of its own per dedup operator, open for the whole run.
+const MaxPartitions = sim.MaxPartitions
+
+// Config is a scenario's spark: block: the cluster a query runs on and
+// what its batches cost. Its yaml, want and json tags drive the scenario
+// loader (sim/scenario), like the workload's.
+type Config struct {
+	// Partitions is spark.sql.shuffle.partitions at the query's first
+	// run: each dedup operator's state is split over that many stores.
+	// A checkpoint keeps the count it was created with.
+	Partitions int64 `json:"partitions" yaml:"partitions" want:"a whole number of shuffle partitions from 1 to 10000"`
+	// Provider is the state store provider: HDFS or RocksDB.
+	Provider string `json:"provider" yaml:"provider" want:"hdfs or rocksdb"`
+	// Executors and CoresPerExecutor are the cluster: Executors ×
+	// CoresPerExecutor task slots.
+	Executors        int64 `json:"executors" yaml:"executors" want:"a whole number of executors from 1 to 10000"`
+	CoresPerExecutor int64 `json:"coresPerExecutor" yaml:"coresPerExecutor" want:"a whole number of cores from 1 to 1024"`
+	// MaxRowsPerBatch caps the rows a batch takes, oldest first, like a
+	// source's maxOffsetsPerTrigger; 0 takes every row that arrived.
+	MaxRowsPerBatch int64 `json:"maxRowsPerBatch" yaml:"maxRowsPerBatch" want:"a whole number of rows, 0 for no limit"`
+	// Cost is the batch duration model; nil keeps batches instantaneous.
+	Cost *Cost `json:"cost,omitempty" yaml:"cost" want:"a mapping of batchOverheadMs, rowNs, newKeyNs, scanKeyNs, removeKeyNs, partitionCommitMs"`
+}
+
+// Cost is the spark.cost block: the coefficients of a batch's duration
+// (see Costs). A term left out takes the provider's default
+// (DefaultCosts); FillDefaults writes them in.
+type Cost struct {
+	BatchOverheadMs   *float64 `json:"batchOverheadMs" yaml:"batchOverheadMs" want:"a cost in milliseconds per batch, 0 or more"`
+	RowNs             *float64 `json:"rowNs" yaml:"rowNs" want:"a cost in nanoseconds per row, 0 or more"`
+	NewKeyNs          *float64 `json:"newKeyNs" yaml:"newKeyNs" want:"a cost in nanoseconds per key, 0 or more"`
+	ScanKeyNs         *float64 `json:"scanKeyNs" yaml:"scanKeyNs" want:"a cost in nanoseconds per key, 0 or more"`
+	RemoveKeyNs       *float64 `json:"removeKeyNs" yaml:"removeKeyNs" want:"a cost in nanoseconds per key, 0 or more"`
+	PartitionCommitMs *float64 `json:"partitionCommitMs" yaml:"partitionCommitMs" want:"a cost in milliseconds per partition task, 0 or more"`
+}
+
+// SetDefaults fills c with the block's defaults; the scenario loader
+// calls it on a new spark: block before decoding the keys given.
+func (c *Config) SetDefaults() {
+	*c = Config{Partitions: DefaultPartitions, Provider: HDFS, Executors: DefaultExecutors, CoresPerExecutor: DefaultCoresPerExecutor}
+}
+
+// FillDefaults writes the provider's default (DefaultCosts) into every
+// cost term left out, so that the resolved scenario shows the costs used.
+// An unknown provider takes HDFS's (Check reports the provider).
+func (c *Config) FillDefaults() {
+	if c.Cost == nil {
+		return
+	}
+	def := DefaultCosts(c.Provider)
+	for t, p := range c.Cost.terms() {
+		if *p == nil {
+			v := def.get(calibrate.Term(t))
+			*p = &v
+		}
+	}
+}
+
+// terms returns the cost block's fields in calibrate.Term order.
+func (c *Cost) terms() [calibrate.NumTerms]**float64 {
+	return [calibrate.NumTerms]**float64{&c.BatchOverheadMs, &c.RowNs, &c.NewKeyNs, &c.ScanKeyNs, &c.RemoveKeyNs, &c.PartitionCommitMs}
+}
+
+// Costs returns the resolved coefficients and true, or false when the
+// block has no cost (batches are instantaneous).
+func (c *Config) Costs() (Costs, bool) {
+	if c == nil || c.Cost == nil {
+		return Costs{}, false
+	}
+	out := DefaultCosts(c.Provider)
+	for t, p := range c.Cost.terms() {
+		if *p != nil {
+			out.set(calibrate.Term(t), **p)
+		}
+	}
+	return out, true
+}
+
+// Slots returns the cluster's task slots, executors × cores.
+func (c *Config) Slots() int64 { return c.Executors * c.CoresPerExecutor }
+
+// Problem is one invalid value of the block, at a key path relative to
+// spark (such as "cost.rowNs").
+type Problem struct {
+	Path string
+	Msg  string
+}
+
+// Check returns every invalid value of c, one Problem each.
+func (c *Config) Check() []Problem {
+	var out []Problem
+	add := func(path, format string, args ...any) {
+		out = append(out, Problem{path, fmt.Sprintf(format, args...)})
+	}
+	if c.Partitions < 1 || c.Partitions > MaxPartitions {
+		add("partitions", "must be from 1 to %d (spark.sql.shuffle.partitions; each partition is a state store per dedup operator), got %d", MaxPartitions, c.Partitions)
+	}
+	if c.Provider != HDFS && c.Provider != RocksDB {
+		add("provider", "must be one of hdfs, rocksdb, got %s", fileio.Show(c.Provider))
+	}
+	if c.Executors < 1 || c.Executors > MaxExecutors {
+		add("executors", "must be from 1 to %d, got %d", MaxExecutors, c.Executors)
+	}
+	if c.CoresPerExecutor < 1 || c.CoresPerExecutor > MaxCoresPerExecutor {
+		add("coresPerExecutor", "must be from 1 to %d, got %d", MaxCoresPerExecutor, c.CoresPerExecutor)
+	}
+	if c.MaxRowsPerBatch < 0 {
+		add("maxRowsPerBatch", "must be 0 (no limit) or more, got %d", c.MaxRowsPerBatch)
+	}
+	if c.Cost != nil {
+		for t, p := range c.Cost.terms() {
+			if v := *p; v != nil && !(*v >= 0 && !math.IsInf(*v, 1)) {
+				add("cost."+calibrate.Term(t).String(), "must be a cost of 0 or more, got %g", *v)
+			}
+		}
+	}
+	return out
+}
