@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/dedupsim/dedupsim/engines/interval"
@@ -152,4 +153,33 @@ func resolvingDuration(h float64) float64 {
 		}
 	}
 	return math.Ceil(need/86400) * 86400
+}
+
+// SaturationWarnings returns one line per query of s whose key horizon
+// reaches the traffic window at some delay: the delays, and the duration
+// that would resolve them (three times the longest such horizon, rounded
+// up to a duration a scenario would write). simulate run and sweep print
+// them on stderr; nil when no query is saturated.
+func SaturationWarnings(s *metrics.Summary) []string {
+	res := newResults(s, nil)
+	var out []string
+	for _, name := range res.queryNames() {
+		var ds []string
+		longest := 0.0
+		for _, r := range res.runsOf(name) {
+			if !res.saturated(r.sum) {
+				continue
+			}
+			ds = append(ds, formatDelay(r.sum.Delay))
+			if h, ok := res.horizonOf(r.sum); ok {
+				longest = max(longest, h)
+			}
+		}
+		if len(ds) == 0 {
+			continue
+		}
+		out = append(out, fmt.Sprintf("warning: %s is saturated at delay %s: its key horizon (up to %s) reaches the %s traffic window, so it holds every key of the run there; run for %s to resolve it (duration: %s)",
+			name, joinNames(ds), formatSpan(longest), formatSpan(res.durationSeconds()), formatSpan(resolvingDuration(longest)), interval.Format(secondsDuration(resolvingDuration(longest)))))
+	}
+	return out
 }
