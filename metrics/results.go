@@ -37,8 +37,9 @@ type Summary struct {
 
 // Windows describes the two spans of processing time the per-query fields
 // cover. The traffic window is [start, start+duration]: originals arrive
-// in it. After it comes the drain: no new events, the watermark stands
-// still, and the last copies still arrive, a tail a real stream never has.
+// in it. After it comes the drain: no new events, only the last copies of
+// retried events (the watermark stands still, or follows their event
+// times), a tail a real stream never has.
 // A field of Traffic is measured over the batches whose trigger is at or
 // before LastTrafficBatch (the batch that takes the last originals), so
 // the drain never drives it; a field of Run totals every batch and row of

@@ -199,12 +199,12 @@ func (res *results) newTimeAxis(runs []*run) timeAxis {
 	}
 	a.drain = &[2]float64{te, a.end}
 	if runEnd > a.end+1e-6 {
-		a.note = fmt.Sprintf("Shaded: the drain after the traffic window (%s to %s): no new events, the watermark stands still while the last copies arrive. "+
-			"The axis stops %s into it; the drain runs on to %s (the last copy), and its rows count in the totals only.",
-			formatOffset(0), formatOffset(te), formatSpan(a.end-te), formatOffset(runEnd))
+		a.note = fmt.Sprintf("Shaded: the drain, after the traffic ended at %s: no new events, only the last copies of retried events, which a real stream never stops for. "+
+			"The axis stops %s into it; the drain runs on to %s (the last copy). Its rows count in the totals only: no finding reads it.",
+			formatOffset(te), formatSpan(a.end-te), formatOffset(runEnd))
 	} else {
-		a.note = fmt.Sprintf("Shaded: the drain after the traffic window (%s to %s): no new events; its rows count in the totals only.",
-			formatOffset(0), formatOffset(te))
+		a.note = fmt.Sprintf("Shaded: the drain, after the traffic ended at %s: no new events, only the last copies of retried events. Its rows count in the totals only: no finding reads it.",
+			formatOffset(te))
 	}
 	return a
 }
@@ -513,6 +513,9 @@ func horizonChart(res *results) (d drawing, title, note string, ok bool) {
 		notes = append(notes, "Missed duplicates and false drops are on log scales fitted to the data; a rate of 0 sits on the baseline labelled 0, below the break.")
 		subtitle = res.subtitle("rates on log scales; 0 on the baseline below the break")
 	}
+	if s := h.coincideNote(); s != "" {
+		notes = append(notes, s)
+	}
 	if s := res.saturationNote(h); s != "" {
 		notes = append(notes, s)
 	}
@@ -535,6 +538,36 @@ func horizonChart(res *results) (d drawing, title, note string, ok bool) {
 		return nil
 	}}
 	return d, title, note, true
+}
+
+// coincideNote names the queries whose false-drop lines lie on one
+// another (the same events lost at every delay: one watermark, one late
+// filter), which the chart alone cannot show; "" when none do.
+func (h *horizon) coincideNote() string {
+	var same []string
+	var ref *horizonSeries
+	for i := range h.ss {
+		s := &h.ss[i]
+		if len(s.pts) < 2 {
+			continue
+		}
+		if ref == nil {
+			ref = s
+			continue
+		}
+		eq := len(s.pts) == len(ref.pts)
+		for k := 0; eq && k < len(s.pts); k++ {
+			eq = *s.pts[k].sum.Delay == *ref.pts[k].sum.Delay && s.pts[k].sum.FalseDrops == ref.pts[k].sum.FalseDrops
+		}
+		if eq {
+			same = append(same, s.name)
+		}
+	}
+	if len(same) == 0 || ref.pts[0].sum.FalseDrops == 0 && ref.pts[len(ref.pts)-1].sum.FalseDrops == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s lose the same events at every delay (one watermark, one late filter): their false-drop lines lie on one another.",
+		joinNames(append([]string{ref.name}, same...)))
 }
 
 // saturationNote names the saturated points of the horizon chart and the
@@ -641,6 +674,15 @@ func (s logScale) min() float64 {
 	return s.lo
 }
 
+// max returns the top of the axis: its last decade, or, with nothing but
+// zeros to show, a little room above their baseline for a note.
+func (s logScale) max() float64 {
+	if s.empty {
+		return s.base() + 0.8
+	}
+	return s.hi
+}
+
 // ticks returns the axis' ticks: the decades (labelled by format), with 2
 // and 5 between them on a short axis, and the zero baseline labelled 0.
 func (s logScale) ticks(format func(v float64) string) plot.Ticker {
@@ -655,7 +697,10 @@ type rateTicks struct {
 
 // Ticks implements plot.Ticker.
 func (t rateTicks) Ticks(_, _ float64) []plot.Tick {
-	out := logTicks{format: t.format}.Ticks(t.s.lo, t.s.hi)
+	var out []plot.Tick
+	if !t.s.empty {
+		out = logTicks{format: t.format}.Ticks(t.s.lo, t.s.hi)
+	}
 	if t.s.zeros {
 		out = append([]plot.Tick{{Value: t.s.base(), Label: "0"}}, out...)
 	}
@@ -736,7 +781,11 @@ func (h *horizon) legend() []legendItem {
 		if s.flat == nil {
 			thumbs = append(thumbs, glyphThumb(draw.GlyphStyle{Color: s.style.Color, Radius: vg.Points(3.5), Shape: flavourGlyph(s.flavour, false)}))
 		}
-		items = append(items, legendItem{name: apiWords(s.flavour) + " (" + s.name + ")", thumbs: thumbs})
+		r := s.flat
+		if r == nil {
+			r = s.pts[0]
+		}
+		items = append(items, legendItem{name: apiWordsOf(r.sum) + " (" + s.name + ")", thumbs: thumbs})
 	}
 	if h.anySaturated {
 		items = append(items, legendItem{name: "hollow: saturated (key horizon reaches the run's length)",
@@ -792,7 +841,10 @@ func (h *horizon) panel(k int) (*plot.Plot, error) {
 	var sc logScale
 	if k < 2 {
 		sc = []logScale{h.miss, h.fd}[k]
-		if sc.zeros {
+		if sc.empty {
+			p.Y.Label.Text = strings.TrimSuffix(pn.yLabel, ", log)") + ")"
+		}
+		if sc.zeros && !sc.empty {
 			brk, err := plotter.NewLine(plotter.XYs{{X: h.xOf(h.xMin), Y: sc.brk()}, {X: h.xOf(h.xMax), Y: sc.brk()}})
 			if err != nil {
 				return nil, err
@@ -847,7 +899,7 @@ func (h *horizon) panel(k int) (*plot.Plot, error) {
 	}
 	switch k {
 	case 0, 1:
-		p.Y.Min, p.Y.Max = sc.min(), sc.hi
+		p.Y.Min, p.Y.Max = sc.min(), sc.max()
 		p.Y.Tick.Marker = sc.ticks(pctLabel)
 		if sc.empty {
 			// An empty log panel reads as a drawing fault; say what it

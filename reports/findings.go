@@ -159,13 +159,13 @@ func (res *results) duplicateFinding(r *run) (finding, bool) {
 	case m == 0 && 2*caught >= t:
 		// Most were caught as duplicates; the others were dropped as late
 		// (or stood in for an original that was).
-		body := fmt.Sprintf(" let none of %s duplicate copies through: %s were dropped as duplicates, the others behind the watermark.",
-			metrics.FormatCount(t), metrics.FormatCount(caught))
+		body := fmt.Sprintf(" let none of %s duplicate copies through: %s were caught as duplicates, the other %s dropped as late or emitted in place of a late original.",
+			metrics.FormatCount(t), metrics.FormatCount(caught), metrics.FormatCount(t-caught))
 		return finding{one: subject + body, many: subject + " each" + body}, true
 	case m == 0:
 		// Not "caught": most copies never reached the dedup's state.
-		body := fmt.Sprintf(" let none of %s duplicate copies through, but only %s (%s) were caught as duplicates: the others were dropped behind the watermark with their events or after them.",
-			metrics.FormatCount(t), metrics.FormatCount(caught), metrics.FormatPercent(rate(caught, t)))
+		body := fmt.Sprintf(" let none of %s duplicate copies through, but only %s (%s) were caught as duplicates: the other %s were dropped as late or emitted in place of a late original.",
+			metrics.FormatCount(t), metrics.FormatCount(caught), metrics.FormatPercent(rate(caught, t)), metrics.FormatCount(t-caught))
 		return finding{one: subject + body, many: subject + " each" + body}, true
 	case m == t:
 		s := fmt.Sprintf("%s emitted all %s duplicate copies as new events (missed 100%% of duplicates)", subject, metrics.FormatCount(t))
@@ -383,12 +383,30 @@ func (res *results) stateFinding(r *run) (finding, bool) {
 		s := fmt.Sprintf("%s's state peaked at %s (%s, %s of the run's %s events) during the traffic window",
 			subject, rows(q.PeakStateRows), metrics.FormatBytes(q.PeakStateBytes),
 			metrics.FormatPercent(rate(q.PeakStateRows, q.LogicalEvents)), metrics.FormatCount(q.LogicalEvents))
-		if tb := res.traffic(r); len(tb) > 0 && tb[len(tb)-1].StateRows == q.PeakStateRows && len(tb) > 1 {
+		if res.stillGrowing(r) {
 			s += ", and was still growing when the traffic ended"
 		}
 		return n(s + ".")
 	}
 	return finding{}, false
+}
+
+// stillGrowing reports whether r's state peaked at the end of the traffic
+// window and was growing then (by more than 2% over its last 2%, or three
+// triggers): it had not reached a steady state when the traffic ended.
+func (res *results) stillGrowing(r *run) bool {
+	tb := res.traffic(r)
+	if len(tb) < 2 || tb[len(tb)-1].StateRows != r.sum.PeakStateRows {
+		return false
+	}
+	end := res.offsetSeconds(tb[len(tb)-1].ProcessingTime)
+	from := end - max(0.02*res.durationSeconds(), 3*res.triggerSeconds())
+	for _, b := range tb {
+		if res.offsetSeconds(b.ProcessingTime) >= from {
+			return float64(tb[len(tb)-1].StateRows) > 1.02*float64(b.StateRows)
+		}
+	}
+	return false
 }
 
 // saturationFinding says that a run's key horizon reaches its traffic
@@ -525,7 +543,7 @@ func (res *results) sweepFindings(runs []*run) []string {
 	fdRate := func(q *metrics.QuerySummary) float64 { return rate(q.FalseDrops, q.LogicalEvents) }
 	fd := change(metrics.FormatPercent(fdRate(first)), metrics.FormatPercent(fdRate(last)))
 	if c := sweepCauses(runs); c != "" {
-		fd += " (lost to " + c + ")"
+		fd += " (cause: " + c + ")"
 	}
 	out := []string{fmt.Sprintf("Across delays from %s to %s, %s's missed-duplicate rate %s, its false-drop rate %s, and its peak state %s.",
 		d(runs[0]), d(runs[len(runs)-1]), name,
@@ -583,13 +601,13 @@ func (res *results) sweepFindings(runs []*run) []string {
 				parts = append(parts, "missed "+metrics.FormatCount(p.MissedDuplicates)+" duplicates")
 			}
 			if p.FalseDrops > 0 {
-				parts = append(parts, "lost "+metrics.FormatCount(p.FalseDrops)+" events ("+causeWords(p)+")")
+				parts = append(parts, "lost "+metrics.FormatCount(p.FalseDrops)+" events (cause: "+causeWords(p)+")")
 			}
 			s += fmt.Sprintf(" (at %s it still %s)", d(runs[clean-1]), strings.Join(parts, " and "))
 		}
 		out = append(out, s+satFrom(clean)+".")
 	case caught < len(runs):
-		out = append(out, fmt.Sprintf("%s caught every duplicate from a %s delay on, but lost events at each of those delays (%s at %s, %s)%s.",
+		out = append(out, fmt.Sprintf("%s caught every duplicate from a %s delay on, but lost events at each of those delays (%s at %s, cause: %s)%s.",
 			name, d(runs[caught]), metrics.FormatCount(last.FalseDrops), d(runs[len(runs)-1]), causeWords(last), satFrom(caught)))
 	default:
 		best := slices.MinFunc(runs, func(a, b *run) int { return cmp.Compare(missRate(a.sum), missRate(b.sum)) })
@@ -690,7 +708,7 @@ func (res *results) recommendations() []string {
 		meets := func(q *metrics.QuerySummary) bool {
 			return rate(q.MissedDuplicates, q.TrueDuplicates) <= recommendMissed && rate(q.FalseDrops, q.LogicalEvents) <= recommendFalseDrop
 		}
-		targets := fmt.Sprintf("missed duplicates at most %s and false drops at most %s", metrics.FormatPercent(recommendMissed), metrics.FormatPercent(recommendFalseDrop))
+		targets := fmt.Sprintf("missed duplicates at most %s and false drops at most %s", percentLabel(recommendMissed), percentLabel(recommendFalseDrop))
 		k := slices.IndexFunc(runs, func(r *run) bool { return meets(r.sum) })
 		if k < 0 {
 			best := slices.MinFunc(runs, func(a, b *run) int {
@@ -700,10 +718,12 @@ func (res *results) recommendations() []string {
 			s := fmt.Sprintf("%s: no swept delay meets %s; the closest is %s (missed %s, lost %s)",
 				name, targets, formatDelay(best.sum.Delay), metrics.FormatPercent(rate(best.sum.MissedDuplicates, best.sum.TrueDuplicates)),
 				metrics.FormatPercent(rate(best.sum.FalseDrops, best.sum.LogicalEvents)))
-			if why := res.keyCause(best.sum.Query); why != "" {
-				s += ", and no delay can help: " + why
+			if why := res.keyCause(best.sum.Query); why != "" && best.sum.MissedDuplicates > 0 {
+				s += ", and no delay can help: " + why + "."
+			} else {
+				s += "; a delay longer than the sweep's may: `simulate plan` searches for it, across seeds."
 			}
-			out = append(out, s+".")
+			out = append(out, s)
 			continue
 		}
 		r := runs[k]

@@ -33,7 +33,7 @@ func TestDrainIsCutAndShaded(t *testing.T) {
 	if ax.drain == nil || ax.drain[0] != 7200 || ax.drain[1] != ax.end {
 		t.Errorf("drain span %v; want from the traffic's end to the axis' end", ax.drain)
 	}
-	for _, want := range []string{"drain", "02:00", formatOffset(end), "totals only"} {
+	for _, want := range []string{"drain", "ended at 02:00", formatOffset(end), "totals only"} {
 		if !strings.Contains(ax.note, want) {
 			t.Errorf("axis note lacks %q: %s", want, ax.note)
 		}

@@ -152,5 +152,22 @@ func shade(c color.RGBA, k int) color.RGBA {
 
 // legendName names a run in a legend: its API words and its label.
 func legendName(r *run, label string) string {
-	return apiWords(flavourOf(r.sum)) + " (" + label + ")"
+	return apiWordsOf(r.sum) + " (" + label + ")"
+}
+
+// apiWordsOf names a query's API: its flavour's words, and for the other
+// flavour what the query text shows of it.
+func apiWordsOf(q *metrics.QuerySummary) string {
+	f := flavourOf(q)
+	if f != metrics.FlavourOther {
+		return apiWords(f)
+	}
+	n := len(regexp.MustCompile(`\b(dropDuplicates|drop_duplicates|distinct|dropDuplicatesWithinWatermark)\s*\(`).FindAllStringIndex(q.Query, -1))
+	switch {
+	case n > 1:
+		return "several dedups"
+	case n == 1 && strings.Contains(q.Query, "withWatermark"):
+		return "dropDuplicates, event time not a key"
+	}
+	return apiWords(f)
 }
