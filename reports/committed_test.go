@@ -151,7 +151,9 @@ func causeNames() []string { return []string{"bad clock", "as late", "late", "ke
 // lost events (or a false-drop rate above 0) names a cause.
 func checkLossesHaveCauses(t *testing.T, res *results, findings []string) {
 	t.Helper()
-	c := func(q *metrics.QuerySummary) int64 { return q.FalseDropsByCause.Late + q.FalseDropsByCause.BadClock + q.FalseDropsByCause.Collision }
+	c := func(q *metrics.QuerySummary) int64 {
+		return q.FalseDropsByCause.Late + q.FalseDropsByCause.BadClock + q.FalseDropsByCause.Collision
+	}
 	for _, r := range res.runs {
 		q := r.sum
 		if q.FalseDrops != c(q) {

@@ -728,7 +728,9 @@ func (s *searcher) idKeys() string {
 }
 
 // meetsMissed and meetsFalseDrop test a point against one rate target.
-func (s *searcher) meetsMissed(p Point) bool { return p.Summary.MissedDuplicateRate <= s.t.MaxMissedRate }
+func (s *searcher) meetsMissed(p Point) bool {
+	return p.Summary.MissedDuplicateRate <= s.t.MaxMissedRate
+}
 func (s *searcher) meetsFalseDrop(p Point) bool {
 	return p.Summary.FalseDropRate <= s.t.MaxFalseDropRate
 }
