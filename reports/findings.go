@@ -328,9 +328,20 @@ func (res *results) badClockCause(r *run) string {
 	if mk == nil {
 		return generic
 	}
+	more := 0
+	for _, m := range res.sum.Markers {
+		if m.Kind == "bad-clock" && m.At > mk.At && m.At <= res.lastTrafficBatch() {
+			more++
+		}
+	}
 	s := "to the bad clock at " + formatOffset(mk.At)
 	if mk.Label != "" {
 		s += " (" + mk.Label + ")"
+	}
+	if more > 0 {
+		// Later bad clocks may have pushed the watermark further: name
+		// the first, and count the others.
+		s = fmt.Sprintf("to bad clocks, the first at %s (%s) and %d more marked after it", formatOffset(mk.At), mk.Label, more)
 	}
 	if ahead := res.watermarkAhead(r, mk.At); ahead > 0 {
 		return s + fmt.Sprintf(", which moved the watermark up to %s ahead of processing time: rows behind it were dropped as late", formatSpan(ahead))

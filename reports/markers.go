@@ -211,13 +211,37 @@ func (m *markerLayer) layout(c draw.Canvas, trX func(float64) vg.Length) ([]plac
 	used := 0
 	gs := m.groups(c, trX)
 	var lineXs []vg.Length
+	type spanX struct{ lo, hi vg.Length }
+	var spans []spanX
 	for _, mk := range m.markers {
 		if mk.Kind != "stall" || mk.Until == nil {
 			lineXs = append(lineXs, trX(m.toX(mk.At)))
+		} else {
+			spans = append(spans, spanX{trX(m.toX(mk.At)), trX(m.toX(*mk.Until))})
 		}
 	}
-	crosses := func(lo, hi vg.Length) bool {
-		return slices.ContainsFunc(lineXs, func(x vg.Length) bool { return x > lo-vg.Points(1) && x < hi+vg.Points(1) })
+	if m.drain != nil {
+		spans = append(spans, spanX{trX(m.toX(m.drain[0])), trX(m.toX(m.drain[1]))})
+	}
+	// crosses reports whether a label over [lo, hi] would cross a line of
+	// another group, or, for a moment's label, sit over a span (a stall,
+	// the drain) it would seem to name.
+	crosses := func(g labelGroup, lo, hi vg.Length) bool {
+		for _, x := range lineXs {
+			own := !g.isStall && x >= g.x-vg.Points(0.5) && x <= g.lastX+vg.Points(0.5)
+			if !own && x > lo-vg.Points(1) && x < hi+vg.Points(1) {
+				return true
+			}
+		}
+		if g.isStall {
+			return false
+		}
+		for _, sp := range spans {
+			if lo < sp.hi && hi > sp.lo {
+				return true
+			}
+		}
+		return false
 	}
 	for _, g := range gs {
 		txt := m.text(g)
@@ -230,15 +254,23 @@ func (m *markerLayer) layout(c draw.Canvas, trX func(float64) vg.Length) ([]plac
 			right = g.x + gap
 		}
 		left := g.x - gap - w
+		// Against the right edge, over the group's own lines: for a burst
+		// near the end of the chart.
+		edge := c.Max.X - w
 		fitsR, fitsL := right+w <= c.Max.X, left >= c.Min.X
+		fitsE := !g.isStall && edge >= c.Min.X && edge <= g.x
 		var lo vg.Length
 		switch {
-		case fitsR && !crosses(right, right+w):
+		case fitsR && !crosses(g, right, right+w):
 			lo = right
-		case fitsL && !crosses(left, left+w):
+		case fitsL && !crosses(g, left, left+w):
 			lo = left
+		case fitsE && !crosses(g, edge, edge+w):
+			lo = edge
 		case fitsR:
 			lo = right
+		case fitsE:
+			lo = edge
 		case fitsL:
 			lo = left
 		default:

@@ -154,8 +154,15 @@ func pctText(v float64) string {
 	return metrics.FormatPercent(v)
 }
 
-// pointsText renders a difference of rates in percentage points: "0.9".
-func pointsText(v float64) string { return strconv.FormatFloat(100*v, 'g', 3, 64) }
+// pointsText renders a difference of rates in percentage points: "0.9
+// percentage points", "1 percentage point".
+func pointsText(v float64) string {
+	s := strconv.FormatFloat(100*v, 'g', 3, 64) + " percentage point"
+	if 100*v != 1 {
+		s += "s"
+	}
+	return s
+}
 
 // tolText renders a tolerance or a bound: "2%", "0.5%".
 func tolText(v float64) string { return strconv.FormatFloat(100*v, 'g', 3, 64) + "%" }
@@ -210,7 +217,7 @@ left out of the tolerances.
 		peakN, tolText(math.Ceil(100*peakMax)/100), 100*peakMax, tolText(tolPeak))
 	fmt.Fprintf(&b, "- **missed and false-drop rates**, where the simulation counts at least %d missed duplicates or lost events (%d rates): within ±%s relative (largest error %.1f%%; tolerance ±%s). Below %d the count is too small to measure a relative error against;\n",
 		minCount, rateN, tolText(math.Ceil(100*rateRelMax)/100), 100*rateRelMax, tolText(tolRate), minCount)
-	fmt.Fprintf(&b, "- **every rate** (%d rates): within %s percentage points of the simulated rate (largest difference %.2f points; tolerance %s points).\n\n",
+	fmt.Fprintf(&b, "- **every rate** (%d rates): within %s of the simulated rate (largest difference %.2f points; tolerance %s).\n\n",
 		absN, pointsText(math.Ceil(1000*absMax)/1000), 100*absMax, pointsText(tolAbs))
 	b.WriteString("The model is an estimate; `simulate plan` decides by simulation.\n\n## The rows\n\n")
 	b.WriteString("| experiment | query | delay | peak rows: sim | model | error | missed: sim | model | error | false drops: sim | model | error | scope |\n")
