@@ -985,7 +985,7 @@ func (s *searcher) modelFit(scale float64) (time.Duration, ModelEstimate, bool) 
 }
 
 func (s *searcher) targetText() string {
-	return fmt.Sprintf("missed duplicates <= %s and false drops <= %s", metrics.FormatPercent(s.t.MaxMissedRate), metrics.FormatPercent(s.t.MaxFalseDropRate))
+	return fmt.Sprintf("missed duplicates <= %s and false drops <= %s", percent(s.t.MaxMissedRate), percent(s.t.MaxFalseDropRate))
 }
 
 // neverEvictsWhy says why a dedup with a watermark never evicts.
