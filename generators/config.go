@@ -31,6 +31,9 @@ type Config struct {
 	Duration interval.Duration
 	// Workload describes the traffic.
 	Workload Workload
+	// BadClockRows are rows injected at given moments with an event time
+	// from a clock running ahead: a scenario's bad-clock faults.
+	BadClockRows []BadClockRow
 }
 
 // Workload describes the generated traffic: the arrival process of
@@ -327,6 +330,21 @@ func (c *Config) Check() []Problem {
 		ps.add("workload.futureTimestamps.skew", "must be set when probability is above 0, got nothing")
 	}
 	ps.dist("workload.futureTimestamps.skew", ft.Skew, false)
+	for i, b := range c.BadClockRows {
+		key := b.Key
+		if key == "" {
+			key = fmt.Sprintf("badClockRows[%d]", i)
+		}
+		switch {
+		case b.At <= 0:
+			ps.add(key+".at", "must be above 0, got %s", interval.Duration(b.At*1000))
+		case c.Duration > 0 && b.At*1000 > int64(c.Duration):
+			ps.add(key+".at", "must be within the duration (%s), got %s", c.Duration, interval.Duration(b.At*1000))
+		}
+		if b.Skew <= 0 {
+			ps.add(key+".skew", "must be above 0 (how far ahead of its arrival the row's event time is, such as 30m), got %s", interval.Duration(b.Skew*1000))
+		}
+	}
 	switch {
 	case w.Heartbeat < 0:
 		ps.add("workload.heartbeat", "must be at least 0 (0 is off), got %s", w.Heartbeat)

@@ -40,7 +40,15 @@
 //     arrival + a skew draw, and Truth.BadClock. Copies are derived from
 //     the original's event time before this stage, so a bad clock on one
 //     row does not spread to the event's other rows.
-//  6. Heartbeats (heartbeat > 0): a row at start+h, start+2h, ... while
+//  6. Injected bad-clock rows (a scenario's faults of kind bad-clock,
+//     Config.BadClockRows): one row per fault at arrival start+at, a new
+//     logical event (Copies 1, Truth.BadClock) with a valid key of its own
+//     (a random UUID or the event number as event_id, a customer_id in
+//     [0, customers), a random payload: the injected rows' own stream),
+//     event_time = arrival + skew and ingest_time = arrival. It is part of
+//     the stream, so every query sees it; at the same microsecond it comes
+//     after the rows of the stages inside it.
+//  7. Heartbeats (heartbeat > 0): a row at start+h, start+2h, ... while
 //     originals are still being generated (before start+duration) or
 //     copies are still to arrive after it. Its event_time, ingest_time and
 //     arrival are that instant; it is its own logical event (Copies 1,
@@ -57,7 +65,8 @@
 // # Randomness
 //
 // One root seed; each part (arrivals, ids, customers, payload,
-// arrivalDelay, retries, retryDelay, jitter, futureTimestamps, heartbeats)
+// arrivalDelay, retries, retryDelay, jitter, futureTimestamps,
+// badClockFaults, heartbeats)
 // draws from its own math/rand/v2 PCG stream seeded by SplitMix64 from the
 // seed XOR the FNV-1a hash of the part's name. Changing one part of a
 // workload therefore leaves every other part's draws unchanged: raising

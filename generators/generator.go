@@ -40,9 +40,9 @@ type Generator struct {
 //
 // The pipeline, innermost first: originals (Poisson arrivals following
 // the rate profile; ids, customers, payload) -> arrivalDelay -> numbering
-// -> retries -> badClock -> heartbeats, each stage present only when its
-// part of the workload is on. See the package documentation for the
-// semantics of each.
+// -> retries -> badClock -> injected bad-clock rows -> heartbeats, each
+// stage present only when its part of the workload is on. See the package
+// documentation for the semantics of each.
 func New(c Config) (*Generator, error) {
 	if ps := c.Check(); len(ps) > 0 {
 		return nil, fmt.Errorf("generators: %s: %s", ps[0].Path, ps[0].Msg)
@@ -82,6 +82,9 @@ func New(c Config) (*Generator, error) {
 	}
 	if w.FutureTimestamps.Probability > 0 {
 		g.stages = append(g.stages, newBadClock(g.top(), &w.FutureTimestamps, c.Seed))
+	}
+	if len(c.BadClockRows) > 0 {
+		g.stages = append(g.stages, newInjected(g.top(), c.BadClockRows, start, w.Customers, uuids, g.events, c.Seed))
 	}
 	if every := w.Heartbeat.Micros(); every > 0 {
 		g.stages = append(g.stages, newHeartbeats(g.top(), every, start, orig.endMicros, g.events, uuids, c.Seed))
@@ -169,11 +172,12 @@ func (g *Generator) Restore(state []byte) error {
 // start, duration and workload (with the values of empirical samples).
 func fingerprint(c *Config) (uint64, error) {
 	b, err := json.Marshal(struct {
-		Seed     uint64
-		Start    int64
-		Duration interval.Duration
-		Workload Workload
-	}{c.Seed, c.Start.UnixMicro(), c.Duration, c.Workload})
+		Seed         uint64
+		Start        int64
+		Duration     interval.Duration
+		Workload     Workload
+		BadClockRows []BadClockRow `json:",omitempty"`
+	}{c.Seed, c.Start.UnixMicro(), c.Duration, c.Workload, c.BadClockRows})
 	if err != nil {
 		return 0, err
 	}

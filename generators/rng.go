@@ -17,6 +17,7 @@ const (
 	partJitter       = "jitter"
 	partBadClock     = "futureTimestamps"
 	partHeartbeats   = "heartbeats"
+	partInjected     = "badClockFaults"
 )
 
 // newStream returns the PCG stream of the part named part under the root

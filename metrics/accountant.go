@@ -116,13 +116,35 @@ type Accountant struct {
 	MissedDuplicates   int64
 	FalseDrops         int64
 	FalseDropsLate     int64
+	FalseDropsBadClock int64
 	FalseDropsCollide  int64
 	DroppedByWatermark int64
 	DroppedDuplicates  int64
 }
 
-// Observe accounts for one batch: rows and the outcome of each.
+// Observe accounts for one batch: rows and the outcome of each, in a
+// batch whose watermark was not ahead of the clock (see ObserveBatch).
 func (a *Accountant) Observe(rows []generators.Row, outcomes []engines.Outcome) {
+	a.ObserveBatch(rows, outcomes, false)
+}
+
+// ObserveBatch accounts for one batch: rows and the outcome of each.
+// watermarkAhead says that the batch's late-filter watermark was ahead of
+// its processing time minus the query's delay, which only a row stamped in
+// the future can cause (every other row's event time is at or before its
+// arrival). An event lost to late drops whose last copy dropped as late
+// was dropped in such a batch is a bad-clock loss (FalseDropsBadClock);
+// any other event all of whose copies were dropped as late is a late loss
+// (FalseDropsLate).
+//
+// Worked example (delay 10m): a bad row stamped 30m ahead arrives at
+// 27:33; from the next batch the watermark is about 47:33 and the late
+// filter drops a normal row stamped 28:00 in the batch at 28:10. The
+// filter's watermark, 47:33, is ahead of 28:10 - 10m = 18:10: the row's
+// event, if it has no other copy, is lost to the bad clock. The same row
+// dropped at 28:10 by a watermark of 17:50 (a normal 10m lag) would be
+// lost as late.
+func (a *Accountant) ObserveBatch(rows []generators.Row, outcomes []engines.Outcome, watermarkAhead bool) {
 	for i := range rows {
 		t := &rows[i].Truth
 		a.InputRows++
@@ -152,9 +174,14 @@ func (a *Accountant) Observe(rows []generators.Row, outcomes []engines.Outcome) 
 		if ev.seen == ev.copies {
 			if ev.emitted == 0 {
 				a.FalseDrops++
-				if ev.late == ev.copies {
+				switch {
+				case ev.late == ev.copies && watermarkAhead:
+					// Every copy was late, so the last one dropped as
+					// late is this row, dropped in this batch.
+					a.FalseDropsBadClock++
+				case ev.late == ev.copies:
 					a.FalseDropsLate++
-				} else {
+				default:
 					a.FalseDropsCollide++
 				}
 			}

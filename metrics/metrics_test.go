@@ -84,8 +84,9 @@ func TestAccountantIdentities(t *testing.T) {
 		cut := rapid.IntRange(0, len(rows)).Draw(rt, "snapshot")
 		for i := 0; i < len(rows); i += 97 {
 			j := min(i+97, len(rows))
-			a.Observe(rows[i:j], outs[i:j])
-			ref.Observe(rows[i:j], outs[i:j])
+			ahead := rapid.Bool().Draw(rt, "ahead")
+			a.ObserveBatch(rows[i:j], outs[i:j], ahead)
+			ref.ObserveBatch(rows[i:j], outs[i:j], ahead)
 			if i <= cut && cut < j {
 				data, _ := a.MarshalBinary()
 				var b Accountant
@@ -108,6 +109,9 @@ func TestAccountantIdentities(t *testing.T) {
 		}
 		if a.EmittedRows != a.LogicalEvents-a.FalseDrops+a.MissedDuplicates {
 			rt.Fatalf("emitted identity broken: %+v", a)
+		}
+		if a.FalseDrops != a.FalseDropsLate+a.FalseDropsBadClock+a.FalseDropsCollide {
+			rt.Fatalf("cause identity broken: %+v", a)
 		}
 		if a.LogicalEvents != int64(nEvents) || a.Pending() != 0 {
 			rt.Fatalf("logical events %d (want %d), %d still pending", a.LogicalEvents, nEvents, a.Pending())
@@ -173,5 +177,43 @@ func TestAccountantStateRoundTrip(t *testing.T) {
 	}
 	if err := b.UnmarshalBinary(data[:len(data)-1]); err == nil {
 		t.Fatal("truncated state accepted")
+	}
+}
+
+// TestAccountantBadClockCause pins the bad-clock cause: an event lost to
+// late drops is a bad-clock loss when its last copy dropped as late was
+// dropped in a batch whose watermark was ahead of the clock, a late loss
+// otherwise; a loss with a copy dropped as a duplicate stays a collision.
+// A snapshot between the batches changes nothing.
+func TestAccountantBadClockCause(t *testing.T) {
+	late, dup, emit := engines.DroppedLate, engines.DroppedDuplicate, engines.Emitted
+	// Batch 1, watermark normal: A's and B's first copies late.
+	b1 := []generators.Row{row(0, 0, 2), row(1, 0, 2), row(4, 0, 1)}
+	o1 := []engines.Outcome{late, late, emit}
+	// Batch 2, watermark ahead: A's last copy late (bad clock), C's only
+	// copy late (bad clock), D's first copy late, E emitted.
+	b2 := []generators.Row{row(0, 1, 2), row(2, 0, 1), row(3, 0, 2), row(5, 0, 1)}
+	o2 := []engines.Outcome{late, late, late, emit}
+	// Batch 3, normal again: B's last copy late (late), D's last copy a
+	// duplicate of another key (collision).
+	b3 := []generators.Row{row(1, 1, 2), row(3, 1, 2)}
+	o3 := []engines.Outcome{late, dup}
+	var a Accountant
+	a.ObserveBatch(b1, o1, false)
+	a.ObserveBatch(b2, o2, true)
+	data, err := a.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b Accountant
+	if err := b.UnmarshalBinary(data); err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range []*Accountant{&a, &b} {
+		x.ObserveBatch(b3, o3, false)
+		if x.FalseDrops != 4 || x.FalseDropsBadClock != 2 || x.FalseDropsLate != 1 || x.FalseDropsCollide != 1 {
+			t.Errorf("false drops %d: bad clock %d, late %d, collision %d; want 4: 2 (A, C), 1 (B), 1 (D)",
+				x.FalseDrops, x.FalseDropsBadClock, x.FalseDropsLate, x.FalseDropsCollide)
+		}
 	}
 }

@@ -25,6 +25,9 @@ type Summary struct {
 	// meant, one line each as "KEY.PATH: message" (scenario.Warnings);
 	// absent when there are none.
 	Warnings []string `json:"warnings,omitempty"`
+	// Windows says which span of processing time each per-query field
+	// covers: the traffic window or the whole run.
+	Windows *Windows `json:"windows,omitempty"`
 	// Markers are moments and spans worth marking on charts, in processing
 	// time: stalls, faults, bad clocks.
 	Markers []Marker `json:"markers"`
@@ -32,10 +35,71 @@ type Summary struct {
 	Queries []QuerySummary `json:"queries"`
 }
 
+// Windows describes the two spans of processing time the per-query fields
+// cover. The traffic window is [start, start+duration]: originals arrive
+// in it. After it comes the drain: no new events, only the last copies of
+// retried events (the watermark stands still, or follows their event
+// times), a tail a real stream never has.
+// A field of Traffic is measured over the batches whose trigger is at or
+// before LastTrafficBatch (the batch that takes the last originals), so
+// the drain never drives it; a field of Run totals every batch and row of
+// the run, the drain included.
+type Windows struct {
+	// TrafficEnd is the end of the traffic window, seconds after start
+	// (the duration).
+	TrafficEnd float64 `json:"trafficEnd"`
+	// LastTrafficBatch is the processing time of the last batch counted
+	// in the traffic window, seconds after start: the first trigger at or
+	// after TrafficEnd.
+	LastTrafficBatch float64 `json:"lastTrafficBatch"`
+	// Traffic lists the per-query fields measured over the traffic window.
+	Traffic []string `json:"traffic"`
+	// Run lists the per-query fields counted over the whole run.
+	Run []string `json:"run"`
+}
+
+// TrafficFields are the per-query fields measured over the traffic window
+// (see Windows).
+func TrafficFields() []string {
+	return []string{"peakStateRows", "peakStateBytes", "maxWatermarkLagSeconds", "saturated"}
+}
+
+// RunFields are the per-query counters and totals that cover the whole
+// run, the drain included (see Windows).
+func RunFields() []string {
+	return []string{"inputRows", "logicalEvents", "trueDuplicates", "emittedRows", "missedDuplicates",
+		"falseDrops", "falseDropsByCause", "droppedByWatermark", "droppedDuplicates", "missedDuplicateRate",
+		"falseDropRate", "finalStateRows", "finalStateBytes", "batches", "noDataBatches", "restarts",
+		"sinkDuplicates", "sinkWrites", "eventsPerSecond", "wallSeconds"}
+}
+
+// NewWindows returns the windows of a run whose traffic ends at
+// trafficEnd and whose last batch of the traffic window is at
+// lastTrafficBatch, in seconds after start.
+func NewWindows(trafficEnd, lastTrafficBatch float64) *Windows {
+	return &Windows{TrafficEnd: trafficEnd, LastTrafficBatch: lastTrafficBatch, Traffic: TrafficFields(), Run: RunFields()}
+}
+
+// The dedup flavours of QuerySummary.Flavour: one look per API in reports.
+const (
+	// FlavourUnbounded is a dropDuplicates no watermark reaches: it keeps
+	// every key forever.
+	FlavourUnbounded = "unbounded"
+	// FlavourPairKeyed is a dropDuplicates whose keys include the
+	// watermarked event time: a key lives until the watermark passes it.
+	FlavourPairKeyed = "pair-keyed"
+	// FlavourWithin is dropDuplicatesWithinWatermark.
+	FlavourWithin = "within-watermark"
+	// FlavourOther is any other chain: a watermarked dropDuplicates
+	// without the event time among its keys, or several dedups.
+	FlavourOther = "other"
+)
+
 // Marker is a moment (At) or a span (At to Until) of processing time, in
 // seconds after the scenario's start.
 type Marker struct {
-	// Kind is "stall", "restart", "lose-checkpoint" or "bad-clock".
+	// Kind is "stall", "restart", "lose-checkpoint" or "bad-clock" (a
+	// bad-clock fault, or one of the first rows a bad clock stamped).
 	Kind  string   `json:"kind"`
 	At    float64  `json:"at"`
 	Until *float64 `json:"until,omitempty"`
@@ -43,11 +107,18 @@ type Marker struct {
 	Label string `json:"label"`
 }
 
-// FalseDropCauses splits false drops by cause.
+// FalseDropCauses splits false drops by cause: Late + BadClock +
+// Collision = falseDrops.
 type FalseDropCauses struct {
 	// Late counts logical events whose every copy was dropped behind the
-	// watermark.
+	// watermark, the last of them in a batch whose late-filter watermark
+	// was at or behind its processing time minus the delay.
 	Late int64 `json:"late"`
+	// BadClock counts logical events whose every copy was dropped behind
+	// the watermark, the last of them in a batch whose late-filter
+	// watermark was ahead of its processing time minus the delay: only a
+	// row stamped in the future moves the watermark there.
+	BadClock int64 `json:"badClock"`
 	// Collision counts logical events never emitted for any other reason:
 	// a copy was dropped as a duplicate of a different event's key (a key
 	// too coarse, such as customer_id).
@@ -60,6 +131,7 @@ type FalseDropCauses struct {
 //
 //	inputRows   = emittedRows + droppedByWatermark + droppedDuplicates
 //	emittedRows = logicalEvents - falseDrops + missedDuplicates
+//	falseDrops  = falseDropsByCause.late + .badClock + .collision
 type QuerySummary struct {
 	Name  string `json:"name"`
 	Query string `json:"query"`
@@ -68,6 +140,19 @@ type QuerySummary struct {
 	Store string   `json:"store"`
 	// Warnings are the pitfalls `simulate explain` reports for the query.
 	Warnings []string `json:"warnings"`
+	// Flavour is the query's dedup flavour (FlavourUnbounded, ...).
+	Flavour string `json:"flavour"`
+	// KeyHorizonSeconds is how long, in event time, the query keeps a
+	// key: delay + trigger for a pair-keyed dropDuplicates, 2 x delay +
+	// trigger for dropDuplicatesWithinWatermark (the largest over the
+	// chain's dedups); null when some dedup never evicts.
+	KeyHorizonSeconds *float64 `json:"keyHorizonSeconds"`
+	// Saturated is true when the key horizon reaches the traffic window
+	// (keyHorizonSeconds >= duration): the query holds every key of the
+	// run, so the run cannot show its steady state nor the copies that
+	// come back after the horizon. False for a query that never evicts
+	// (keyHorizonSeconds null), which is no horizon artefact.
+	Saturated bool `json:"saturated"`
 
 	InputRows      int64 `json:"inputRows"`
 	LogicalEvents  int64 `json:"logicalEvents"`
@@ -87,8 +172,11 @@ type QuerySummary struct {
 	// FalseDropRate is falseDrops / logicalEvents.
 	FalseDropRate float64 `json:"falseDropRate"`
 
+	// PeakStateRows is the largest number of keys held after a batch of
+	// the traffic window (see Windows), all dedup operators together.
 	PeakStateRows  int64 `json:"peakStateRows"`
 	FinalStateRows int64 `json:"finalStateRows"`
+	// PeakStateBytes is the same in modelled bytes.
 	PeakStateBytes int64 `json:"peakStateBytes"`
 	// FinalStateBytes is the modelled state size after the last batch.
 	FinalStateBytes int64 `json:"finalStateBytes"`
@@ -96,8 +184,9 @@ type QuerySummary struct {
 	// EntryBytes), per dedup operator in chain order.
 	BytesPerEntry []int64 `json:"bytesPerEntry"`
 	// MaxWatermarkLagSeconds is the largest processing time of a batch
-	// minus the watermark it ran with, over batches whose watermark has
-	// been set; null for a query without a watermark.
+	// minus the watermark it ran with, over the batches of the traffic
+	// window whose watermark has been set; null when there is none
+	// (always for a query without a watermark).
 	MaxWatermarkLagSeconds *float64 `json:"maxWatermarkLagSeconds"`
 
 	Batches       int64 `json:"batches"`

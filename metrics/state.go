@@ -7,7 +7,7 @@ import (
 	"slices"
 )
 
-const accountantMagic = "DDSACC02"
+const accountantMagic = "DDSACC03"
 
 // MarshalBinary encodes the accountant's counters and the events still in
 // flight, so that a resumed run continues its accounting exactly.
@@ -133,5 +133,5 @@ func (a *Accountant) UnmarshalBinary(data []byte) error {
 
 func (a *Accountant) counters() []*int64 {
 	return []*int64{&a.InputRows, &a.LogicalEvents, &a.TrueDuplicates, &a.EmittedRows, &a.MissedDuplicates,
-		&a.FalseDrops, &a.FalseDropsLate, &a.FalseDropsCollide, &a.DroppedByWatermark, &a.DroppedDuplicates}
+		&a.FalseDrops, &a.FalseDropsLate, &a.FalseDropsBadClock, &a.FalseDropsCollide, &a.DroppedByWatermark, &a.DroppedDuplicates}
 }

@@ -40,7 +40,9 @@ func sans(size vg.Length, bold bool) text.Style {
 }
 
 // seriesColors is the Okabe-Ito palette minus its yellow: distinguishable
-// with the common colour-vision deficiencies, and legible on white.
+// with the common colour-vision deficiencies, and legible on white. The
+// store comparison draws its backends in it; queries take their
+// flavour's colour (style.go).
 func seriesColors() []color.Color {
 	return []color.Color{
 		color.RGBA{0x00, 0x72, 0xB2, 0xFF}, // blue
@@ -51,29 +53,6 @@ func seriesColors() []color.Color {
 		color.RGBA{0x56, 0xB4, 0xE9, 0xFF}, // sky blue
 		color.RGBA{0x00, 0x00, 0x00, 0xFF}, // black
 	}
-}
-
-// seriesStyle returns the line style of the i-th series of n. Queries
-// often draw the very same line (three queries that never evict hold the
-// same state), so earlier series are drawn wider and later ones dashed:
-// a line hidden under another still shows along its edges.
-func seriesStyle(i, n int) draw.LineStyle {
-	cs := seriesColors()
-	dashes := [][]vg.Length{nil, {vg.Points(7), vg.Points(3)}, {vg.Points(2), vg.Points(2)}, {vg.Points(7), vg.Points(2), vg.Points(2), vg.Points(2)}}
-	w := 2.8 - 1.4*float64(i)/float64(max(n-1, 1))
-	return draw.LineStyle{
-		Color:  cs[i%len(cs)],
-		Width:  vg.Points(w),
-		Dashes: dashes[(i/len(cs)+i)%len(dashes)],
-	}
-}
-
-// glyphStyle returns the point style of the i-th series, for charts with
-// few points per series (the sweep).
-func glyphStyle(i int) draw.GlyphStyle {
-	cs := seriesColors()
-	shapes := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.PyramidGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{}, draw.RingGlyph{}}
-	return draw.GlyphStyle{Color: cs[i%len(cs)], Radius: vg.Points(3.5), Shape: shapes[i%len(shapes)]}
 }
 
 // newPlot returns a plot styled like every chart of the report: sans
@@ -269,56 +248,7 @@ func frame(dc draw.Canvas, title, subtitle string, items []legendItem) draw.Canv
 	}
 	if len(items) > 0 {
 		y -= vg.Points(3)
-		ls := sans(9.5, false)
-		ls.YAlign = draw.YCenter
-		thumbW, thumbH := vg.Points(24), vg.Points(10)
-		gap, spacing := vg.Points(4), vg.Points(20)
-		rowH := max(ls.Height("Mg"), thumbH) + vg.Points(4)
-		// Lay the entries out in rows, then centre each row.
-		type placed struct {
-			item legendItem
-			w    vg.Length
-		}
-		var rows [][]placed
-		var cur []placed
-		var curW vg.Length
-		avail := dc.Max.X - dc.Min.X - 2*pad
-		for _, it := range items {
-			w := thumbW + gap + ls.Width(it.name)
-			if len(cur) > 0 && curW+spacing+w > avail {
-				rows = append(rows, cur)
-				cur, curW = nil, 0
-			}
-			if len(cur) > 0 {
-				curW += spacing
-			}
-			cur = append(cur, placed{it, w})
-			curW += w
-		}
-		rows = append(rows, cur)
-		for _, row := range rows {
-			var rw vg.Length
-			for i, p := range row {
-				if i > 0 {
-					rw += spacing
-				}
-				rw += p.w
-			}
-			x := cx - rw/2
-			mid := y - rowH/2
-			for _, p := range row {
-				thumb := draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{
-					Min: vg.Point{X: x, Y: mid - thumbH/2},
-					Max: vg.Point{X: x + thumbW, Y: mid + thumbH/2},
-				}}
-				for _, t := range p.item.thumbs {
-					t.Thumbnail(&thumb)
-				}
-				dc.FillText(ls, vg.Point{X: x + thumbW + gap, Y: mid}, p.item.name)
-				x += p.w + spacing
-			}
-			y -= rowH
-		}
+		y = legendRows(dc, items, cx, y, dc.Max.X-dc.Min.X-2*pad)
 	}
 	area := dc
 	area.Max.Y = y - vg.Points(2)
@@ -326,6 +256,87 @@ func frame(dc draw.Canvas, title, subtitle string, items []legendItem) draw.Canv
 	area.Max.X -= vg.Points(14) // room for the last x tick label
 	area.Min.Y += vg.Points(4)
 	return area
+}
+
+// legendRows draws items as rows of entries, left to right, each row
+// centred on cx and no wider than avail, the first row's top at y; it
+// returns the y under the last row.
+func legendRows(dc draw.Canvas, items []legendItem, cx, y, avail vg.Length) vg.Length {
+	ls := sans(9.5, false)
+	ls.YAlign = draw.YCenter
+	thumbH := vg.Points(10)
+	rowH := legendRowHeight()
+	for _, row := range layoutLegend(items, avail) {
+		var rw vg.Length
+		for i, p := range row {
+			if i > 0 {
+				rw += legendSpacing
+			}
+			rw += p.w
+		}
+		x := cx - rw/2
+		mid := y - rowH/2
+		for _, p := range row {
+			thumb := draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{
+				Min: vg.Point{X: x, Y: mid - thumbH/2},
+				Max: vg.Point{X: x + legendThumbW, Y: mid + thumbH/2},
+			}}
+			for _, t := range p.item.thumbs {
+				t.Thumbnail(&thumb)
+			}
+			tx := x + legendThumbW + legendGap
+			if len(p.item.thumbs) == 0 {
+				tx = x
+			}
+			dc.FillText(ls, vg.Point{X: tx, Y: mid}, p.item.name)
+			x += p.w + legendSpacing
+		}
+		y -= rowH
+	}
+	return y
+}
+
+// The legend's sizes: a thumbnail's width, the gap after it, and the
+// space between entries.
+const (
+	legendThumbW  = vg.Length(24)
+	legendGap     = vg.Length(4)
+	legendSpacing = vg.Length(20)
+)
+
+// legendEntry is a legend item laid out, with its width.
+type legendEntry struct {
+	item legendItem
+	w    vg.Length
+}
+
+// layoutLegend breaks items into rows no wider than avail.
+func layoutLegend(items []legendItem, avail vg.Length) [][]legendEntry {
+	ls := sans(9.5, false)
+	var rows [][]legendEntry
+	var cur []legendEntry
+	var curW vg.Length
+	for _, it := range items {
+		w := ls.Width(it.name)
+		if len(it.thumbs) > 0 {
+			w += legendThumbW + legendGap
+		}
+		if len(cur) > 0 && curW+legendSpacing+w > avail {
+			rows = append(rows, cur)
+			cur, curW = nil, 0
+		}
+		if len(cur) > 0 {
+			curW += legendSpacing
+		}
+		cur = append(cur, legendEntry{it, w})
+		curW += w
+	}
+	return append(rows, cur)
+}
+
+// legendRowHeight is the height of one row of a legend.
+func legendRowHeight() vg.Length {
+	return max(sans(9.5, false).Height("Mg"), vg.Points(10)) + vg.Points(4)
 }
 
 // drawing is a chart before rendering: a size and a function that draws
@@ -406,4 +417,32 @@ func stack(plots []*plot.Plot, area draw.Canvas, gap vg.Length) []draw.Canvas {
 		}
 	}
 	return out
+}
+
+// byteTicks places about n round ticks on an axis of bytes, labelled in
+// the binary unit of the axis' top (512 MiB, 1.5 GiB).
+type byteTicks struct{ n int }
+
+// Ticks implements plot.Ticker.
+func (t byteTicks) Ticks(lo, hi float64) []plot.Tick {
+	unit, name := 1.0, "B"
+	for _, u := range []struct {
+		v    float64
+		name string
+	}{{1 << 10, "KiB"}, {1 << 20, "MiB"}, {1 << 30, "GiB"}, {1 << 40, "TiB"}} {
+		if hi >= u.v {
+			unit, name = u.v, u.name
+		}
+	}
+	ticks := humanTicks{n: t.n}.Ticks(lo/unit, hi/unit)
+	for i := range ticks {
+		ticks[i].Value *= unit
+		if ticks[i].Label != "" {
+			ticks[i].Label = trimFloat(ticks[i].Value/unit) + " " + name
+			if ticks[i].Value == 0 {
+				ticks[i].Label = "0"
+			}
+		}
+	}
+	return ticks
 }

@@ -1,7 +1,9 @@
 package reports
 
 import (
+	"cmp"
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"strings"
@@ -98,7 +100,10 @@ func named(name, s string) finding { return finding{one: strings.ReplaceAll(s, s
 
 // joinNames lists names as "a, b and c".
 func joinNames(names []string) string {
-	if len(names) == 1 {
+	switch len(names) {
+	case 0:
+		return ""
+	case 1:
 		return names[0]
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
@@ -118,6 +123,9 @@ func (res *results) runFindings(r *run) []finding {
 	if f, ok := res.lagFinding(r); ok {
 		out = append(out, f)
 	}
+	if f, ok := res.saturationFinding(r); ok {
+		out = append(out, f)
+	}
 	if q.SinkDuplicates > 0 {
 		out = append(out, named(q.Name, fmt.Sprintf("%s's sink wrote %s rows more than once after failed batches were retried, duplicates that no dedup operator can see.",
 			subject, metrics.FormatCount(q.SinkDuplicates))))
@@ -130,21 +138,35 @@ func (res *results) duplicateFinding(r *run) (finding, bool) {
 	q := r.sum
 	t, m := q.TrueDuplicates, q.MissedDuplicates
 	n := func(s string) (finding, bool) { return named(q.Name, s), true }
+	// Copies dropped as duplicates: at most the true duplicates (a
+	// collision also drops originals as duplicates).
+	caught := min(q.DroppedDuplicates, t)
 	switch {
 	case t == 0:
 		return finding{}, false
-	case m == 0 && q.FalseDrops == 0:
+	case m == 0 && caught == t && q.FalseDrops == 0:
 		c := metrics.FormatCount(t)
 		return finding{
 			one:  subject + " caught all " + c + " duplicate copies and lost no events.",
 			many: subject + " each caught all " + c + " duplicate copies and lost no events.",
 		}, true
-	case m == 0:
+	case m == 0 && caught == t:
 		c := metrics.FormatCount(t)
 		return finding{
 			one:  subject + " caught all " + c + " duplicate copies.",
 			many: subject + " each caught all " + c + " duplicate copies.",
 		}, true
+	case m == 0 && 2*caught >= t:
+		// Most were caught as duplicates; the others were dropped as late
+		// (or stood in for an original that was).
+		body := fmt.Sprintf(" let none of %s duplicate copies through: %s were caught as duplicates, the other %s dropped as late or emitted in place of a late original.",
+			metrics.FormatCount(t), metrics.FormatCount(caught), metrics.FormatCount(t-caught))
+		return finding{one: subject + body, many: subject + " each" + body}, true
+	case m == 0:
+		// Not "caught": most copies never reached the dedup's state.
+		body := fmt.Sprintf(" let none of %s duplicate copies through, but only %s (%s) were caught as duplicates: the other %s were dropped as late or emitted in place of a late original.",
+			metrics.FormatCount(t), metrics.FormatCount(caught), metrics.FormatPercent(rate(caught, t)), metrics.FormatCount(t-caught))
+		return finding{one: subject + body, many: subject + " each" + body}, true
 	case m == t:
 		s := fmt.Sprintf("%s emitted all %s duplicate copies as new events (missed 100%% of duplicates)", subject, metrics.FormatCount(t))
 		if why := res.keyCause(q.Query); why != "" {
@@ -232,35 +254,122 @@ func (res *results) keyCause(query string) string {
 	return ""
 }
 
-// lossFindings says which real events the query lost, and why when the
-// numbers show it.
+// lossFindings says which real events the query lost and why: one
+// finding naming every cause, the dominant first, and the bad clock that
+// moved the watermark when it is one.
 func (res *results) lossFindings(r *run) []finding {
 	q := r.sum
-	var out []finding
-	if late := q.FalseDropsByCause.Late; late > 0 {
-		head := fmt.Sprintf(" lost %s events as late (%s of all events)", metrics.FormatCount(late), metrics.FormatPercent(rate(late, q.LogicalEvents)))
-		mk, after, ok := res.afterMarker(r, "bad-clock", func(b metrics.BatchRecord) int64 { return b.FalseDrops })
-		switch {
-		case ok && 2*after >= late:
-			tail := fmt.Sprintf(", %s after the bad clock at %s", share(after, late), formatOffset(mk.At))
-			if ahead := res.watermarkAhead(r, mk.At); ahead > 0 {
-				tail += fmt.Sprintf(" moved the watermark up to %s ahead of processing time", formatSpan(ahead))
-			}
-			out = append(out, finding{one: subject + head + tail + ".", many: subject + " each" + head + tail + "."})
-		case q.Delay != nil:
-			out = append(out, named(q.Name, subject+head+fmt.Sprintf(": every copy of those events arrived with an event time more than the %s delay behind the newest event time already seen.", formatDelay(q.Delay))))
-		default:
-			out = append(out, named(q.Name, subject+head+"."))
+	if q.FalseDrops == 0 {
+		return nil
+	}
+	c := q.FalseDropsByCause
+	type part struct {
+		n    int64
+		text string
+	}
+	var parts []part
+	var shared bool // the sentence can be shared with other queries
+	if c.BadClock > 0 {
+		parts = append(parts, part{c.BadClock, res.badClockCause(r)})
+		shared = true
+	}
+	if c.Late > 0 {
+		why := "as late"
+		if q.Delay != nil {
+			why = fmt.Sprintf("as late (every copy arrived with an event time more than the %s delay behind the newest event time already seen)", formatDelay(q.Delay))
 		}
+		parts = append(parts, part{c.Late, why})
 	}
-	if c := q.FalseDropsByCause.Collision; c > 0 {
-		out = append(out, named(q.Name, fmt.Sprintf("%s lost %s events (%s) to key collisions: their copies were dropped as duplicates of a different event with the same key, so its key is too coarse to tell events apart.",
-			subject, metrics.FormatCount(c), metrics.FormatPercent(rate(c, q.LogicalEvents)))))
+	if c.Collision > 0 {
+		parts = append(parts, part{c.Collision, "to key collisions (their copies were dropped as duplicates of a different event with the same key: the key is too coarse to tell events apart)"})
+		shared = false
 	}
-	return out
+	slices.SortStableFunc(parts, func(a, b part) int { return cmp.Compare(b.n, a.n) })
+	head := fmt.Sprintf(" lost %s events (%s of all events)", metrics.FormatCount(q.FalseDrops), metrics.FormatPercent(rate(q.FalseDrops, q.LogicalEvents)))
+	var body string
+	if len(parts) == 1 {
+		body = head + ", all " + parts[0].text + "."
+	} else {
+		var rest []string
+		for _, p := range parts[1:] {
+			rest = append(rest, metrics.FormatCount(p.n)+" "+p.text)
+		}
+		body = head + fmt.Sprintf(", most (%s) %s; %s.", metrics.FormatCount(parts[0].n), parts[0].text, strings.Join(rest, "; "))
+	}
+	if shared && len(parts) == 1 {
+		return []finding{{one: subject + body, many: subject + " each" + body}}
+	}
+	return []finding{named(q.Name, subject+body)}
 }
 
-// stateFinding says what the query's state did.
+// badClockCause words the bad-clock cause of r's losses: the bad-clock
+// marker that moved the watermark ahead (the last one before the first
+// batch of the traffic window whose watermark was ahead of processing time
+// minus the delay), and how far ahead it got.
+func (res *results) badClockCause(r *run) string {
+	const generic = "to a bad clock (a row stamped in the future moved the watermark ahead of processing time minus the delay, and rows behind it were dropped as late)"
+	if r.sum.Delay == nil {
+		return generic
+	}
+	delayMs := int64(math.Round(*r.sum.Delay * 1000))
+	first := -1.0
+	for _, b := range res.traffic(r) {
+		if hasWatermark(b) && b.Watermark > b.ProcessingTime-delayMs {
+			first = res.offsetSeconds(b.ProcessingTime)
+			break
+		}
+	}
+	var mk *metrics.Marker
+	for i := range res.sum.Markers {
+		if m := &res.sum.Markers[i]; m.Kind == "bad-clock" && first >= 0 && m.At <= first {
+			mk = m
+		}
+	}
+	if mk == nil {
+		return generic
+	}
+	more := 0
+	for _, m := range res.sum.Markers {
+		if m.Kind == "bad-clock" && m.At > mk.At && m.At <= res.lastTrafficBatch() {
+			more++
+		}
+	}
+	s := "to the bad clock at " + formatOffset(mk.At)
+	if mk.Label != "" {
+		s += " (" + mk.Label + ")"
+	}
+	if more > 0 {
+		// Later bad clocks may have pushed the watermark further: name
+		// the first, and count the others.
+		s = fmt.Sprintf("to bad clocks, the first at %s (%s) and %d more marked after it", formatOffset(mk.At), mk.Label, more)
+	}
+	if ahead := res.watermarkAhead(r, mk.At); ahead > 0 {
+		return s + fmt.Sprintf(", which moved the watermark up to %s ahead of processing time: rows behind it were dropped as late", formatSpan(ahead))
+	}
+	return s + ", which moved the watermark ahead of processing time minus the delay: rows behind it were dropped as late"
+}
+
+// causeWords names the causes of a query's false drops, the dominant
+// first: "late", "bad clock and late"; "" without false drops.
+func causeWords(q *metrics.QuerySummary) string {
+	c := q.FalseDropsByCause
+	type cause struct {
+		n    int64
+		name string
+	}
+	cs := []cause{{c.BadClock, "bad clock"}, {c.Late, "late"}, {c.Collision, "key collisions"}}
+	slices.SortStableFunc(cs, func(a, b cause) int { return cmp.Compare(b.n, a.n) })
+	var names []string
+	for _, x := range cs {
+		if x.n > 0 {
+			names = append(names, x.name)
+		}
+	}
+	return joinNames(names)
+}
+
+// stateFinding says what the query's state did during the traffic
+// window (its peak), or that it never evicted a key.
 func (res *results) stateFinding(r *run) (finding, bool) {
 	q := r.sum
 	n := func(s string) (finding, bool) { return named(q.Name, s), true }
@@ -281,16 +390,61 @@ func (res *results) stateFinding(r *run) (finding, bool) {
 			return n(s + "; explain warns: " + strings.TrimSuffix(q.Warnings[0], ".") + ".")
 		}
 		return n(s + ".")
-	case q.PeakStateRows > 0 && q.PeakStateRows == q.FinalStateRows:
-		return n(fmt.Sprintf("%s's state peaked at the end of the run, at %s (%s, %s of the run's %s events).",
-			subject, rows(q.PeakStateRows), metrics.FormatBytes(q.PeakStateBytes),
-			metrics.FormatPercent(rate(q.PeakStateRows, q.LogicalEvents)), metrics.FormatCount(q.LogicalEvents)))
 	case q.PeakStateRows > 0:
-		return n(fmt.Sprintf("%s's state peaked at %s (%s, %s of the run's %s events) and ended at %s.",
+		s := fmt.Sprintf("%s's state peaked at %s (%s, %s of the run's %s events) during the traffic window",
 			subject, rows(q.PeakStateRows), metrics.FormatBytes(q.PeakStateBytes),
-			metrics.FormatPercent(rate(q.PeakStateRows, q.LogicalEvents)), metrics.FormatCount(q.LogicalEvents), rows(q.FinalStateRows)))
+			metrics.FormatPercent(rate(q.PeakStateRows, q.LogicalEvents)), metrics.FormatCount(q.LogicalEvents))
+		if res.stillGrowing(r) {
+			s += ", and was still growing when the traffic ended"
+		}
+		return n(s + ".")
 	}
 	return finding{}, false
+}
+
+// stillGrowing reports whether r's state peaked at the end of the traffic
+// window and was growing then (by more than 2% over its last 2%, or three
+// triggers): it had not reached a steady state when the traffic ended.
+func (res *results) stillGrowing(r *run) bool {
+	tb := res.traffic(r)
+	if len(tb) < 2 || tb[len(tb)-1].StateRows != r.sum.PeakStateRows {
+		return false
+	}
+	end := res.offsetSeconds(tb[len(tb)-1].ProcessingTime)
+	from := end - max(0.02*res.durationSeconds(), 3*res.triggerSeconds())
+	for _, b := range tb {
+		if res.offsetSeconds(b.ProcessingTime) >= from {
+			return float64(tb[len(tb)-1].StateRows) > 1.02*float64(b.StateRows)
+		}
+	}
+	return false
+}
+
+// saturationFinding says that a run's key horizon reaches its traffic
+// window, and what run length would resolve it.
+func (res *results) saturationFinding(r *run) (finding, bool) {
+	q := r.sum
+	h, ok := res.horizonOf(q)
+	if !ok || !res.saturated(q) {
+		return finding{}, false
+	}
+	return named(q.Name, fmt.Sprintf("%s is saturated: its key horizon, %s, reaches the %s traffic window, so it kept every key it stored for the whole run "+
+		"and its peak state and missed duplicates say nothing of a longer run; a run of %s (three horizons) would resolve it.",
+		subject, horizonWords(q, h, res.triggerSeconds()), formatSpan(res.durationSeconds()), formatSpan(resolvingDuration(h)))), true
+}
+
+// horizonWords words a query's key horizon: "2 x 20m + 10s = 40m10s".
+func horizonWords(q *metrics.QuerySummary, h, trigger float64) string {
+	if q.Delay == nil {
+		return formatSpan(h)
+	}
+	switch flavourOf(q) {
+	case metrics.FlavourWithin:
+		return fmt.Sprintf("about 2 × %s delay + %s trigger = %s", formatDelay(q.Delay), formatSpan(trigger), formatSpan(h))
+	case metrics.FlavourPairKeyed:
+		return fmt.Sprintf("about %s delay + %s trigger = %s", formatDelay(q.Delay), formatSpan(trigger), formatSpan(h))
+	}
+	return "about " + formatSpan(h)
 }
 
 // rows words a count of state rows, "1 row" or "1,234 rows".
@@ -334,7 +488,7 @@ func (res *results) lagFinding(r *run) (finding, bool) {
 	// Find when: the first batch with the largest lag.
 	at, found := 0.0, false
 	best := int64(-1 << 62)
-	for _, b := range r.batches {
+	for _, b := range res.traffic(r) {
 		if !hasWatermark(b) {
 			continue
 		}
@@ -377,10 +531,10 @@ func (res *results) afterMarker(r *run, kind string, counter func(metrics.BatchR
 
 // watermarkAhead returns how far, in seconds, the watermark ran ahead of
 // processing time at most, from the moment at (seconds after the start)
-// on; 0 when it never did.
+// to the end of the traffic window; 0 when it never did.
 func (res *results) watermarkAhead(r *run, at float64) float64 {
 	var ahead int64
-	for _, b := range r.batches {
+	for _, b := range res.traffic(r) {
 		if hasWatermark(b) && res.offsetSeconds(b.ProcessingTime) >= at {
 			ahead = max(ahead, b.Watermark-b.ProcessingTime)
 		}
@@ -398,12 +552,22 @@ func (res *results) sweepFindings(runs []*run) []string {
 	d := func(r *run) string { return formatDelay(r.sum.Delay) }
 	missRate := func(q *metrics.QuerySummary) float64 { return rate(q.MissedDuplicates, q.TrueDuplicates) }
 	fdRate := func(q *metrics.QuerySummary) float64 { return rate(q.FalseDrops, q.LogicalEvents) }
+	fd := change(metrics.FormatPercent(fdRate(first)), metrics.FormatPercent(fdRate(last)))
+	if c := sweepCauses(runs); c != "" {
+		fd += " (cause: " + c + ")"
+	}
 	out := []string{fmt.Sprintf("Across delays from %s to %s, %s's missed-duplicate rate %s, its false-drop rate %s, and its peak state %s.",
 		d(runs[0]), d(runs[len(runs)-1]), name,
-		change(metrics.FormatPercent(missRate(first)), metrics.FormatPercent(missRate(last))),
-		change(metrics.FormatPercent(fdRate(first)), metrics.FormatPercent(fdRate(last))),
+		change(metrics.FormatPercent(missRate(first)), metrics.FormatPercent(missRate(last))), fd,
 		change(metrics.FormatCount(first.PeakStateRows)+" rows", metrics.FormatCount(last.PeakStateRows)+" rows"))}
 
+	// The saturated delays: their runs hold every key of the run.
+	var sat []string
+	for _, r := range runs {
+		if res.saturated(r.sum) {
+			sat = append(sat, d(r))
+		}
+	}
 	// The smallest delay from which on every run is clean, by a test.
 	from := func(ok func(q *metrics.QuerySummary) bool) int {
 		k := len(runs)
@@ -417,6 +581,20 @@ func (res *results) sweepFindings(runs []*run) []string {
 	})
 	clean := from(func(q *metrics.QuerySummary) bool { return q.MissedDuplicates == 0 && q.FalseDrops == 0 })
 	caught := from(func(q *metrics.QuerySummary) bool { return q.MissedDuplicates == 0 })
+	satFrom := func(k int) string {
+		// A clean stretch that rests on saturated runs says so.
+		var in []string
+		for _, r := range runs[k:] {
+			if res.saturated(r.sum) {
+				in = append(in, d(r))
+			}
+		}
+		if len(in) == 0 {
+			return ""
+		}
+		return fmt.Sprintf("; but at %s it is saturated (its key horizon reaches the %s run, so it holds every key of the run), and only the shorter delays show what a longer run would",
+			joinNames(in), formatSpan(res.durationSeconds()))
+	}
 	switch {
 	case first.TrueDuplicates == 0:
 	case allMissed:
@@ -434,44 +612,57 @@ func (res *results) sweepFindings(runs []*run) []string {
 				parts = append(parts, "missed "+metrics.FormatCount(p.MissedDuplicates)+" duplicates")
 			}
 			if p.FalseDrops > 0 {
-				parts = append(parts, "lost "+metrics.FormatCount(p.FalseDrops)+" events")
+				parts = append(parts, "lost "+metrics.FormatCount(p.FalseDrops)+" events (cause: "+causeWords(p)+")")
 			}
 			s += fmt.Sprintf(" (at %s it still %s)", d(runs[clean-1]), strings.Join(parts, " and "))
 		}
-		out = append(out, s+".")
+		out = append(out, s+satFrom(clean)+".")
 	case caught < len(runs):
-		out = append(out, fmt.Sprintf("%s caught every duplicate from a %s delay on, but lost events at each of those delays (%s at %s).",
-			name, d(runs[caught]), metrics.FormatCount(last.FalseDrops), d(runs[len(runs)-1])))
+		out = append(out, fmt.Sprintf("%s caught every duplicate from a %s delay on, but lost events at each of those delays (%s at %s, cause: %s)%s.",
+			name, d(runs[caught]), metrics.FormatCount(last.FalseDrops), d(runs[len(runs)-1]), causeWords(last), satFrom(caught)))
 	default:
-		best := slices.MinFunc(runs, func(a, b *run) int {
-			switch ra, rb := missRate(a.sum), missRate(b.sum); {
-			case ra < rb:
-				return -1
-			case ra > rb:
-				return 1
-			}
-			return 0
-		})
+		best := slices.MinFunc(runs, func(a, b *run) int { return cmp.Compare(missRate(a.sum), missRate(b.sum)) })
 		out = append(out, fmt.Sprintf("%s let duplicates through at every delay of the sweep; fewest at %s (%s).",
 			name, d(best), metrics.FormatPercent(missRate(best.sum))))
 	}
-
-	// A longer delay keeps keys longer over the same input, so it can
-	// neither let more duplicates through nor hold less state; say so
-	// when the numbers disagree.
-	for i := 1; i < len(runs); i++ {
-		a, b := runs[i-1].sum, runs[i].sum
-		if b.MissedDuplicates > a.MissedDuplicates {
-			out = append(out, fmt.Sprintf("Unexpected: %s let more duplicates through at %s (%s) than at %s (%s), which a longer delay should not do; check this run.",
-				name, d(runs[i]), metrics.FormatCount(b.MissedDuplicates), d(runs[i-1]), metrics.FormatCount(a.MissedDuplicates)))
-			break
-		}
+	if len(sat) > 0 && clean == len(runs) && caught == len(runs) {
+		out = append(out, fmt.Sprintf("%s is saturated at %s: its key horizon reaches the %s run, so those runs hold every key of the run and show neither the state of a longer run nor the copies that come back after the horizon.",
+			name, joinNames(sat), formatSpan(res.durationSeconds())))
 	}
+
+	// More duplicates through at a longer delay: the documented behaviour
+	// when copies are new keys (a longer delay drops fewer of them behind
+	// the watermark, so more reach the dedup and are emitted), and when
+	// rows were dropped late at the shorter delay (a copy that was late
+	// there may reach the dedup after its key expired). Only with neither
+	// is it unexpected.
 	for i := 1; i < len(runs); i++ {
 		a, b := runs[i-1].sum, runs[i].sum
-		if b.PeakStateRows < a.PeakStateRows {
-			out = append(out, fmt.Sprintf("Unexpected: %s's peak state fell from %s rows at %s to %s at %s, which a longer delay should not do; check this run.",
-				name, metrics.FormatCount(a.PeakStateRows), d(runs[i-1]), metrics.FormatCount(b.PeakStateRows), d(runs[i])))
+		if b.MissedDuplicates <= a.MissedDuplicates {
+			continue
+		}
+		switch why := res.keyCause(b.Query); {
+		case why != "":
+			out = append(out, fmt.Sprintf("%s let more duplicates through at %s (%s) than at %s (%s), as expected: %s, and a longer delay drops fewer of them behind the watermark (%s rows dropped as late at %s, %s at %s), so more are emitted.",
+				name, d(runs[i]), metrics.FormatCount(b.MissedDuplicates), d(runs[i-1]), metrics.FormatCount(a.MissedDuplicates), why,
+				metrics.FormatCount(a.DroppedByWatermark), d(runs[i-1]), metrics.FormatCount(b.DroppedByWatermark), d(runs[i])))
+		case a.DroppedByWatermark > 0:
+			out = append(out, fmt.Sprintf("%s let more duplicates through at %s (%s) than at %s (%s): the shorter delay dropped %s rows behind the watermark, copies among them that the longer delay let reach the dedup after their key had expired.",
+				name, d(runs[i]), metrics.FormatCount(b.MissedDuplicates), d(runs[i-1]), metrics.FormatCount(a.MissedDuplicates), metrics.FormatCount(a.DroppedByWatermark)))
+		default:
+			out = append(out, fmt.Sprintf("Unexpected: %s let more duplicates through at %s (%s) than at %s (%s), with no row dropped as late and copies that share their key, which a longer delay should not do; check this run.",
+				name, d(runs[i]), metrics.FormatCount(b.MissedDuplicates), d(runs[i-1]), metrics.FormatCount(a.MissedDuplicates)))
+		}
+		break
+	}
+	// Less peak state at a longer delay: a key lives longer and fewer rows
+	// are dropped as late, so state can only shrink by the keys of copies
+	// the shorter delay re-admitted (at most its missed duplicates).
+	for i := 1; i < len(runs); i++ {
+		a, b := runs[i-1].sum, runs[i].sum
+		if b.PeakStateRows < a.PeakStateRows-a.MissedDuplicates {
+			out = append(out, fmt.Sprintf("Unexpected: %s's peak state fell from %s rows at %s to %s at %s, more than the %s copies the shorter delay re-admitted, which a longer delay should not do; check this run.",
+				name, metrics.FormatCount(a.PeakStateRows), d(runs[i-1]), metrics.FormatCount(b.PeakStateRows), d(runs[i]), metrics.FormatCount(a.MissedDuplicates)))
 			break
 		}
 	}
@@ -483,6 +674,80 @@ func (res *results) sweepFindings(runs []*run) []string {
 			s += "; explain warns: " + strings.TrimSuffix(first.Warnings[0], ".")
 		}
 		out = append(out, s+".")
+	}
+	return out
+}
+
+// sweepCauses names the causes of the false drops of a sweep's runs, the
+// dominant over all of them first; "" without false drops.
+func sweepCauses(runs []*run) string {
+	var all metrics.QuerySummary
+	for _, r := range runs {
+		c := r.sum.FalseDropsByCause
+		all.FalseDrops += r.sum.FalseDrops
+		all.FalseDropsByCause.Late += c.Late
+		all.FalseDropsByCause.BadClock += c.BadClock
+		all.FalseDropsByCause.Collision += c.Collision
+	}
+	return causeWords(&all)
+}
+
+// The targets a sweep's recommendation checks each delay against:
+// simulate plan's defaults.
+const (
+	recommendMissed    = 0.001
+	recommendFalseDrop = 0.0001
+)
+
+// recommendations says, for each query swept over several delays, the
+// smallest swept delay meeting simulate plan's default targets (missed
+// duplicates at most 0.1%, false drops at most 0.01%), or that none does;
+// nil for a run without a sweep.
+func (res *results) recommendations() []string {
+	var out []string
+	for _, name := range res.queryNames() {
+		var runs []*run
+		for _, r := range res.runsOf(name) {
+			if r.sum.Delay != nil {
+				runs = append(runs, r)
+			}
+		}
+		if len(runs) < 2 {
+			continue
+		}
+		slices.SortStableFunc(runs, func(a, b *run) int { return compareDelay(a.sum.Delay, b.sum.Delay) })
+		meets := func(q *metrics.QuerySummary) bool {
+			return rate(q.MissedDuplicates, q.TrueDuplicates) <= recommendMissed && rate(q.FalseDrops, q.LogicalEvents) <= recommendFalseDrop
+		}
+		targets := fmt.Sprintf("missed duplicates at most %s and false drops at most %s", percentLabel(recommendMissed), percentLabel(recommendFalseDrop))
+		k := slices.IndexFunc(runs, func(r *run) bool { return meets(r.sum) })
+		if k < 0 {
+			best := slices.MinFunc(runs, func(a, b *run) int {
+				return cmp.Compare(rate(a.sum.MissedDuplicates, a.sum.TrueDuplicates)+rate(a.sum.FalseDrops, a.sum.LogicalEvents),
+					rate(b.sum.MissedDuplicates, b.sum.TrueDuplicates)+rate(b.sum.FalseDrops, b.sum.LogicalEvents))
+			})
+			s := fmt.Sprintf("%s: no swept delay meets %s; the closest is %s (missed %s, lost %s)",
+				name, targets, formatDelay(best.sum.Delay), metrics.FormatPercent(rate(best.sum.MissedDuplicates, best.sum.TrueDuplicates)),
+				metrics.FormatPercent(rate(best.sum.FalseDrops, best.sum.LogicalEvents)))
+			if why := res.keyCause(best.sum.Query); why != "" && best.sum.MissedDuplicates > 0 {
+				s += ", and no delay can help: " + why + "."
+			} else {
+				s += "; a delay longer than the sweep's may: `simulate plan` searches for it, across seeds."
+			}
+			out = append(out, s)
+			continue
+		}
+		r := runs[k]
+		s := fmt.Sprintf("%s: of the swept delays, %s is the smallest meeting %s (missed %s, lost %s, peak state %s rows, %s)",
+			name, formatDelay(r.sum.Delay), targets, metrics.FormatPercent(rate(r.sum.MissedDuplicates, r.sum.TrueDuplicates)),
+			metrics.FormatPercent(rate(r.sum.FalseDrops, r.sum.LogicalEvents)), metrics.FormatCount(r.sum.PeakStateRows), metrics.FormatBytes(r.sum.PeakStateBytes))
+		if k > 0 {
+			s += "; " + formatDelay(runs[k-1].sum.Delay) + " does not"
+		}
+		if res.saturated(r.sum) {
+			s += "; but that run is saturated (its key horizon reaches the run's length): lengthen the scenario before relying on it"
+		}
+		out = append(out, s+". The answer is one seed's and as fine as the sweep: `simulate plan` finds the delay to the second, across seeds.")
 	}
 	return out
 }

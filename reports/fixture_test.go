@@ -37,6 +37,21 @@ type toyConfig struct {
 	badClock  float64 // seconds after start; 0 for none
 	badSkew   float64 // seconds the bad row's event time is ahead
 	restarted float64 // a restart marker, seconds after start; 0 for none
+	// traffic, when above 0, is the number of batches with originals:
+	// the batches after them are the drain, where only copies arrive.
+	traffic int
+	// described makes the summary carry what the runner records of each
+	// query (flavour, key horizon, saturation) and of the run (windows);
+	// without it the reports must infer them, as for older results.
+	described bool
+}
+
+// trafficBatches is the number of batches in the traffic window.
+func (c toyConfig) trafficBatches() int {
+	if c.traffic > 0 {
+		return c.traffic
+	}
+	return c.batches
 }
 
 // toyBatch is the rows one batch of the toy input delivers.
@@ -69,7 +84,8 @@ func (c toyConfig) input() []toyBatch {
 		b.pt = origin + int64(i+1)*10_000
 		sec := float64(b.pt-origin) / 1000
 		stalled := sec > c.stall[0] && sec <= c.stall[1]
-		if !stalled {
+		drain := i >= c.trafficBatches()
+		if !stalled && !drain {
 			b.originals = int64(c.rate * 10)
 		}
 		b.et = b.pt - 2_000
@@ -105,8 +121,19 @@ func toyRun(c toyConfig, in []toyBatch, q toyQuery) (metrics.QuerySummary, []met
 	delayMs := int64(q.delay * 1000)
 	var state []entry
 	var stateRows int64
-	// emittedAt[i] says whether batch i's originals were emitted (not late).
+	// emittedAt[i] says whether batch i's originals were emitted (not
+	// late); aheadAt[i] whether batch i's watermark was ahead of its
+	// processing time minus the delay (a bad clock's doing).
 	emittedAt := make([]bool, len(in))
+	aheadAt := make([]bool, len(in))
+	lost := func(i int, n int64) {
+		if aheadAt[i] {
+			s.FalseDropsByCause.BadClock += n
+		} else {
+			s.FalseDropsByCause.Late += n
+		}
+	}
+	trafficEnd := in[0].pt - 10_000 + int64(c.trafficBatches())*10_000
 	var maxET int64
 	var cumMissed, cumFalse int64
 	recs := make([]metrics.BatchRecord, 0, len(in))
@@ -117,6 +144,7 @@ func toyRun(c toyConfig, in []toyBatch, q toyQuery) (metrics.QuerySummary, []met
 		if q.delay > 0 && maxET > 0 {
 			wm = maxET - delayMs
 			rec.Watermark, rec.HasWatermark = wm, true
+			aheadAt[i] = wm > b.pt-delayMs
 		}
 		var copies int64
 		for _, n := range b.copies {
@@ -135,7 +163,7 @@ func toyRun(c toyConfig, in []toyBatch, q toyQuery) (metrics.QuerySummary, []met
 			if rec.HasWatermark && b.et < wm {
 				rec.DroppedByWatermark += b.originals
 				cumFalse += b.originals
-				s.FalseDropsByCause.Late += b.originals
+				lost(i, b.originals)
 			} else {
 				emittedAt[i] = true
 				rec.EmittedRows += b.originals
@@ -155,7 +183,7 @@ func toyRun(c toyConfig, in []toyBatch, q toyQuery) (metrics.QuerySummary, []met
 			if rec.HasWatermark && et < wm {
 				rec.DroppedByWatermark += n
 				cumFalse += n
-				s.FalseDropsByCause.Late += n
+				lost(i, n)
 				continue
 			}
 			rec.EmittedRows += n
@@ -179,7 +207,7 @@ func toyRun(c toyConfig, in []toyBatch, q toyQuery) (metrics.QuerySummary, []met
 				// survivor, so the event is not a false drop after all.
 				rec.EmittedRows += n
 				cumFalse -= n
-				s.FalseDropsByCause.Late -= n
+				lost(j, -n)
 			case q.pairKeyed:
 				rec.EmittedRows += n
 				cumMissed += n
@@ -226,13 +254,16 @@ func toyRun(c toyConfig, in []toyBatch, q toyQuery) (metrics.QuerySummary, []met
 		s.EmittedRows += rec.EmittedRows
 		s.DroppedByWatermark += rec.DroppedByWatermark
 		s.DroppedDuplicates += rec.DroppedDuplicates
-		s.PeakStateRows = max(s.PeakStateRows, stateRows)
-		s.PeakStateBytes = max(s.PeakStateBytes, rec.StateBytes)
+		inTraffic := b.pt <= trafficEnd
+		if inTraffic {
+			s.PeakStateRows = max(s.PeakStateRows, stateRows)
+			s.PeakStateBytes = max(s.PeakStateBytes, rec.StateBytes)
+		}
 		s.Batches++
 		if rec.NoData {
 			s.NoDataBatches++
 		}
-		if rec.HasWatermark {
+		if rec.HasWatermark && inTraffic {
 			lag := float64(rec.ProcessingTime-rec.Watermark) / 1000
 			if s.MaxWatermarkLagSeconds == nil || lag > *s.MaxWatermarkLagSeconds {
 				s.MaxWatermarkLagSeconds = &lag
@@ -248,6 +279,23 @@ func toyRun(c toyConfig, in []toyBatch, q toyQuery) (metrics.QuerySummary, []met
 	s.FinalStateBytes = stateRows * 120
 	s.BytesPerEntry = []int64{120}
 	s.SinkWrites = s.EmittedRows
+	if c.described {
+		switch {
+		case q.within:
+			s.Flavour = metrics.FlavourWithin
+			h := 2*q.delay + 10
+			s.KeyHorizonSeconds = &h
+		case q.pairKeyed:
+			s.Flavour = metrics.FlavourPairKeyed
+			h := q.delay + 10
+			s.KeyHorizonSeconds = &h
+		case q.delay == 0:
+			s.Flavour = metrics.FlavourUnbounded
+		default:
+			s.Flavour = metrics.FlavourOther
+		}
+		s.Saturated = s.KeyHorizonSeconds != nil && *s.KeyHorizonSeconds >= float64(c.trafficBatches())*10
+	}
 	switch {
 	case q.delay == 0:
 		s.Warnings = []string{"no watermark: the dedup state grows forever"}
@@ -280,7 +328,7 @@ func scenarioJSON(t testing.TB, c toyConfig, seed uint64, qs []toyQuery, sweep [
 		"name":               c.name,
 		"seed":               seed,
 		"start":              c.start.Format(time.RFC3339),
-		"duration":           formatSpan(float64(c.batches) * 10),
+		"duration":           formatSpan(float64(c.trafficBatches()) * 10),
 		"trigger":            "10s",
 		"noDataMicroBatches": true,
 		"workload": map[string]any{
@@ -316,16 +364,19 @@ func scenarioJSON(t testing.TB, c toyConfig, seed uint64, qs []toyQuery, sweep [
 }
 
 // singleRun is a 2-hour run of three queries with a stall from 00:50 to
-// 01:00, a bad clock at 01:20 and a restart at 01:40.
+// 01:00, a bad clock at 01:20 and a restart at 01:40, then a drain of 20
+// minutes in which only copies arrive. Its summary records what the
+// runner does (flavours, horizons, windows).
 func singleRun(t testing.TB) (*metrics.Summary, []metrics.BatchRecord) {
 	t.Helper()
 	c := toyConfig{
 		name: "mobile-retries", start: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
-		batches: 720, rate: 100, stall: [2]float64{3000, 3600},
-		badClock: 4800, badSkew: 1500, restarted: 6000,
+		batches: 840, traffic: 720, rate: 100, stall: [2]float64{3000, 3600},
+		badClock: 4800, badSkew: 1500, restarted: 6000, described: true,
 	}
 	qs := toyQueries(1200)
-	s := &metrics.Summary{Format: metrics.ResultsFormat, Seed: 42, Scenario: scenarioJSON(t, c, 42, qs, nil)}
+	s := &metrics.Summary{Format: metrics.ResultsFormat, Seed: 42, Scenario: scenarioJSON(t, c, 42, qs, nil),
+		Windows: metrics.NewWindows(7200, 7200)}
 	until := c.stall[1]
 	s.Markers = []metrics.Marker{
 		{Kind: "stall", At: c.stall[0], Until: &until, Label: "no traffic"},
@@ -344,7 +395,8 @@ func singleRun(t testing.TB) (*metrics.Summary, []metrics.BatchRecord) {
 }
 
 // sweepRun is a 1-hour sweep of three queries over five delays, without
-// faults.
+// faults or a drain. Its summary lacks what older results lack (flavours,
+// horizons, windows): the reports infer them.
 func sweepRun(t testing.TB) (*metrics.Summary, []metrics.BatchRecord) {
 	t.Helper()
 	c := toyConfig{

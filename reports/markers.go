@@ -94,7 +94,17 @@ type markerLayer struct {
 	// seconds are noise.
 	coarse bool
 	labels bool
+	// drain, when set, is the span of the drain shown (seconds after the
+	// start): shaded, and labelled with the other markers.
+	drain *[2]float64
 }
+
+// drainLabel labels the drain on charts.
+const drainLabel = "drain: no new events"
+
+// drainFill is the shading of the drain: a light grey that reads as
+// "outside the traffic".
+func drainFill() color.Color { return color.NRGBA{R: 0x9A, G: 0xA0, B: 0xA6, A: 0x38} }
 
 // clock renders a moment for a label.
 func (m *markerLayer) clock(sec float64) string {
@@ -126,6 +136,8 @@ type placedLabel struct {
 // labelGroup is one label: a stall, or a run of moments of one kind close
 // enough on the chart to share a label ("bad clock ×4, 27:47–28:37").
 type labelGroup struct {
+	// label, when set, is the group's text (the drain's).
+	label   string
 	kind    string
 	x       vg.Length // where the label attaches: the first line
 	first   float64   // seconds after the start
@@ -143,6 +155,12 @@ func (m *markerLayer) groups(c draw.Canvas, trX func(float64) vg.Length) []label
 	slices.SortStableFunc(ms, func(a, b metrics.Marker) int { return cmp.Compare(a.At, b.At) })
 	near := vg.Points(40)
 	var out []labelGroup
+	if m.drain != nil {
+		if x := trX(m.toX(m.drain[0])); x >= c.Min.X && x < c.Max.X {
+			until := m.drain[1]
+			out = append(out, labelGroup{label: drainLabel, kind: "drain", x: x, first: m.drain[0], last: m.drain[0], until: &until, n: 1, isStall: true})
+		}
+	}
 	open := map[string]int{} // kind -> index in out of its last group
 	for _, mk := range ms {
 		x := trX(m.toX(mk.At))
@@ -167,6 +185,8 @@ func (m *markerLayer) groups(c draw.Canvas, trX func(float64) vg.Length) []label
 // text is the label of g.
 func (m *markerLayer) text(g labelGroup) string {
 	switch {
+	case g.label != "":
+		return g.label
 	case g.isStall:
 		return markerName(g.kind) + " " + m.clock(g.first) + "–" + m.clock(*g.until)
 	case g.n > 1:
@@ -191,13 +211,37 @@ func (m *markerLayer) layout(c draw.Canvas, trX func(float64) vg.Length) ([]plac
 	used := 0
 	gs := m.groups(c, trX)
 	var lineXs []vg.Length
+	type spanX struct{ lo, hi vg.Length }
+	var spans []spanX
 	for _, mk := range m.markers {
 		if mk.Kind != "stall" || mk.Until == nil {
 			lineXs = append(lineXs, trX(m.toX(mk.At)))
+		} else {
+			spans = append(spans, spanX{trX(m.toX(mk.At)), trX(m.toX(*mk.Until))})
 		}
 	}
-	crosses := func(lo, hi vg.Length) bool {
-		return slices.ContainsFunc(lineXs, func(x vg.Length) bool { return x > lo-vg.Points(1) && x < hi+vg.Points(1) })
+	if m.drain != nil {
+		spans = append(spans, spanX{trX(m.toX(m.drain[0])), trX(m.toX(m.drain[1]))})
+	}
+	// crosses reports whether a label over [lo, hi] would cross a line of
+	// another group, or, for a moment's label, sit over a span (a stall,
+	// the drain) it would seem to name.
+	crosses := func(g labelGroup, lo, hi vg.Length) bool {
+		for _, x := range lineXs {
+			own := !g.isStall && x >= g.x-vg.Points(0.5) && x <= g.lastX+vg.Points(0.5)
+			if !own && x > lo-vg.Points(1) && x < hi+vg.Points(1) {
+				return true
+			}
+		}
+		if g.isStall {
+			return false
+		}
+		for _, sp := range spans {
+			if lo < sp.hi && hi > sp.lo {
+				return true
+			}
+		}
+		return false
 	}
 	for _, g := range gs {
 		txt := m.text(g)
@@ -210,15 +254,23 @@ func (m *markerLayer) layout(c draw.Canvas, trX func(float64) vg.Length) ([]plac
 			right = g.x + gap
 		}
 		left := g.x - gap - w
+		// Against the right edge, over the group's own lines: for a burst
+		// near the end of the chart.
+		edge := c.Max.X - w
 		fitsR, fitsL := right+w <= c.Max.X, left >= c.Min.X
+		fitsE := !g.isStall && edge >= c.Min.X && edge <= g.x
 		var lo vg.Length
 		switch {
-		case fitsR && !crosses(right, right+w):
+		case fitsR && !crosses(g, right, right+w):
 			lo = right
-		case fitsL && !crosses(left, left+w):
+		case fitsL && !crosses(g, left, left+w):
 			lo = left
+		case fitsE && !crosses(g, edge, edge+w):
+			lo = edge
 		case fitsR:
 			lo = right
+		case fitsE:
+			lo = edge
 		case fitsL:
 			lo = left
 		default:
@@ -249,6 +301,32 @@ func rowHeight() vg.Length { return labelStyle().Height("Mg") + vg.Points(3) }
 // Plot implements plot.Plotter.
 func (m *markerLayer) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, _ := p.Transforms(&c)
+	if m.drain != nil {
+		x0 := max(trX(m.toX(m.drain[0])), c.Min.X)
+		x1 := min(trX(m.toX(m.drain[1])), c.Max.X)
+		if x1 > x0 {
+			c.FillPolygon(drainFill(), []vg.Point{{X: x0, Y: c.Min.Y}, {X: x1, Y: c.Min.Y}, {X: x1, Y: c.Max.Y}, {X: x0, Y: c.Max.Y}})
+			// Light diagonal hatching, so the span reads as set apart in
+			// print and in grey scale too.
+			hatch := draw.LineStyle{Color: color.NRGBA{R: 0x80, G: 0x86, B: 0x8C, A: 0x50}, Width: vg.Points(0.5)}
+			step := vg.Points(9)
+			h := c.Max.Y - c.Min.Y
+			for x := x0 - h; x < x1; x += step {
+				a := vg.Point{X: x, Y: c.Min.Y}
+				b := vg.Point{X: x + h, Y: c.Max.Y}
+				// Clip the segment to [x0, x1].
+				if a.X < x0 {
+					a = vg.Point{X: x0, Y: c.Min.Y + (x0 - a.X)}
+				}
+				if b.X > x1 {
+					b = vg.Point{X: x1, Y: c.Max.Y - (b.X - x1)}
+				}
+				if b.X > a.X {
+					c.StrokeLine2(hatch, a.X, a.Y, b.X, b.Y)
+				}
+			}
+		}
+	}
 	for _, mk := range m.markers {
 		if mk.Kind != "stall" || mk.Until == nil {
 			continue
@@ -295,7 +373,7 @@ func (m *markerLayer) Plot(c draw.Canvas, p *plot.Plot) {
 // drawn; area is the canvas the plot will be drawn in. It must run after
 // both axes' ranges are otherwise final.
 func (m *markerLayer) reserveBand(p *plot.Plot, area draw.Canvas, dataMax float64) {
-	if !m.labels || len(m.markers) == 0 {
+	if !m.labels || len(m.markers) == 0 && m.drain == nil {
 		return
 	}
 	p.Y.Max = dataMax

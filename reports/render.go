@@ -17,7 +17,9 @@ import (
 // chartNames lists every chart Render can write, so that a rerender
 // removes charts the results no longer call for (a sweep rerun as a
 // single run leaves no stale horizon-tradeoff behind).
-func chartNames() []string { return []string{"state-rows", "watermark", "horizon-tradeoff"} }
+func chartNames() []string {
+	return []string{"state-rows", "state-bytes", "watermark", "horizon-tradeoff"}
+}
 
 // Render reads the results folder dir (summary.json and timeseries.csv)
 // and writes its report into it: the charts as PNG and SVG, report.md and
@@ -36,16 +38,17 @@ func Render(dir string) error {
 		return fmt.Errorf("%s: %w", dir, err)
 	}
 	findings := Findings(s, ts)
+	recs := res.recommendations()
 	yml, err := scenarioYAML(s.Scenario)
 	if err != nil {
 		return fmt.Errorf("%s/summary.json: %w", dir, err)
 	}
 	var md bytes.Buffer
-	if err := writeMarkdown(&md, res, charts, findings, yml); err != nil {
+	if err := writeMarkdown(&md, res, charts, findings, recs, yml); err != nil {
 		return fmt.Errorf("%s: report.md: %w", dir, err)
 	}
 	var page bytes.Buffer
-	if err := writeHTML(&page, res, charts, findings, yml); err != nil {
+	if err := writeHTML(&page, res, charts, findings, recs, yml); err != nil {
 		return fmt.Errorf("%s: report.html: %w", dir, err)
 	}
 	// A results folder of `simulate bench-stores` also compares backends.
@@ -159,8 +162,10 @@ func plural(n int, one, many string) string {
 // tableNote explains the columns of the summary table.
 func tableNote() string {
 	return "Missed duplicates: emitted rows whose event had already been emitted, of all duplicate copies in the input. " +
-		"False drops: real events never emitted, split by cause: late (every copy dropped behind the watermark) and " +
-		"collision (dropped as the duplicate of a different event's key). Peak state bytes are modelled, not measured. " +
+		"False drops: real events never emitted, split by cause: late (every copy dropped behind the watermark), " +
+		"bad clock (the same, the last copy dropped while a future timestamp held the watermark ahead of processing time minus the delay) and " +
+		"collision (dropped as the duplicate of a different event's key). Counts cover the whole run; peaks cover the traffic window, " +
+		"not the drain after it. Peak state bytes are modelled, not measured. " +
 		"events/s is the engine's wall-clock throughput, the only column that varies between identical runs."
 }
 
@@ -221,8 +226,10 @@ func (res *results) markerRows() []markerRow {
 	return out
 }
 
-// writeMarkdown writes report.md.
-func writeMarkdown(b *bytes.Buffer, res *results, charts []chartFile, findings []string, yml string) error {
+// writeMarkdown writes report.md: what the run shows first (findings and,
+// for a sweep, the recommendation), then the numbers and charts they rest
+// on, then the scenario as run.
+func writeMarkdown(b *bytes.Buffer, res *results, charts []chartFile, findings, recs []string, yml string) error {
 	fmt.Fprintf(b, "# %s\n\n%s\n\n", res.reportTitle(), res.intro())
 	if ws := res.scenarioWarnings(); len(ws) > 0 {
 		b.WriteString("## Warnings\n\n" + scenarioWarningsNote() + "\n\n")
@@ -235,11 +242,20 @@ func writeMarkdown(b *bytes.Buffer, res *results, charts []chartFile, findings [
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("## Scenario as run\n\n")
-	if yml == "" {
-		b.WriteString("The results do not record the scenario.\n\n")
-	} else {
-		fmt.Fprintf(b, "```yaml\n%s```\n\n", yml)
+	b.WriteString("## Findings\n\n")
+	for _, f := range findings {
+		fmt.Fprintf(b, "- %s\n", f)
+	}
+	if len(findings) == 0 {
+		b.WriteString("No findings.\n")
+	}
+	b.WriteString("\n")
+	if len(recs) > 0 {
+		b.WriteString("## Recommendation\n\n")
+		for _, r := range recs {
+			fmt.Fprintf(b, "- %s\n", r)
+		}
+		b.WriteString("\n")
 	}
 	b.WriteString("## Summary\n\n")
 	if err := SummaryTable(b, res.sum, true); err != nil {
@@ -257,14 +273,13 @@ func writeMarkdown(b *bytes.Buffer, res *results, charts []chartFile, findings [
 		}
 		fmt.Fprintf(b, "Also as [%s.svg](%s.svg).\n\n", c.Name, c.Name)
 	}
-	b.WriteString("## Findings\n\n")
-	for _, f := range findings {
-		fmt.Fprintf(b, "- %s\n", f)
+	b.WriteString("## Scenario as run\n\n")
+	if yml == "" {
+		b.WriteString("The results do not record the scenario.\n\n")
+	} else {
+		fmt.Fprintf(b, "```yaml\n%s```\n\n", yml)
 	}
-	if len(findings) == 0 {
-		b.WriteString("No findings.\n")
-	}
-	b.WriteString("\n## Warnings per query\n\nWhat `simulate explain` says about each query.\n\n")
+	b.WriteString("## Warnings per query\n\nWhat `simulate explain` says about each query.\n\n")
 	for _, w := range res.warnings() {
 		fmt.Fprintf(b, "### %s\n\n%s\n\n", w.Name, mdCode(w.Query))
 		if len(w.Warnings) == 0 {
@@ -319,7 +334,7 @@ func inlineSVG(svg []byte) template.HTML {
 
 // writeHTML writes report.html: one page, its CSS inline and its charts as
 // inline SVG, so it can be mailed or attached as a single file.
-func writeHTML(b *bytes.Buffer, res *results, charts []chartFile, findings []string, yml string) error {
+func writeHTML(b *bytes.Buffer, res *results, charts []chartFile, findings, recs []string, yml string) error {
 	t, err := template.New("report").Parse(htmlTemplate())
 	if err != nil {
 		return err
@@ -337,6 +352,7 @@ func writeHTML(b *bytes.Buffer, res *results, charts []chartFile, findings []str
 		"TableNote": tableNote(),
 		"Charts":    hc,
 		"Findings":  findings,
+		"Recs":      recs,
 		"Warnings":  res.warnings(),
 		"Markers":   res.markerRows(),
 		"Scenario":  res.scenarioWarnings(),
@@ -390,9 +406,16 @@ ul.findings li { margin: 6px 0; }
 {{range .Scenario}}<li>{{if .Key}}<code>{{.Key}}</code>: {{end}}{{.Msg}}</li>
 {{end}}</ul>
 {{end}}
-<h2>Scenario as run</h2>
-{{if .YAML}}<pre><code>{{.YAML}}</code></pre>{{else}}<p>The results do not record the scenario.</p>{{end}}
-
+<h2>Findings</h2>
+{{if .Findings}}<ul class="findings">
+{{range .Findings}}<li>{{.}}</li>
+{{end}}</ul>{{else}}<p>No findings.</p>{{end}}
+{{if .Recs}}
+<h2>Recommendation</h2>
+<ul class="findings">
+{{range .Recs}}<li>{{.}}</li>
+{{end}}</ul>
+{{end}}
 <h2>Summary</h2>
 <div class="table-wrap">
 <table>
@@ -411,10 +434,8 @@ ul.findings li { margin: 6px 0; }
 {{end}}</figure>
 {{else}}<p>The timeseries holds no batches to draw.</p>
 {{end}}
-<h2>Findings</h2>
-{{if .Findings}}<ul class="findings">
-{{range .Findings}}<li>{{.}}</li>
-{{end}}</ul>{{else}}<p>No findings.</p>{{end}}
+<h2>Scenario as run</h2>
+{{if .YAML}}<pre><code>{{.YAML}}</code></pre>{{else}}<p>The results do not record the scenario.</p>{{end}}
 
 <h2>Warnings per query</h2>
 <p>What <code>simulate explain</code> says about each query.</p>

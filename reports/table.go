@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
@@ -12,10 +14,10 @@ import (
 	"github.com/dedupsim/dedupsim/metrics"
 )
 
-// summaryHeader names the columns of the summary table.
+// summaryHeader names the columns of the summary table of the reports.
 func summaryHeader() []string {
 	return []string{
-		"query", "delay", "emitted", "missed duplicates", "false drops (late/collision)",
+		"query", "delay", "emitted", "missed duplicates", "false drops (late/bad clock/collision)",
 		"peak state rows", "peak state bytes", "events/s",
 	}
 }
@@ -25,14 +27,15 @@ func summaryRows(s *metrics.Summary) [][]string {
 	rows := make([][]string, 0, len(s.Queries))
 	for i := range s.Queries {
 		q := &s.Queries[i]
+		c := q.FalseDropsByCause
 		rows = append(rows, []string{
 			q.Name,
 			formatDelay(q.Delay),
 			metrics.FormatCount(q.EmittedRows),
 			fmt.Sprintf("%s of %s (%s)", metrics.FormatCount(q.MissedDuplicates), metrics.FormatCount(q.TrueDuplicates),
 				metrics.FormatPercent(rate(q.MissedDuplicates, q.TrueDuplicates))),
-			fmt.Sprintf("%s (%s/%s)", metrics.FormatCount(q.FalseDrops),
-				metrics.FormatCount(q.FalseDropsByCause.Late), metrics.FormatCount(q.FalseDropsByCause.Collision)),
+			fmt.Sprintf("%s (%s/%s/%s)", metrics.FormatCount(q.FalseDrops),
+				metrics.FormatCount(c.Late), metrics.FormatCount(c.BadClock), metrics.FormatCount(c.Collision)),
 			metrics.FormatCount(q.PeakStateRows),
 			metrics.FormatBytes(q.PeakStateBytes),
 			metrics.FormatCount(int64(math.Round(q.EventsPerSecond))),
@@ -41,13 +44,24 @@ func summaryRows(s *metrics.Summary) [][]string {
 	return rows
 }
 
-// SummaryTable writes the per-query summary table of s to w: query, delay,
-// emitted rows, missed duplicates (of the true duplicates, with the rate),
-// false drops split late/collision, peak state rows and bytes, and engine
-// throughput. With markdown it writes a GitHub-flavoured Markdown table,
-// otherwise a boxed table for the terminal. Numbers are right-aligned so
-// that rows of a sweep compare at a glance.
+// TerminalWidth is the widest line SummaryTable writes for a terminal.
+const TerminalWidth = 100
+
+// SummaryTable writes the per-query summary table of s to w. With
+// markdown it writes a GitHub-flavoured Markdown table of every column:
+// query, delay, emitted rows, missed duplicates (of the true duplicates,
+// with the rate), false drops split late/bad clock/collision, peak state
+// rows and bytes, and engine throughput. Otherwise it writes a table for
+// the terminal, at most TerminalWidth columns wide: missed duplicates and
+// lost events with their rates, the main cause of the losses, peak state
+// and throughput, a cell wrapped onto a second line where the table would
+// be wider. Numbers are right-aligned so that rows of a sweep compare at a
+// glance.
 func SummaryTable(w io.Writer, s *metrics.Summary, markdown bool) error {
+	if !markdown {
+		_, err := io.WriteString(w, terminalTable(s))
+		return err
+	}
 	align := []tw.Align{tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight,
 		tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight}
 	opts := []tablewriter.Option{
@@ -59,9 +73,7 @@ func SummaryTable(w io.Writer, s *metrics.Summary, markdown bool) error {
 		// Never wrap cells: a wrapped Markdown cell breaks the table.
 		tablewriter.WithRowAutoWrap(tw.WrapNone),
 		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
-	}
-	if markdown {
-		opts = append(opts, tablewriter.WithRenderer(renderer.NewMarkdown()))
+		tablewriter.WithRenderer(renderer.NewMarkdown()),
 	}
 	t := tablewriter.NewTable(w, opts...)
 	t.Header(summaryHeader())
@@ -75,3 +87,155 @@ func SummaryTable(w io.Writer, s *metrics.Summary, markdown bool) error {
 	}
 	return nil
 }
+
+// mainCause names the cause of most of a query's false drops: "late",
+// "bad clock" or "collision"; "" without false drops.
+func mainCause(q *metrics.QuerySummary) string {
+	c := q.FalseDropsByCause
+	switch {
+	case q.FalseDrops == 0:
+		return ""
+	case c.BadClock >= c.Late && c.BadClock >= c.Collision:
+		return "bad clock"
+	case c.Late >= c.Collision:
+		return "late"
+	}
+	return "collision"
+}
+
+// terminalTable renders the summary for a terminal: plain columns two
+// spaces apart under a ruled header, at most TerminalWidth wide.
+func terminalTable(s *metrics.Summary) string {
+	header := []string{"query", "delay", "missed dups", "lost events", "cause", "peak rows", "peak bytes", "events/s"}
+	// Each cell has a one-line form and a two-line one, used when the
+	// one-line table is too wide.
+	type cell struct{ one, two1, two2 string }
+	var rows [][]cell
+	for i := range s.Queries {
+		q := &s.Queries[i]
+		count := func(n, of int64) cell {
+			c, p := metrics.FormatCount(n), "("+metrics.FormatPercent(rate(n, of))+")"
+			if n == 0 {
+				return cell{one: "0", two1: "0"}
+			}
+			return cell{one: c + " " + p, two1: c, two2: p}
+		}
+		cause := mainCause(q)
+		if cause == "" {
+			cause = "-"
+		}
+		plain := func(v string) cell { return cell{one: v, two1: v} }
+		rows = append(rows, []cell{
+			plain(q.Name), plain(formatDelay(q.Delay)),
+			count(q.MissedDuplicates, q.TrueDuplicates), count(q.FalseDrops, q.LogicalEvents),
+			plain(cause), plain(metrics.FormatCount(q.PeakStateRows)), plain(metrics.FormatBytes(q.PeakStateBytes)),
+			plain(metrics.FormatCount(int64(math.Round(q.EventsPerSecond)))),
+		})
+	}
+	const gap = 2
+	widths := func(two bool) []int {
+		ws := make([]int, len(header))
+		for j, h := range header {
+			ws[j] = utf8.RuneCountInString(h)
+		}
+		for _, r := range rows {
+			for j, c := range r {
+				if two {
+					ws[j] = max(ws[j], utf8.RuneCountInString(c.two1), utf8.RuneCountInString(c.two2))
+				} else {
+					ws[j] = max(ws[j], utf8.RuneCountInString(c.one))
+				}
+			}
+		}
+		return ws
+	}
+	total := func(ws []int) int {
+		n := gap * (len(ws) - 1)
+		for _, w := range ws {
+			n += w
+		}
+		return n
+	}
+	two := false
+	ws := widths(false)
+	if total(ws) > TerminalWidth {
+		two, ws = true, widths(true)
+	}
+	// The query column gives way last: long names wrap.
+	if over := total(ws) - TerminalWidth; over > 0 {
+		ws[0] = max(ws[0]-over, 8)
+	}
+	var b strings.Builder
+	line := func(cells []string) {
+		// Wrap every cell to its width, then print the lines side by
+		// side, text left, numbers right.
+		parts := make([][]string, len(cells))
+		n := 1
+		for j, c := range cells {
+			parts[j] = wrapCell(c, ws[j])
+			n = max(n, len(parts[j]))
+		}
+		for k := 0; k < n; k++ {
+			var l strings.Builder
+			for j := range cells {
+				v := ""
+				if k < len(parts[j]) {
+					v = parts[j][k]
+				}
+				pad := strings.Repeat(" ", ws[j]-utf8.RuneCountInString(v))
+				if j > 0 {
+					l.WriteString(strings.Repeat(" ", gap))
+				}
+				if j == 0 || j == 4 {
+					l.WriteString(v + pad)
+				} else {
+					l.WriteString(pad + v)
+				}
+			}
+			b.WriteString(strings.TrimRight(l.String(), " ") + "\n")
+		}
+	}
+	line(header)
+	var rule []string
+	for _, w := range ws {
+		rule = append(rule, strings.Repeat("-", w))
+	}
+	line(rule)
+	for _, r := range rows {
+		cells := make([]string, len(r))
+		for j, c := range r {
+			cells[j] = c.one
+			if two {
+				cells[j] = strings.TrimSpace(c.two1 + "\n" + c.two2)
+			}
+		}
+		line(cells)
+	}
+	return b.String()
+}
+
+// wrapCell splits s into lines of at most w runes: at its own newlines,
+// and then at the last '-', '_', '.', '@' or space that fits, or hard.
+func wrapCell(s string, w int) []string {
+	var out []string
+	for _, part := range strings.Split(s, "\n") {
+		r := []rune(part)
+		for len(r) > w {
+			cut := w
+			for k := w; k > w/2; k-- {
+				if strings.ContainsRune("-_.@ ", r[k-1]) {
+					cut = k
+					break
+				}
+			}
+			out = append(out, strings.TrimRight(string(r[:cut]), " "))
+			r = r[cut:]
+		}
+		out = append(out, string(r))
+	}
+	return out
+}
+
+// FormatCount renders a count with thousands separators, as every report
+// and command prints counts (metrics.FormatCount).
+func FormatCount(n int64) string { return metrics.FormatCount(n) }

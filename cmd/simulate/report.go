@@ -17,10 +17,12 @@ func newReportCmd(stdout io.Writer) *cobra.Command {
 		Long: `report reads a results folder written by "simulate run" or "simulate sweep"
 (its summary.json and timeseries.csv) and rewrites, in the same folder:
 
-  report.md, report.html         the scenario as run, the per-query summary table,
-                                 the charts, findings and explain's warnings;
-                                 report.html is one self-contained page
+  report.md, report.html         findings (and a sweep's recommendation), the
+                                 per-query summary table, the charts, the scenario
+                                 as run and explain's warnings; report.html is
+                                 one self-contained page
   state-rows.png, .svg           state rows over processing time, one line per query
+  state-bytes.png, .svg          the same in modelled bytes
   watermark.png, .svg            the watermark and its lag behind processing time
   horizon-tradeoff.png, .svg     with a sweep: delay against missed duplicates,
                                  false drops and peak state

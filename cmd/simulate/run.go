@@ -155,6 +155,9 @@ func runScenario(ctx context.Context, sc *scenario.Scenario, f runFlags, stdout,
 	if err := reports.SummaryTable(stdout, res.Summary, false); err != nil {
 		return err
 	}
+	for _, w := range reports.SaturationWarnings(res.Summary) {
+		fmt.Fprintln(stderr, w)
+	}
 	fmt.Fprintf(stdout, "results: %s\n", out)
 	return nil
 }

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/dedupsim/dedupsim/reports"
 )
 
 // stateScenario has a key of two columns (a UUID and a timestamp) with
@@ -213,8 +215,12 @@ func TestStateReadsRunCheckpoints(t *testing.T) {
 				t.Fatalf("query checkpoint read differs")
 			}
 			code, table, errs := simulate(t, "state", ck, "--limit", "2")
-			if code != 0 || !strings.Contains(table, fmt.Sprintf("operator 0 dedupeWithinWatermark on [event_id]: %d rows at batch", within.Operators[0].NumRows)) || !strings.Contains(table, "expiresAt") {
+			if code != 0 || !strings.Contains(table, fmt.Sprintf("operator 0 dedupeWithinWatermark on [event_id]: %s rows at batch", reports.FormatCount(within.Operators[0].NumRows))) || !strings.Contains(table, "expiresAt") {
 				t.Fatalf("table: exit %d, %s\n%s", code, errs, table)
+			}
+			// Counts print with thousands separators, as everywhere.
+			if n := within.Operators[0].NumRows; n < 1000 || strings.Contains(table, fmt.Sprintf(" %d rows", n)) {
+				t.Errorf("table: %d rows not printed with thousands separators (or too few to tell):\n%s", n, table)
 			}
 			sameHashes(t, "state", before, treeHashes(t, ck))
 		})

@@ -33,6 +33,24 @@ type JSONResult struct {
 		PeakStateBytes int64   `json:"peakStateBytes"`
 	} `json:"simulated"`
 	Reason string `json:"reason"`
+	// Seeds are the seeds simulated, each with the smallest delay meeting
+	// the targets on it (null when none does).
+	Seeds []JSONSeed `json:"seeds"`
+	// Spread is over the seeds, at the recommended delay (without one, at
+	// each seed's reported point).
+	Spread struct {
+		MissedRate    MinMedMax `json:"missedRate"`
+		FalseDropRate MinMedMax `json:"falseDropRate"`
+	} `json:"spread"`
+	// BindingTarget is the target that decides the delay: "missedRate",
+	// "falseDropRate" or "memoryBudget"; null when none does.
+	BindingTarget *string `json:"bindingTarget"`
+}
+
+// JSONSeed is one seed of a plan's JSON form.
+type JSONSeed struct {
+	Seed         uint64   `json:"seed"`
+	DelaySeconds *float64 `json:"delaySeconds"`
 }
 
 // JSON returns the plan as `simulate plan --json` prints it. State values
@@ -57,6 +75,20 @@ func (r *Result) JSON() JSONResult {
 	j.Simulated.PeakStateRows = int64(math.Round(r.SimulatedRows()))
 	j.Simulated.PeakStateBytes = int64(math.Round(r.SimulatedBytes()))
 	j.Reason = r.Reason
+	j.Seeds = []JSONSeed{}
+	for _, sr := range r.Seeds {
+		js := JSONSeed{Seed: sr.Seed}
+		if sr.Delay != nil {
+			v := sr.Delay.Seconds()
+			js.DelaySeconds = &v
+		}
+		j.Seeds = append(j.Seeds, js)
+	}
+	j.Spread.MissedRate, j.Spread.FalseDropRate = r.Spread.MissedRate, r.Spread.FalseDropRate
+	if r.Binding != "" {
+		b := r.Binding
+		j.BindingTarget = &b
+	}
 	return j
 }
 
@@ -80,7 +112,7 @@ func (r *Result) WriteText(w io.Writer, file string, seed uint64) error {
 	fmt.Fprintf(&b, "plan for %s in %s (seed %d)\n", r.Query, file, seed)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "  query\t%s\n", r.QueryText)
-	fmt.Fprintf(tw, "  targets\tmissed duplicates <= %s, false drops <= %s", metrics.FormatPercent(r.Targets.MaxMissedRate), metrics.FormatPercent(r.Targets.MaxFalseDropRate))
+	fmt.Fprintf(tw, "  targets\tmissed duplicates <= %s, false drops <= %s", percent(r.Targets.MaxMissedRate), percent(r.Targets.MaxFalseDropRate))
 	if r.Targets.MemoryBudget > 0 {
 		fmt.Fprintf(tw, ", peak state <= %s", formatBytes(float64(r.Targets.MemoryBudget)))
 	}
@@ -88,13 +120,13 @@ func (r *Result) WriteText(w io.Writer, file string, seed uint64) error {
 	at := "as written"
 	switch {
 	case r.Recommended != nil:
-		fmt.Fprintf(tw, "  delay\t%s recommended (%d delays simulated, resolution %s)\n", fmtDelay(*r.Recommended), len(r.Points), fmtDelay(max(r.Resolution, time.Second)))
+		fmt.Fprintf(tw, "  delay\t%s recommended (%s, resolution %s)\n", fmtDelay(*r.Recommended), r.simulatedText(), fmtDelay(max(r.Resolution, time.Second)))
 		at = "at " + fmtDelay(*r.Recommended)
 	case r.BudgetExceeded && r.Point.HasDelay:
 		fmt.Fprintf(tw, "  delay\tnone: %s meets the rates but not the budget\n", fmtDelay(r.Point.Delay))
 		at = "at " + fmtDelay(r.Point.Delay)
 	case r.Point.HasDelay:
-		fmt.Fprintf(tw, "  delay\tnone meets the targets (%d delays simulated, %s to %s)\n", len(r.Points), fmtDelay(r.Points[0].Delay), fmtDelay(r.Points[len(r.Points)-1].Delay))
+		fmt.Fprintf(tw, "  delay\tnone meets the targets (%s, %s to %s)\n", r.simulatedText(), fmtDelay(r.Points[0].Delay), fmtDelay(r.Points[len(r.Points)-1].Delay))
 		at = "at " + fmtDelay(r.Point.Delay) + " (as written)"
 	default:
 		fmt.Fprintf(tw, "  delay\tnone: no watermark reaches the dedup\n")
@@ -102,11 +134,33 @@ func (r *Result) WriteText(w io.Writer, file string, seed uint64) error {
 	if r.ModelOK {
 		fmt.Fprintf(tw, "  key horizon\t%s\n", horizonText(r))
 	}
+	multi := len(r.Seeds) > 1
+	if multi {
+		first, last := r.Seeds[0].Seed, r.Seeds[len(r.Seeds)-1].Seed
+		fmt.Fprintf(tw, "  seeds\t%d: %d to %d (the scenario's seed and the next ones); the delay must meet the targets on %s\n",
+			len(r.Seeds), first, last, shareWords(r.Quantile))
+		var per []string
+		for _, sr := range r.Seeds {
+			v := "none"
+			if sr.Delay != nil {
+				v = fmtDelay(*sr.Delay)
+			}
+			per = append(per, fmt.Sprintf("%d: %s", sr.Seed, v))
+		}
+		fmt.Fprintf(tw, "  per seed\t%s\n", strings.Join(per, ", "))
+	}
+	if s := r.bindingText(); s != "" {
+		fmt.Fprintf(tw, "  binding\t%s\n", s)
+	}
 	tw.Flush()
 	fmt.Fprintln(&b)
 
 	tw = tabwriter.NewWriter(&b, 0, 0, 3, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "  %s\tmodel (estimate)\tsimulation\t\n", at)
+	simHead := "simulation"
+	if multi {
+		simHead = fmt.Sprintf("seed %d\tseeds min / median / max", r.Seeds[0].Seed)
+	}
+	fmt.Fprintf(tw, "  %s\tmodel (estimate)\t%s\t\n", at, simHead)
 	q := r.Point.Summary
 	mod := func(f func() string) string {
 		if !r.ModelOK {
@@ -114,8 +168,17 @@ func (r *Result) WriteText(w io.Writer, file string, seed uint64) error {
 		}
 		return f()
 	}
-	fmt.Fprintf(tw, "  missed duplicates\t%s\t%s\t\n", mod(func() string { return metrics.FormatPercent(r.Model.MissedRate) }), metrics.FormatPercent(q.MissedDuplicateRate))
-	fmt.Fprintf(tw, "  false drops\t%s\t%s\t\n", mod(func() string { return metrics.FormatPercent(r.Model.FalseDropRate) }), metrics.FormatPercent(q.FalseDropRate))
+	pct := func(m MinMedMax) string {
+		return "\t" + metrics.FormatPercent(m.Min) + " / " + metrics.FormatPercent(m.Median) + " / " + metrics.FormatPercent(m.Max)
+	}
+	spread := func(s string) string {
+		if !multi {
+			return ""
+		}
+		return s
+	}
+	fmt.Fprintf(tw, "  missed duplicates\t%s\t%s%s\t\n", mod(func() string { return metrics.FormatPercent(r.Model.MissedRate) }), metrics.FormatPercent(q.MissedDuplicateRate), spread(pct(r.Spread.MissedRate)))
+	fmt.Fprintf(tw, "  false drops\t%s\t%s%s\t\n", mod(func() string { return metrics.FormatPercent(r.Model.FalseDropRate) }), metrics.FormatPercent(q.FalseDropRate), spread(pct(r.Spread.FalseDropRate)))
 	rows, bytes := "-", "-"
 	if v, ok := r.PredictedRows(); ok {
 		rows = fmtCount(v)
@@ -124,16 +187,104 @@ func (r *Result) WriteText(w io.Writer, file string, seed uint64) error {
 	} else if r.ModelOK && r.Model.Unbounded {
 		rows, bytes = "unbounded", "unbounded"
 	}
-	fmt.Fprintf(tw, "  peak state rows\t%s\t%s\t\n", rows, fmtCount(r.SimulatedRows()))
-	fmt.Fprintf(tw, "  peak state bytes\t%s\t%s\t\n", bytes, formatBytes(r.SimulatedBytes()))
+	sr := r.Spread.PeakStateRows
+	fmt.Fprintf(tw, "  peak state rows\t%s\t%s%s\t\n", rows, fmtCount(r.SimulatedRows()),
+		spread("\t"+fmtCount(sr.Min)+" / "+fmtCount(sr.Median)+" / "+fmtCount(sr.Max)))
+	sb := r.Spread.PeakStateBytes
+	fmt.Fprintf(tw, "  peak state bytes\t%s\t%s%s\t\n", bytes, formatBytes(r.SimulatedBytes()),
+		spread("\t"+formatBytes(sb.Min)+" / "+formatBytes(sb.Median)+" / "+formatBytes(sb.Max)))
 	tw.Flush()
 	fmt.Fprintln(&b)
+	if m := r.marginsText(); m != "" {
+		fmt.Fprintf(&b, "  margins: %s\n", m)
+	}
 	fmt.Fprintf(&b, "  why: %s\n", r.Reason)
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "  note: %s\n", n)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// simulatedText counts the simulations behind the plan: "13 delays
+// simulated", or over several seeds "98 simulations over 5 seeds".
+func (r *Result) simulatedText() string {
+	if len(r.Seeds) <= 1 {
+		return fmt.Sprintf("%d delays simulated", len(r.Points))
+	}
+	n := 0
+	for _, sr := range r.Seeds {
+		n += sr.Simulated
+	}
+	return fmt.Sprintf("%s simulations over %d seeds", fmtCount(float64(n)), len(r.Seeds))
+}
+
+// bindingText names the target that decides the plan and what the other
+// rate target alone needs: "the false-drop target 0.01% decides: the
+// missed-duplicate target alone needs 4m10s".
+func (r *Result) bindingText() string {
+	alone := func(d *time.Duration) string {
+		if d == nil {
+			return "no delay tried"
+		}
+		if *d <= time.Second {
+			return "1s or less"
+		}
+		return fmtDelay(*d)
+	}
+	budget := ""
+	if r.Targets.MemoryBudget > 0 {
+		budget = fmt.Sprintf("; the memory budget %s is met", formatBytes(float64(r.Targets.MemoryBudget)))
+	}
+	switch r.Binding {
+	case BindMissedRate:
+		return fmt.Sprintf("the missed-duplicate target %s decides: the false-drop target alone needs %s%s",
+			percent(r.Targets.MaxMissedRate), alone(r.FalseDropAlone), budget)
+	case BindFalseDropRate:
+		return fmt.Sprintf("the false-drop target %s decides: the missed-duplicate target alone needs %s%s",
+			percent(r.Targets.MaxFalseDropRate), alone(r.MissedAlone), budget)
+	case BindMemoryBudget:
+		return fmt.Sprintf("the memory budget %s decides: no delay meeting the rate targets fits it", formatBytes(float64(r.Targets.MemoryBudget)))
+	}
+	return ""
+}
+
+// marginsText says how far the recommendation is from each target, on
+// the worst seed: "missed duplicates 0.085% against 0.1% (15% of the
+// target to spare); ...". "" without a recommendation.
+func (r *Result) marginsText() string {
+	if r.Recommended == nil {
+		return ""
+	}
+	worst := "worst seed"
+	if len(r.Seeds) <= 1 {
+		worst = "simulated"
+	}
+	one := func(what string, v, target float64, show func(float64) string) string {
+		switch {
+		case target <= 0 && v <= 0:
+			return fmt.Sprintf("%s %s against %s (met exactly)", what, show(v), show(target))
+		case target <= 0:
+			return fmt.Sprintf("%s %s against %s (over)", what, show(v), show(target))
+		case v > target:
+			return fmt.Sprintf("%s %s against %s (over by %s of the target)", what, show(v), show(target), metrics.FormatPercent((v-target)/target))
+		}
+		return fmt.Sprintf("%s %s against %s (%s of the target to spare)", what, show(v), show(target), metrics.FormatPercent((target-v)/target))
+	}
+	parts := []string{
+		one("missed duplicates", r.Spread.MissedRate.Max, r.Targets.MaxMissedRate, metrics.FormatPercent),
+		one("false drops", r.Spread.FalseDropRate.Max, r.Targets.MaxFalseDropRate, metrics.FormatPercent),
+	}
+	if r.Targets.MemoryBudget > 0 {
+		parts = append(parts, one("peak state", r.Spread.PeakStateBytes.Max, float64(r.Targets.MemoryBudget), formatBytes))
+	}
+	return "at " + fmtDelay(*r.Recommended) + ", " + worst + ": " + strings.Join(parts, "; ")
+}
+
+// percent renders a target share the way it is usually written: 0.001 as
+// "0.1%".
+func percent(v float64) string {
+	return strconv.FormatFloat(100*v, 'g', 4, 64) + "%"
 }
 
 // horizonText describes how long a key is kept, in event time.

@@ -31,13 +31,18 @@
 package plan
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/metrics"
@@ -70,6 +75,75 @@ type Options struct {
 	Workers int
 	// Progress, if set, receives the simulated seconds, as runner's.
 	Progress runner.Progress
+	// Seeds is the number of seeds the plan simulates, each a search of
+	// its own: the scenario's seed and the ones after it (seed, seed+1,
+	// ...) [1]. The seeds run in parallel; the result does not depend on
+	// Workers.
+	Seeds int
+	// Quantile is the share of the seeds on which the recommended delay
+	// must meet the targets, in (0, 1] [1: every seed]. The recommendation
+	// is the smallest delay meeting them on at least that share: the
+	// per-seed delays' quantile (nearest rank).
+	Quantile float64
+}
+
+// MaxSeeds bounds Options.Seeds.
+const MaxSeeds = 100
+
+// The targets a plan can be bound by (Result.Binding).
+const (
+	BindMissedRate    = "missedRate"
+	BindFalseDropRate = "falseDropRate"
+	BindMemoryBudget  = "memoryBudget"
+)
+
+// SeedResult is one seed's part of a plan.
+type SeedResult struct {
+	Seed uint64
+	// Delay is the smallest delay meeting the targets on this seed; nil
+	// when none does (or no delay applies). It does not include the
+	// memory budget.
+	Delay *time.Duration
+	// MissedAlone and FalseDropAlone are the smallest delays meeting the
+	// missed-duplicate and the false-drop target each on its own; nil
+	// when none does.
+	MissedAlone, FalseDropAlone *time.Duration
+	// At is the seed's simulation at the recommended delay, or at its own
+	// reported point when there is no recommendation.
+	At Point
+	// Simulated is the number of delays simulated for this seed.
+	Simulated int
+}
+
+// MinMedMax is the spread of a value over the seeds.
+type MinMedMax struct {
+	Min    float64 `json:"min"`
+	Median float64 `json:"median"`
+	Max    float64 `json:"max"`
+}
+
+// spreadOf returns the min, median and max of vs (the median of an even
+// count is the mean of the two middle values).
+func spreadOf(vs []float64) MinMedMax {
+	if len(vs) == 0 {
+		return MinMedMax{}
+	}
+	s := slices.Clone(vs)
+	slices.Sort(s)
+	n := len(s)
+	med := s[n/2]
+	if n%2 == 0 {
+		med = (s[n/2-1] + s[n/2]) / 2
+	}
+	return MinMedMax{Min: s[0], Median: med, Max: s[n-1]}
+}
+
+// Spread is the spread over the seeds at the recommended delay (or at
+// each seed's reported point without one).
+type Spread struct {
+	MissedRate, FalseDropRate MinMedMax
+	// PeakStateRows and PeakStateBytes are at the planned rate (scaled).
+	PeakStateRows, PeakStateBytes MinMedMax
 }
 
 // Point is one simulated delay.
@@ -117,6 +191,21 @@ type Result struct {
 	// BudgetExceeded is true when the rate targets are met but not within
 	// the memory budget.
 	BudgetExceeded bool
+	// Seeds holds each seed's part, the scenario's seed first.
+	Seeds []SeedResult
+	// Quantile is the share of seeds the recommendation meets the targets
+	// on.
+	Quantile float64
+	// Spread is over the seeds, at the recommended delay.
+	Spread Spread
+	// Binding names the target that decides the delay (BindMissedRate,
+	// BindFalseDropRate or BindMemoryBudget); "" when none does (no delay
+	// applies, or none is reached).
+	Binding string
+	// MissedAlone and FalseDropAlone are the delays each rate target alone
+	// needs, at the same quantile of the seeds as the recommendation; nil
+	// when no delay meets it.
+	MissedAlone, FalseDropAlone *time.Duration
 }
 
 // PredictedRows and PredictedBytes return the model's peak state at the
@@ -187,11 +276,237 @@ func Grid(sc *scenario.Scenario) []time.Duration {
 	return out
 }
 
-// Search plans the watermark delay of the query named query on sc.
+// Search plans the watermark delay of the query named query on sc, over
+// opts.Seeds seeds: each seed is searched on its own (the smallest delay
+// meeting the targets, and each rate target alone), in parallel; the
+// recommendation is the opts.Quantile quantile of the seeds' delays,
+// simulated on every seed, and checked against the memory budget on the
+// largest peak state among them.
 func Search(ctx context.Context, sc *scenario.Scenario, query string, t Targets, opts Options) (*Result, error) {
 	if err := t.validate(); err != nil {
 		return nil, err
 	}
+	n, q := opts.Seeds, opts.Quantile
+	if n <= 0 {
+		n = 1
+	}
+	if q == 0 {
+		q = 1
+	}
+	switch {
+	case n > MaxSeeds:
+		return nil, fmt.Errorf("seeds %d: want at most %d", n, MaxSeeds)
+	case !(q > 0 && q <= 1):
+		return nil, fmt.Errorf("quantile %v: want a share of the seeds above 0 and at most 1", q)
+	}
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	// The seeds share the workers; each seed's search runs its delays on
+	// its share. Nothing in a result depends on either.
+	par := min(n, workers)
+	per := Options{Workers: max(workers/par, 1), Progress: opts.Progress}
+	type seedRun struct {
+		res *Result
+		s   *searcher
+	}
+	runs := make([]seedRun, n)
+	if opts.Progress != nil {
+		opts.Progress.Start(float64(n) * estimateTotal(sc))
+		per.Progress = roundProgress{opts.Progress}
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(par)
+	for i := range runs {
+		g.Go(func() error {
+			seeded := *sc
+			seeded.Seed = sc.Seed + uint64(i)
+			r, s, err := searchSeed(gctx, &seeded, query, t, per)
+			runs[i] = seedRun{r, s}
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	// The group's context ends with it; the seeds' last simulations run
+	// under the caller's.
+	for _, r := range runs {
+		r.s.ctx = ctx
+	}
+	res := *runs[0].res
+	res.Quantile = q
+	for _, r := range runs {
+		res.Seeds = append(res.Seeds, SeedResult{Seed: r.s.sc.Seed, Delay: r.res.Recommended, At: r.res.Point,
+			MissedAlone: r.s.missedAlone, FalseDropAlone: r.s.fdAlone, Simulated: len(r.res.Points)})
+		if r.res.Recommended == nil && r.res.BudgetExceeded && r.s.meetsAt != nil {
+			// The budget failed the seed, not the rates: its delay still
+			// counts for the rates.
+			res.Seeds[len(res.Seeds)-1].Delay = r.s.meetsAt
+		}
+	}
+	if n == 1 || !runs[0].s.info.delayMatters {
+		res.spread()
+		res.binding()
+		return &res, nil
+	}
+	return combine(&res, runs[0].s, func(i int) *searcher { return runs[i].s })
+}
+
+// quantileDelay returns the q quantile (nearest rank) of ds, nil counting
+// as above every delay; nil when the quantile falls there.
+func quantileDelay(ds []*time.Duration, q float64) *time.Duration {
+	sorted := slices.Clone(ds)
+	slices.SortStableFunc(sorted, func(a, b *time.Duration) int {
+		switch {
+		case a == nil && b == nil:
+			return 0
+		case a == nil:
+			return 1
+		case b == nil:
+			return -1
+		}
+		return cmp.Compare(*a, *b)
+	})
+	k := int(math.Ceil(q*float64(len(sorted))-1e-9)) - 1
+	return sorted[max(k, 0)]
+}
+
+// combine turns the seeds' searches into the plan: the quantile of their
+// delays, simulated on every seed, checked against the budget on the
+// largest state, with the spread, the binding target and the reason.
+func combine(res *Result, base *searcher, seedSearch func(i int) *searcher) (*Result, error) {
+	var ds, ms, fs []*time.Duration
+	for _, sr := range res.Seeds {
+		ds, ms, fs = append(ds, sr.Delay), append(ms, sr.MissedAlone), append(fs, sr.FalseDropAlone)
+	}
+	res.MissedAlone, res.FalseDropAlone = quantileDelay(ms, res.Quantile), quantileDelay(fs, res.Quantile)
+	rec := quantileDelay(ds, res.Quantile)
+	reached := 0
+	for _, d := range ds {
+		if d != nil {
+			reached++
+		}
+	}
+	if rec == nil {
+		// The seeds that reach no delay decide: show one of them.
+		for i, sr := range res.Seeds {
+			if sr.Delay == nil {
+				s := seedSearch(i)
+				*res = withSeeds(*s.res, res)
+				res.Recommended = nil
+				res.Reason = fmt.Sprintf("no delay meets the targets on %s of the %d seeds (%d reach one); seed %d: %s",
+					shareWords(res.Quantile), len(res.Seeds), reached, sr.Seed, strings.TrimSuffix(s.res.Reason, "."))
+				break
+			}
+		}
+		res.spread()
+		res.binding()
+		return res, nil
+	}
+	d := *rec
+	met := 0
+	for i := range res.Seeds {
+		s := seedSearch(i)
+		if err := s.run([]time.Duration{d}); err != nil {
+			return nil, err
+		}
+		res.Seeds[i].At = s.seen[d]
+		res.Seeds[i].Simulated = len(s.seen)
+		if s.seen[d].Meets {
+			met++
+		}
+	}
+	res.Point = res.Seeds[0].At
+	res.QueryText = res.Point.Summary.Query
+	res.Recommended = &d
+	res.BudgetExceeded = false
+	var err error
+	if res.Model, res.ModelOK, err = base.info.estimate(WorkloadOf(base.sc), d.Seconds()); err != nil {
+		return nil, err
+	}
+	res.spread()
+	var per []string
+	for _, sr := range res.Seeds {
+		v := "none"
+		if sr.Delay != nil {
+			v = fmtDelay(*sr.Delay)
+		}
+		per = append(per, fmt.Sprintf("%d: %s", sr.Seed, v))
+	}
+	res.Reason = fmt.Sprintf("%s is the smallest delay meeting %s on %s of the %d seeds (it meets them on %d), by simulation; each seed's smallest: %s",
+		fmtDelay(d), base.targetText(), shareWords(res.Quantile), len(res.Seeds), met, strings.Join(per, ", "))
+	if t := base.t; t.MemoryBudget > 0 {
+		need := res.Spread.PeakStateBytes.Max
+		if need > float64(t.MemoryBudget) {
+			res.BudgetExceeded = true
+			res.Recommended = nil
+			res.Reason = fmt.Sprintf("over budget: %s is the smallest delay meeting %s on %s of the %d seeds, and its largest simulated peak state over the seeds, %s%s, exceeds the memory budget of %s",
+				fmtDelay(d), base.targetText(), shareWords(res.Quantile), len(res.Seeds), formatBytes(need), base.atRate(), formatBytes(float64(t.MemoryBudget)))
+		} else {
+			res.Reason += fmt.Sprintf("; its largest peak state over the seeds, %s%s, fits the memory budget of %s", formatBytes(need), base.atRate(), formatBytes(float64(t.MemoryBudget)))
+		}
+	}
+	if base.info.shape == NeverEvicts {
+		res.Reason += fmt.Sprintf(". But the query never evicts: %s; its state grows without bound whatever the delay%s. Fix: %s",
+			base.neverEvictsWhy(), base.budgetClause(), base.fixUnbounded())
+		if base.t.MemoryBudget > 0 {
+			res.BudgetExceeded, res.Recommended = true, nil
+		}
+	}
+	res.binding()
+	if !strings.HasSuffix(res.Reason, ".") {
+		res.Reason += "."
+	}
+	return res, nil
+}
+
+// withSeeds returns r with the multi-seed fields of from.
+func withSeeds(r Result, from *Result) Result {
+	r.Seeds, r.Quantile, r.MissedAlone, r.FalseDropAlone = from.Seeds, from.Quantile, from.MissedAlone, from.FalseDropAlone
+	return r
+}
+
+// shareWords words a quantile of seeds: "every one", "95%".
+func shareWords(q float64) string {
+	if q >= 1 {
+		return "every one"
+	}
+	return strconv.FormatFloat(100*q, 'g', 4, 64) + "%"
+}
+
+// spread fills the spread of the seeds' rates and (scaled) peak state at
+// their points.
+func (r *Result) spread() {
+	var m, f, n, b []float64
+	for _, sr := range r.Seeds {
+		m = append(m, sr.At.Summary.MissedDuplicateRate)
+		f = append(f, sr.At.Summary.FalseDropRate)
+		n = append(n, float64(sr.At.Summary.PeakStateRows)*r.Scale)
+		b = append(b, float64(sr.At.Summary.PeakStateBytes)*r.Scale)
+	}
+	r.Spread = Spread{MissedRate: spreadOf(m), FalseDropRate: spreadOf(f), PeakStateRows: spreadOf(n), PeakStateBytes: spreadOf(b)}
+}
+
+// binding names the target that decides the plan: the memory budget when
+// it fails it; else the rate target whose own delay is the longer.
+func (r *Result) binding() {
+	switch {
+	case r.BudgetExceeded:
+		r.Binding = BindMemoryBudget
+	case r.Recommended == nil:
+		r.Binding = ""
+	case r.MissedAlone != nil && (r.FalseDropAlone == nil || *r.MissedAlone >= *r.FalseDropAlone):
+		r.Binding = BindMissedRate
+	case r.FalseDropAlone != nil:
+		r.Binding = BindFalseDropRate
+	}
+}
+
+// searchSeed plans the watermark delay of the query named query on sc,
+// one seed: the search, and each rate target's own delay.
+func searchSeed(ctx context.Context, sc *scenario.Scenario, query string, t Targets, opts Options) (*Result, *searcher, error) {
 	qi := -1
 	var names []string
 	for i, q := range sc.Queries {
@@ -201,23 +516,20 @@ func Search(ctx context.Context, sc *scenario.Scenario, query string, t Targets,
 		}
 	}
 	if qi < 0 {
-		return nil, &QueryNotFoundError{Name: query, File: sc.File, Names: names}
+		return nil, nil, &QueryNotFoundError{Name: query, File: sc.File, Names: names}
 	}
 	info, err := classify(sc, sc.Queries[qi].Query)
 	if err != nil {
-		return nil, fmt.Errorf("queries[%d].query: %w", qi, err)
+		return nil, nil, fmt.Errorf("queries[%d].query: %w", qi, err)
 	}
 	rate := PeakRate(sc)
 	if rate <= 0 {
-		return nil, fmt.Errorf("%s: workload: no originals at any rate: nothing to plan", sc.File)
+		return nil, nil, fmt.Errorf("%s: workload: no originals at any rate: nothing to plan", sc.File)
 	}
 	s := &searcher{ctx: ctx, sc: sc, q: sc.Queries[qi], info: info, t: t, opts: opts, seen: map[time.Duration]Point{}}
-	res := &Result{Query: query, Shape: info.shape, Targets: t, ScenarioRate: rate, Scale: 1}
+	res := &Result{Query: query, Shape: info.shape, Targets: t, ScenarioRate: rate, Scale: 1, Quantile: 1}
 	if t.ProductionRate > 0 {
 		res.Scale = t.ProductionRate / rate
-	}
-	if s.progress() != nil {
-		s.progress().Start(s.estimateTotal())
 	}
 	if !info.delayMatters {
 		err = s.planNoDelay(res)
@@ -225,21 +537,23 @@ func Search(ctx context.Context, sc *scenario.Scenario, query string, t Targets,
 		err = s.search(res)
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	res.Points = s.points()
 	res.QueryText = res.Point.Summary.Query
 	if res.Point.HasDelay || !info.delayMatters {
 		d := res.Point.Delay.Seconds()
 		if res.Model, res.ModelOK, err = info.estimate(WorkloadOf(sc), d); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	s.notes(res)
 	if !strings.HasSuffix(res.Reason, ".") {
 		res.Reason += "."
 	}
-	return res, nil
+	res.MissedAlone, res.FalseDropAlone = s.missedAlone, s.fdAlone
+	s.res = res
+	return res, s, nil
 }
 
 func (t Targets) validate() error {
@@ -272,14 +586,19 @@ type searcher struct {
 	t    Targets
 	opts Options
 	seen map[time.Duration]Point
+	// missedAlone and fdAlone are the smallest delays meeting each rate
+	// target alone (nil: none does, or not searched); meetsAt the
+	// smallest meeting both, the budget aside.
+	missedAlone, fdAlone, meetsAt *time.Duration
+	// res is the seed's own plan.
+	res *Result
 }
 
-func (s *searcher) progress() runner.Progress { return s.opts.Progress }
-
-// estimateTotal guesses the simulated seconds of the whole search: a
-// chunk of the grid and three bisection rounds of three.
-func (s *searcher) estimateTotal() float64 {
-	return float64(gridChunk+9) * s.sc.Duration.Std().Seconds()
+// estimateTotal guesses the simulated seconds of one seed's search: a
+// chunk of the grid and three bisection rounds of three, and as much again
+// for the rate targets alone.
+func estimateTotal(sc *scenario.Scenario) float64 {
+	return float64(2*(gridChunk+9)) * sc.Duration.Std().Seconds()
 }
 
 // meets reports whether a summary meets the rate targets.
@@ -301,7 +620,7 @@ func (s *searcher) run(delays []time.Duration) error {
 	sc := *s.sc
 	sc.Queries = []scenario.Query{s.q}
 	sc.Sweep = &scenario.Sweep{Delay: todo}
-	res, err := runner.Run(s.ctx, &sc, runner.Options{Workers: s.opts.Workers, Progress: roundProgress{s.opts.Progress}})
+	res, err := runner.Run(s.ctx, &sc, runner.Options{Workers: s.opts.Workers, Progress: s.opts.Progress})
 	if err != nil {
 		return fmt.Errorf("simulating %s at %s: %w", s.q.Name, delayList(todo), err)
 	}
@@ -331,7 +650,10 @@ func delayList(ds []interval.Duration) string {
 // was started once for the whole search.
 type roundProgress struct{ p runner.Progress }
 
+// Start implements runner.Progress; the bar's total was set once.
 func (r roundProgress) Start(float64) {}
+
+// Add implements runner.Progress.
 func (r roundProgress) Add(sec float64) {
 	if r.p != nil {
 		r.p.Add(sec)
@@ -354,7 +676,7 @@ func (s *searcher) planNoDelay(res *Result) error {
 	sc := *s.sc
 	sc.Queries = []scenario.Query{s.q}
 	sc.Sweep = nil
-	r, err := runner.Run(s.ctx, &sc, runner.Options{Workers: s.opts.Workers, Progress: roundProgress{s.opts.Progress}})
+	r, err := runner.Run(s.ctx, &sc, runner.Options{Workers: s.opts.Workers, Progress: s.opts.Progress})
 	if err != nil {
 		return fmt.Errorf("simulating %s: %w", s.q.Name, err)
 	}
@@ -405,22 +727,28 @@ func (s *searcher) idKeys() string {
 	return "[" + strings.Join(keep, ", ") + "]"
 }
 
-func (s *searcher) search(res *Result) error {
-	grid := Grid(s.sc)
-	first, err := s.bracket(grid)
-	if err != nil {
-		return err
-	}
-	if first < 0 {
-		return s.unreachable(res, grid)
+// meetsMissed and meetsFalseDrop test a point against one rate target.
+func (s *searcher) meetsMissed(p Point) bool {
+	return p.Summary.MissedDuplicateRate <= s.t.MaxMissedRate
+}
+func (s *searcher) meetsFalseDrop(p Point) bool {
+	return p.Summary.FalseDropRate <= s.t.MaxFalseDropRate
+}
+
+// smallest finds the smallest delay whose point passes ok: the first grid
+// delay that passes with the one below failing, then bisected down to
+// max(1s, 1%). It returns the delay, the grid index it was bracketed at
+// (-1 when no grid delay passes) and the final interval's width.
+func (s *searcher) smallest(grid []time.Duration, ok func(Point) bool) (time.Duration, int, time.Duration, error) {
+	first, err := s.bracket(grid, ok)
+	if err != nil || first < 0 {
+		return 0, first, 0, err
 	}
 	hi := grid[first]
 	lo := time.Duration(0)
 	if first > 0 {
 		lo = grid[first-1]
 	}
-	gridLo := lo
-	res.Resolution = hi - lo
 	if first > 0 {
 		for hi-lo > max(time.Second, hi/100) {
 			var mids []time.Duration
@@ -434,18 +762,57 @@ func (s *searcher) search(res *Result) error {
 				break
 			}
 			if err := s.run(mids); err != nil {
-				return err
+				return 0, 0, 0, err
 			}
 			for _, m := range mids {
-				if s.seen[m].Meets {
+				if ok(s.seen[m]) {
 					hi = m
 					break
 				}
 				lo = m
 			}
-			res.Resolution = hi - lo
 		}
 	}
+	return hi, first, hi - lo, nil
+}
+
+// alone finds each rate target's own smallest delay, for the binding
+// target; the simulations already run are reused.
+func (s *searcher) alone(grid []time.Duration) error {
+	for _, a := range []struct {
+		ok  func(Point) bool
+		out **time.Duration
+	}{{s.meetsMissed, &s.missedAlone}, {s.meetsFalseDrop, &s.fdAlone}} {
+		d, first, _, err := s.smallest(grid, a.ok)
+		if err != nil {
+			return err
+		}
+		if first >= 0 {
+			*a.out = &d
+		}
+	}
+	return nil
+}
+
+func (s *searcher) search(res *Result) error {
+	grid := Grid(s.sc)
+	hi, first, width, err := s.smallest(grid, func(p Point) bool { return p.Meets })
+	if err != nil {
+		return err
+	}
+	if err := s.alone(grid); err != nil {
+		return err
+	}
+	if first < 0 {
+		return s.unreachable(res, grid)
+	}
+	gridLo := time.Duration(0)
+	if first > 0 {
+		gridLo = grid[first-1]
+	}
+	res.Resolution = width
+	meets := hi
+	s.meetsAt = &meets
 	p := s.seen[hi]
 	res.Point = p
 	d := hi
@@ -493,7 +860,7 @@ func (s *searcher) search(res *Result) error {
 // down if that start already passes; every delay it concludes from is
 // simulated. The model only saves simulations of delays far below the
 // answer.
-func (s *searcher) bracket(grid []time.Duration) (int, error) {
+func (s *searcher) bracket(grid []time.Duration, ok func(Point) bool) (int, error) {
 	start := min(s.modelStart(grid), max(len(grid)-gridChunk, 0))
 	first := -1
 	for i := start; i < len(grid) && first < 0; i += gridChunk {
@@ -502,7 +869,7 @@ func (s *searcher) bracket(grid []time.Duration) (int, error) {
 			return 0, err
 		}
 		for j, d := range chunk {
-			if s.seen[d].Meets {
+			if ok(s.seen[d]) {
 				first = i + j
 				break
 			}
@@ -515,7 +882,7 @@ func (s *searcher) bracket(grid []time.Duration) (int, error) {
 	// or passes.
 	for first > 0 {
 		below, tried := s.seen[grid[first-1]]
-		if tried && !below.Meets {
+		if tried && !ok(below) {
 			break
 		}
 		if tried {
@@ -618,7 +985,7 @@ func (s *searcher) modelFit(scale float64) (time.Duration, ModelEstimate, bool) 
 }
 
 func (s *searcher) targetText() string {
-	return fmt.Sprintf("missed duplicates <= %s and false drops <= %s", metrics.FormatPercent(s.t.MaxMissedRate), metrics.FormatPercent(s.t.MaxFalseDropRate))
+	return fmt.Sprintf("missed duplicates <= %s and false drops <= %s", percent(s.t.MaxMissedRate), percent(s.t.MaxFalseDropRate))
 }
 
 // neverEvictsWhy says why a dedup with a watermark never evicts.

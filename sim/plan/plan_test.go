@@ -380,6 +380,8 @@ func TestCommandLine(t *testing.T) {
 		{[]string{file, "--query", "pair-keyed", "--memory-budget", "4 gigs"}, "--memory-budget"},
 		{[]string{file, "--query", "pair-keyed", "--production-rate", "0/s"}, "--production-rate"},
 		{[]string{file, "--query", "pair-keyed", "--workers", "-2"}, "--workers"},
+		{[]string{file, "--query", "pair-keyed", "--seeds", "0"}, "--seeds"},
+		{[]string{file, "--query", "pair-keyed", "--quantile", "1.5"}, "--quantile"},
 		{[]string{file, "--query", "pair-keyed", "--bogus"}, "unknown flag"},
 		{[]string{filepath.Join(dir, "missing.yaml"), "--query", "x"}, "missing.yaml"},
 		{[]string{bad, "--query", "x"}, "workload.rate"},
@@ -408,8 +410,23 @@ func TestCommandLine(t *testing.T) {
 		slices.Sort(k)
 		return k
 	}
-	if got := keys(m); !slices.Equal(got, []string{"predicted", "query", "reason", "recommendedDelaySeconds", "simulated"}) {
+	if got := keys(m); !slices.Equal(got, []string{"bindingTarget", "predicted", "query", "reason", "recommendedDelaySeconds", "seeds", "simulated", "spread"}) {
 		t.Errorf("--json keys %v", got)
+	}
+	var seeds []map[string]json.RawMessage
+	var spread map[string]map[string]float64
+	json.Unmarshal(m["seeds"], &seeds)
+	json.Unmarshal(m["spread"], &spread)
+	if len(seeds) != 5 || string(seeds[0]["seed"]) != "5" || string(seeds[4]["seed"]) != "9" || string(seeds[0]["delaySeconds"]) != "null" {
+		t.Errorf("--json seeds %s: want the 5 seeds 5 to 9 by default, none reaching a delay", m["seeds"])
+	}
+	for _, k := range []string{"missedRate", "falseDropRate"} {
+		if sp, ok := spread[k]; !ok || len(sp) != 3 || sp["min"] > sp["median"] || sp["median"] > sp["max"] {
+			t.Errorf("--json spread.%s = %v; want {min, median, max} in order", k, sp)
+		}
+	}
+	if string(m["bindingTarget"]) != "null" {
+		t.Errorf("--json bindingTarget %s for an unreachable plan; want null", m["bindingTarget"])
 	}
 	var pred, sim map[string]json.RawMessage
 	json.Unmarshal(m["predicted"], &pred)
@@ -428,3 +445,90 @@ func TestCommandLine(t *testing.T) {
 // exitNoPlan mirrors cmd/simulate's exit status for a plan without a
 // recommended delay.
 const exitNoPlan = 2
+
+// TestPlanSeeds: over several seeds the plan recommends the smallest delay
+// meeting the targets on every seed (the largest of the seeds' own
+// delays, each that of an independent one-seed plan), simulates it on
+// every seed and meets the targets on each, gives the spread there and
+// the binding target; at a lower quantile, the quantile of the seeds'
+// delays. The result does not depend on the number of workers.
+func TestPlanSeeds(t *testing.T) {
+	sc := parse(t, knownGaps)
+	tg := Targets{MaxMissedRate: 0.005, MaxFalseDropRate: 0.0001}
+	plan := func(seeds, workers int, q float64) *Result {
+		r, err := Search(context.Background(), sc, "within-watermark", tg, Options{Workers: workers, Seeds: seeds, Quantile: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	r := plan(3, 0, 0)
+	if len(r.Seeds) != 3 || r.Seeds[0].Seed != 5 || r.Seeds[2].Seed != 7 {
+		t.Fatalf("seeds %+v; want 5, 6, 7 (the scenario's and the next)", r.Seeds)
+	}
+	var largest, smallest time.Duration
+	for i, sr := range r.Seeds {
+		if sr.Delay == nil {
+			t.Fatalf("seed %d reaches no delay", sr.Seed)
+		}
+		largest = max(largest, *sr.Delay)
+		if i == 0 || *sr.Delay < smallest {
+			smallest = *sr.Delay
+		}
+		if !sr.At.Meets || sr.At.Delay != *r.Recommended {
+			t.Errorf("seed %d at the recommendation: %+v; want it simulated there and meeting the targets", sr.Seed, sr.At.Delay)
+		}
+	}
+	if r.Recommended == nil || *r.Recommended != largest || largest == smallest {
+		t.Fatalf("recommended %v; want the largest of the seeds' delays %s (smallest %s; the seeds must differ)", r.Recommended, largest, smallest)
+	}
+	// A seed's own delay is what a one-seed plan of it gives.
+	one := *sc
+	one.Seed = r.Seeds[1].Seed
+	if solo := search(t, &one, "within-watermark", tg, 0); solo.Recommended == nil || *solo.Recommended != *r.Seeds[1].Delay {
+		t.Errorf("seed %d: %v alone, %v within the plan", one.Seed, solo.Recommended, *r.Seeds[1].Delay)
+	}
+	var rates []float64
+	for _, sr := range r.Seeds {
+		rates = append(rates, sr.At.Summary.MissedDuplicateRate)
+	}
+	slices.Sort(rates)
+	if sp := r.Spread.MissedRate; sp.Min != rates[0] || sp.Median != rates[1] || sp.Max != rates[2] {
+		t.Errorf("missed spread %+v; the seeds give %v", sp, rates)
+	}
+	// The binding target: the rate target whose own delay is the longer,
+	// neither longer than the recommendation.
+	if r.MissedAlone == nil || r.FalseDropAlone == nil || *r.MissedAlone > *r.Recommended || *r.FalseDropAlone > *r.Recommended {
+		t.Fatalf("targets alone: missed %v, false drops %v; want both at most %s", r.MissedAlone, r.FalseDropAlone, *r.Recommended)
+	}
+	want := BindMissedRate
+	if *r.FalseDropAlone > *r.MissedAlone {
+		want = BindFalseDropRate
+	}
+	if r.Binding != want {
+		t.Errorf("binding %q; want %q (missed alone %s, false drops alone %s)", r.Binding, want, *r.MissedAlone, *r.FalseDropAlone)
+	}
+	var text bytes.Buffer
+	if err := r.WriteText(&text, "known-gaps.yaml", sc.Seed); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"per seed     5: ", "min / median / max", "decides: the", "margins: at " + fmtDelay(*r.Recommended) + ", worst seed"} {
+		if !strings.Contains(text.String(), w) {
+			t.Errorf("text lacks %q:\n%s", w, text.String())
+		}
+	}
+	// The quantile: a third of the seeds takes the smallest delay.
+	if lo := plan(3, 0, 1.0/3); lo.Recommended == nil || *lo.Recommended != smallest {
+		t.Errorf("quantile 1/3: recommended %v; want the smallest seed delay %s", lo.Recommended, smallest)
+	}
+	var a, b bytes.Buffer
+	if err := plan(3, 1, 0).WriteJSON(&a); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	if a.String() != b.String() {
+		t.Errorf("plan differs between 1 worker and all:\n%s\n%s", a.String(), b.String())
+	}
+}

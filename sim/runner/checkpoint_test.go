@@ -672,7 +672,7 @@ queries:
   - name: q
     query: dropDuplicates(["event_id"])
 `)
-	got := markers(sc, nil)
+	got := markers(sc, nil, nil)
 	until := func(m metrics.Marker) float64 { return *m.Until }
 	var spans [][2]float64
 	for _, m := range got {

@@ -15,6 +15,7 @@ import (
 	"github.com/dedupsim/dedupsim/generators"
 	"github.com/dedupsim/dedupsim/metrics"
 	"github.com/dedupsim/dedupsim/sim"
+	"github.com/dedupsim/dedupsim/sim/chain"
 	"github.com/dedupsim/dedupsim/sim/runfolder"
 	"github.com/dedupsim/dedupsim/sim/scenario"
 )
@@ -75,12 +76,12 @@ type jobEnv struct {
 	notify func(msg string)
 }
 
-// jobResult is one job's output: its summary, the first bad-clock moments
-// (job 0) and its part files.
+// jobResult is one job's output: its summary, the first bad-clock rows'
+// arrivals and event times (job 0) and its part files.
 type jobResult struct {
-	summary  metrics.QuerySummary
-	badClock []int64
-	parts    [2]segment
+	summary              metrics.QuerySummary
+	badClock, badClockAt []int64
+	parts                [2]segment
 	// spark is the job's spark.csv rows, with a spark: block.
 	spark *segment
 }
@@ -97,14 +98,21 @@ type jobRun struct {
 	maxLag     float64
 	entryBytes []int64
 	ids        generators.IDKind
+	// trafficLast is the last trigger of the traffic window (us since the
+	// epoch): peaks and the watermark lag count the batches up to it.
+	trafficLast int64
+	// delayMs is the delay of the query's watermark, which a batch's
+	// late-filter watermark is compared with (the bad-clock cause).
+	delayMs int64
 
 	t         int64 // the next trigger time (us)
 	nextFault int
 	look      generators.Row
 	hasLook   bool
-	// badClock holds the arrival times of the first bad-clock rows
-	// (maxBadClockMarkers at most), when the job collects them.
-	badClock []int64
+	// badClock and badClockAt hold the arrival and event times of the
+	// first bad-clock rows (maxBadClockMarkers at most), when the job
+	// collects them.
+	badClock, badClockAt []int64
 
 	// parts receive every batch's timeseries row and progress line.
 	parts *partFiles
@@ -167,6 +175,18 @@ func (r *jobRun) init() error {
 	s.Warnings = []string{}
 	for _, w := range r.env.Plan.Warnings {
 		s.Warnings = append(s.Warnings, w.Message)
+	}
+	s.Flavour = flavour(r.env.Plan)
+	if h, ok := keyHorizon(r.env.Plan, sc.Trigger.Std().Seconds()); ok {
+		s.KeyHorizonSeconds = &h
+		s.Saturated = h >= sc.Duration.Std().Seconds()
+	}
+	r.trafficLast = sc.Start.UnixMicro() + sc.LastTrafficTrigger().Microseconds()
+	for _, n := range r.env.Plan.Nodes {
+		if n.Op.Kind == chain.WithWatermark {
+			r.delayMs = n.DelayMs
+			break
+		}
 	}
 	r.maxLag = math.Inf(-1)
 	r.ck = &checkpointer{env: r.env.jobEnv, job: r.env.Job}
@@ -245,6 +265,7 @@ func (r *jobRun) init() error {
 func (r *jobRun) noteBadClock(row *generators.Row) {
 	if r.env.badClock && row.Truth.BadClock && len(r.badClock) < maxBadClockMarkers {
 		r.badClock = append(r.badClock, row.Arrival)
+		r.badClockAt = append(r.badClockAt, row.EventTime)
 	}
 }
 
@@ -302,7 +323,9 @@ func (r *jobRun) newClock() *clock {
 	sc := r.env.sc
 	c := &clock{
 		start: sc.Start.UnixMicro(), trigger: sc.Trigger.Micros(),
-		faults:  slices.SortedStableFunc(slices.Values(sc.Faults), func(a, b scenario.Fault) int { return cmp.Compare(a.At, b.At) }),
+		// A bad-clock fault is a row of the stream, not a restart.
+		faults: slices.SortedStableFunc(slices.Values(slices.DeleteFunc(slices.Clone(sc.Faults), func(f scenario.Fault) bool { return !f.IsRestart() })),
+			func(a, b scenario.Fault) int { return cmp.Compare(a.At, b.At) }),
 		sinkRNG: newSinkDraws(sc.Seed), batch: generators.Batch{IDs: r.ids}, lastSnapshot: time.Now(),
 	}
 	c.lastReported = r.t - c.trigger
@@ -439,7 +462,10 @@ func (r *jobRun) end(ctx context.Context, c *clock) (*jobResult, error) {
 func (r *jobRun) account(p *sim.Progress, batch *generators.Batch, t int64, sinkFailed bool) error {
 	sum := &r.sum
 	if p.NumInputRows > 0 {
-		r.acct.Observe(batch.Rows, r.q.Outcomes())
+		// Only a row stamped in the future puts the late filter's
+		// watermark ahead of processing time minus the delay.
+		ahead := p.HasWatermark && engines.WatermarkSet(p.LateWatermark) && p.LateWatermark > t/1000-r.delayMs
+		r.acct.ObserveBatch(batch.Rows, r.q.Outcomes(), ahead)
 	}
 	if p.NoData {
 		sum.NoDataBatches++
@@ -460,10 +486,15 @@ func (r *jobRun) account(p *sim.Progress, batch *generators.Batch, t int64, sink
 		stateRows += n
 		stateBytes += n * r.entryBytes[k]
 	}
-	sum.PeakStateRows = max(sum.PeakStateRows, stateRows)
-	sum.PeakStateBytes = max(sum.PeakStateBytes, stateBytes)
-	if p.HasWatermark && engines.WatermarkSet(p.Watermark) {
-		r.maxLag = math.Max(r.maxLag, float64(t/1000-p.Watermark)/1000)
+	// Peaks and the lag are the traffic window's: in the drain the
+	// watermark stands still while the last copies arrive, which a real
+	// stream never does.
+	if t <= r.trafficLast {
+		sum.PeakStateRows = max(sum.PeakStateRows, stateRows)
+		sum.PeakStateBytes = max(sum.PeakStateBytes, stateBytes)
+		if p.HasWatermark && engines.WatermarkSet(p.Watermark) {
+			r.maxLag = math.Max(r.maxLag, float64(t/1000-p.Watermark)/1000)
+		}
 	}
 	rec := metrics.BatchRecord{
 		Query: r.env.Name, Delay: r.env.Delay, BatchID: p.BatchID,
@@ -499,7 +530,7 @@ func (r *jobRun) finish() (*jobResult, error) {
 	sum.EmittedRows = a.EmittedRows
 	sum.MissedDuplicates = a.MissedDuplicates
 	sum.FalseDrops = a.FalseDrops
-	sum.FalseDropsByCause = metrics.FalseDropCauses{Late: a.FalseDropsLate, Collision: a.FalseDropsCollide}
+	sum.FalseDropsByCause = metrics.FalseDropCauses{Late: a.FalseDropsLate, BadClock: a.FalseDropsBadClock, Collision: a.FalseDropsCollide}
 	sum.DroppedByWatermark = a.DroppedByWatermark
 	sum.DroppedDuplicates = a.DroppedDuplicates
 	if a.TrueDuplicates > 0 {
@@ -527,13 +558,13 @@ func (r *jobRun) finish() (*jobResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &jobResult{summary: *sum, badClock: r.badClock, parts: r.parts.segments(), spark: sparkSeg}
+	res := &jobResult{summary: *sum, badClock: r.badClock, badClockAt: r.badClockAt, parts: r.parts.segments(), spark: sparkSeg}
 	if r.env.resumable {
 		marks, err := r.parts.marks()
 		if err != nil {
 			return nil, err
 		}
-		if err := saveDone(r.env.jobDir, &jobDone{Summary: *sum, BadClock: r.badClock, Parts: marks, SparkPart: sparkMark}); err != nil {
+		if err := saveDone(r.env.jobDir, &jobDone{Summary: *sum, BadClock: r.badClock, BadClockAt: r.badClockAt, Parts: marks, SparkPart: sparkMark}); err != nil {
 			return nil, err
 		}
 	}

@@ -333,9 +333,28 @@ func TestLessonWatermarkPitfalls(t *testing.T) {
 }
 
 // (d) One bad future timestamp moves the watermark ahead: normal rows are
-// dropped as late and state is evicted early.
+// dropped as late and state is evicted early. The bad row is a fault of
+// the scenario, not a probability tuned to a seed: exactly one row, at the
+// fault's moment, stamped the fault's skew ahead; the events lost are lost
+// to the bad clock, about the rate times the time the watermark stays
+// ahead of the rows' event times (skew - delay).
 func TestLessonBadFutureTimestamp(t *testing.T) {
 	s := loadExperiment(t, "bad-future-timestamp.yaml")
+	if s.Workload.FutureTimestamps.Probability != 0 {
+		t.Fatal("the lesson must not depend on a bad-clock probability: use a bad-clock fault")
+	}
+	var fault *scenario.Fault
+	for i, f := range s.Faults {
+		if f.Kind == scenario.BadClock {
+			if fault != nil {
+				t.Fatal("the experiment promises exactly one bad-clock fault")
+			}
+			fault = &s.Faults[i]
+		}
+	}
+	if fault == nil {
+		t.Fatal("no bad-clock fault")
+	}
 	r := runLesson(t, s)
 	var bad []metrics.Marker
 	for _, m := range r.Summary.Markers {
@@ -343,18 +362,27 @@ func TestLessonBadFutureTimestamp(t *testing.T) {
 			bad = append(bad, m)
 		}
 	}
-	if len(bad) != 1 {
-		t.Fatalf("%d bad-clock rows; the experiment promises exactly one", len(bad))
+	if len(bad) != 1 || bad[0].At != fault.At.Std().Seconds() {
+		t.Fatalf("bad-clock markers %+v; want exactly one, at the fault's %s", bad, fault.At)
 	}
-	badAt := int64(bad[0].At * 1000)
-	skew := s.Workload.FutureTimestamps.Skew.Value // constant, in seconds
+	badAt := fault.At.Std().Milliseconds()
+	skew := fault.Skew.Std()
 
 	q := byName(t, r, "pair-keyed", "within-watermark", "unbounded")
 	noLossNoMiss(t, q["unbounded"])
 	for _, name := range []string{"pair-keyed", "within-watermark"} {
 		x := q[name]
-		if x.FalseDropsByCause.Late*5 < x.LogicalEvents || x.FalseDropsByCause.Collision != 0 {
-			t.Errorf("%s: %d late and %d collision false drops of %d events; want a large share late (the 20 minutes the watermark is ahead) and no collision", name, x.FalseDropsByCause.Late, x.FalseDropsByCause.Collision, x.LogicalEvents)
+		c := x.FalseDropsByCause
+		// The watermark stays ahead of normal rows' event times for
+		// skew - delay of processing time: the events of that span are
+		// lost, to the bad clock.
+		ahead := (skew - time.Duration(*x.Delay*float64(time.Second))).Seconds()
+		want := float64(*s.Workload.Rate) * ahead
+		if got := float64(c.BadClock); got < 0.9*want || got > 1.1*want {
+			t.Errorf("%s: %d events lost to the bad clock; want about rate x (skew - delay) = %.0f", name, c.BadClock, want)
+		}
+		if c.Late*100 > c.BadClock || c.Collision != 0 {
+			t.Errorf("%s: %d late and %d collision false drops beside %d bad-clock ones; want the bad clock to account for nearly all, no collision", name, c.Late, c.Collision, c.BadClock)
 		}
 		if x.MissedDuplicates != 0 {
 			t.Errorf("%s: missed %d duplicates; want 0", name, x.MissedDuplicates)
@@ -363,7 +391,7 @@ func TestLessonBadFutureTimestamp(t *testing.T) {
 		// state; soon after it, all of it is gone, long before any key's
 		// normal lifetime.
 		var before, after int64 = -1, -1
-		ahead := false
+		ahead2 := false
 		for _, b := range records(r, name) {
 			p := at(s, b)
 			switch {
@@ -375,25 +403,22 @@ func TestLessonBadFutureTimestamp(t *testing.T) {
 				}
 			}
 			if b.HasWatermark && b.Watermark > b.ProcessingTime {
-				ahead = true
+				ahead2 = true
 			}
 		}
 		if before < 1000 || after < 0 || after*100 > before {
 			t.Errorf("%s: %d state rows before the bad row, %d within a minute after; want the state evicted at once", name, before, after)
 		}
-		if !ahead {
+		if !ahead2 {
 			t.Errorf("%s: the watermark never got ahead of processing time", name)
 		}
 	}
-	if skew < 30*60 {
-		t.Errorf("skew %gs; the experiment describes a 30-minute jump", skew)
-	}
 
-	// Without the bad row, the same traffic loses nothing: the losses above
+	// Without the fault, the same traffic loses nothing: the losses above
 	// are the bad clock's.
 	// (A copy whose retries outlast the delay may still be dropped as late:
 	// that is a duplicate dropped, not an event lost.)
-	s.Workload.FutureTimestamps.Probability = 0
+	s.Faults = nil
 	cr := runLesson(t, s)
 	for name, x := range byName(t, cr) {
 		noLossNoMiss(t, x)

@@ -46,8 +46,8 @@ import (
 // the files of Pebble's checkpoint), which a resume compares, list and
 // content, with what it finds.
 const (
-	snapshotFormat = "dedupsim-job/2"
-	doneFormat     = "dedupsim-done/2"
+	snapshotFormat = "dedupsim-job/3"
+	doneFormat     = "dedupsim-done/3"
 )
 
 type jobSnapshot struct {
@@ -65,7 +65,9 @@ type jobSnapshot struct {
 	HasLag    bool                 `json:"hasLag"`
 	MaxLag    float64              `json:"maxLag"`
 	BadClock  []int64              `json:"badClock"`
-	Parts     [2]partMark          `json:"parts"`
+	// BadClockAt are the event times of the BadClock rows.
+	BadClockAt []int64     `json:"badClockAt"`
+	Parts      [2]partMark `json:"parts"`
 	// QueryFiles are the files of the query checkpoint a resume reads,
 	// StoreFiles those of each dedup operator's store at the snapshot's
 	// version, in the order the backend lists them; paths are relative to
@@ -81,10 +83,11 @@ type jobSnapshot struct {
 // jobDone is done.json: a finished job's summary, the bad-clock moments
 // it saw, and its part files.
 type jobDone struct {
-	Format   string               `json:"format"`
-	Summary  metrics.QuerySummary `json:"summary"`
-	BadClock []int64              `json:"badClock"`
-	Parts    [2]partMark          `json:"parts"`
+	Format     string               `json:"format"`
+	Summary    metrics.QuerySummary `json:"summary"`
+	BadClock   []int64              `json:"badClock"`
+	BadClockAt []int64              `json:"badClockAt"`
+	Parts      [2]partMark          `json:"parts"`
 	// SparkPart is the spark.csv part file's mark, with a spark: block.
 	SparkPart *partMark `json:"sparkPart,omitempty"`
 }
@@ -111,7 +114,7 @@ func (r *jobRun) snapshot() error {
 	}
 	s := jobSnapshot{
 		Format: snapshotFormat, Query: r.env.Query, T: r.t, NextFault: r.nextFault, Gen: r.ck.gen,
-		State: r.q.State(), HasLook: r.hasLook, Summary: r.sum, BadClock: r.badClock,
+		State: r.q.State(), HasLook: r.hasLook, Summary: r.sum, BadClock: r.badClock, BadClockAt: r.badClockAt,
 	}
 	var err error
 	if s.Parts, err = r.parts.marks(); err != nil {
@@ -238,16 +241,17 @@ func (r *jobRun) restore() (bool, sim.State, error) {
 	if err := r.acct.UnmarshalBinary(s.Acct); err != nil {
 		return false, sim.State{}, fmt.Errorf("%s: %w", path, err)
 	}
-	if len(s.BadClock) > maxBadClockMarkers {
-		return false, sim.State{}, fmt.Errorf("%s: %d bad-clock moments, at most %d are kept", path, len(s.BadClock), maxBadClockMarkers)
+	if len(s.BadClock) > maxBadClockMarkers || len(s.BadClockAt) != len(s.BadClock) {
+		return false, sim.State{}, fmt.Errorf("%s: %d bad-clock moments with %d event times, at most %d are kept", path, len(s.BadClock), len(s.BadClockAt), maxBadClockMarkers)
 	}
 	r.hasLook, r.t, r.nextFault, r.ck.gen = s.HasLook, s.T, s.NextFault, s.Gen
 	if r.env.badClock {
-		r.badClock = s.BadClock
+		r.badClock, r.badClockAt = s.BadClock, s.BadClockAt
 	}
 	// Static fields come from the job; counters from the snapshot.
 	s.Summary.Name, s.Summary.Query, s.Summary.Delay, s.Summary.Store = r.sum.Name, r.sum.Query, r.sum.Delay, r.sum.Store
 	s.Summary.BytesPerEntry, s.Summary.Warnings = r.sum.BytesPerEntry, r.sum.Warnings
+	s.Summary.Flavour, s.Summary.KeyHorizonSeconds, s.Summary.Saturated = r.sum.Flavour, r.sum.KeyHorizonSeconds, r.sum.Saturated
 	r.sum = s.Summary
 	if s.HasLag {
 		r.maxLag = s.MaxLag
@@ -282,8 +286,8 @@ func readDone(dir string) (*jobDone, error) {
 	if d.Format != doneFormat {
 		return nil, fmt.Errorf("%s: a finished job of format %q, this version writes %q; use a new folder", path, d.Format, doneFormat)
 	}
-	if len(d.BadClock) > maxBadClockMarkers {
-		return nil, fmt.Errorf("%s: %d bad-clock moments, at most %d are kept", path, len(d.BadClock), maxBadClockMarkers)
+	if len(d.BadClock) > maxBadClockMarkers || len(d.BadClockAt) != len(d.BadClock) {
+		return nil, fmt.Errorf("%s: %d bad-clock moments with %d event times, at most %d are kept", path, len(d.BadClock), len(d.BadClockAt), maxBadClockMarkers)
 	}
 	return &d, nil
 }
@@ -296,7 +300,7 @@ func loadDone(dir string) (*jobResult, error) {
 		return nil, err
 	}
 	res := &jobResult{
-		summary: d.Summary, badClock: d.BadClock,
+		summary: d.Summary, badClock: d.BadClock, badClockAt: d.BadClockAt,
 		parts: [2]segment{{path: filepath.Join(dir, runfolder.TimeseriesPart), n: d.Parts[0].Len}, {path: filepath.Join(dir, runfolder.ProgressPart), n: d.Parts[1].Len}},
 	}
 	if d.SparkPart != nil {

@@ -9,11 +9,13 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/dedupsim/dedupsim/engines/fileio"
+	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/metrics"
 	"github.com/dedupsim/dedupsim/sim/scenario"
 	"github.com/dedupsim/dedupsim/sim/stores"
@@ -169,7 +171,7 @@ func prepare(s *scenario.Scenario, opts Options) (_ *execution, err error) {
 		}
 		// From here on the run writes in the folder.
 		r.rf.wrote = true
-	case len(s.Faults) > 0:
+	case slices.ContainsFunc(s.Faults, scenario.Fault.IsRestart):
 		// Restarts need a checkpoint to restart from; keep it temporary.
 		r.ckRoot = filepath.Join(r.work, "checkpoints")
 	}
@@ -276,7 +278,8 @@ func (r *execution) assemble(results []*jobResult) (*Results, error) {
 	out := &Results{
 		Summary: &metrics.Summary{
 			Format: metrics.ResultsFormat, Scenario: scJSON, Seed: r.sc.Seed,
-			Markers:  markers(r.sc, results[0].badClock),
+			Windows:  metrics.NewWindows(r.sc.Duration.Std().Seconds(), r.sc.LastTrafficTrigger().Seconds()),
+			Markers:  markers(r.sc, results[0].badClock, results[0].badClockAt),
 			Warnings: r.sc.Warnings(),
 		},
 		Jobs:    r.jobs,
@@ -347,8 +350,10 @@ func sweepWorkDirs(scratch string) {
 const maxBadClockMarkers = 20
 
 // markers lists the stalls, faults and bad-clock moments of the run, in
-// seconds after the start.
-func markers(s *scenario.Scenario, badClock []int64) []metrics.Marker {
+// seconds after the start: each bad-clock fault, and the first bad-clock
+// rows of the stream (arrivals badClock, event times badClockAt) other
+// than the faults' own.
+func markers(s *scenario.Scenario, badClock, badClockAt []int64) []metrics.Marker {
 	out := []metrics.Marker{}
 	if segs := s.Workload.Profile; len(segs) > 0 {
 		end := s.Duration.Std().Seconds()
@@ -372,13 +377,23 @@ func markers(s *scenario.Scenario, badClock []int64) []metrics.Marker {
 			}
 		}
 	}
-	for _, f := range s.Faults {
-		out = append(out, metrics.Marker{Kind: string(f.Kind), At: f.At.Std().Seconds(), Label: string(f.Kind)})
-	}
 	start := s.Start.UnixMicro()
-	sort.Slice(badClock, func(i, j int) bool { return badClock[i] < badClock[j] })
-	for _, t := range badClock {
-		out = append(out, metrics.Marker{Kind: "bad-clock", At: float64(t-start) / 1e6, Label: "bad clock row"})
+	faultRow := map[int64]bool{}
+	for _, f := range s.Faults {
+		m := metrics.Marker{Kind: string(f.Kind), At: f.At.Std().Seconds(), Label: string(f.Kind)}
+		if f.Kind == scenario.BadClock {
+			m.Label = "bad-clock fault: one row stamped " + interval.Format(f.Skew.Std()) + " ahead"
+			faultRow[start+f.At.Micros()] = true
+		}
+		out = append(out, m)
+	}
+	for i, t := range badClock {
+		if faultRow[t] {
+			continue
+		}
+		ahead := time.Duration(badClockAt[i]-t) * time.Microsecond
+		out = append(out, metrics.Marker{Kind: "bad-clock", At: float64(t-start) / 1e6,
+			Label: "bad clock row, stamped " + interval.Format(ahead.Round(time.Second)) + " ahead"})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].At < out[j].At })
 	return out

@@ -109,8 +109,8 @@ func checkIdentities(t *testing.T, r *Results) {
 		if q.EmittedRows != q.LogicalEvents-q.FalseDrops+q.MissedDuplicates {
 			t.Errorf("%s: emitted %d != logical %d - falseDrops %d + missed %d", q.Name, q.EmittedRows, q.LogicalEvents, q.FalseDrops, q.MissedDuplicates)
 		}
-		if q.FalseDrops != q.FalseDropsByCause.Late+q.FalseDropsByCause.Collision {
-			t.Errorf("%s: false drops %d != late %d + collision %d", q.Name, q.FalseDrops, q.FalseDropsByCause.Late, q.FalseDropsByCause.Collision)
+		if c := q.FalseDropsByCause; q.FalseDrops != c.Late+c.BadClock+c.Collision {
+			t.Errorf("%s: false drops %d != late %d + bad clock %d + collision %d", q.Name, q.FalseDrops, c.Late, c.BadClock, c.Collision)
 		}
 		if q.TrueDuplicates != q.InputRows-q.LogicalEvents {
 			t.Errorf("%s: true duplicates %d != input %d - logical %d", q.Name, q.TrueDuplicates, q.InputRows, q.LogicalEvents)

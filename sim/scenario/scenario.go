@@ -68,9 +68,30 @@ type Scenario struct {
 // End returns the end of the window of original arrivals, Start+Duration.
 func (s *Scenario) End() time.Time { return s.Start.Add(s.Duration.Std()) }
 
-// Generator returns the configuration of the scenario's row generator.
+// LastTrafficTrigger returns the first trigger at or after End, as an
+// offset from Start: the batch there takes the last originals, and it
+// closes the traffic window of the results (metrics.Windows). With a
+// trigger of 0 it is the duration.
+func (s *Scenario) LastTrafficTrigger() time.Duration {
+	d, t := s.Duration.Std(), s.Trigger.Std()
+	if t <= 0 {
+		return d
+	}
+	return (d + t - 1) / t * t
+}
+
+// Generator returns the configuration of the scenario's row generator:
+// its workload, and a row for each bad-clock fault (generators.BadClockRow,
+// named by the fault's key path).
 func (s *Scenario) Generator() generators.Config {
-	return generators.Config{Seed: s.Seed, Start: s.Start, Duration: s.Duration, Workload: s.Workload}
+	c := generators.Config{Seed: s.Seed, Start: s.Start, Duration: s.Duration, Workload: s.Workload}
+	for i, f := range s.Faults {
+		if f.Kind == BadClock {
+			c.BadClockRows = append(c.BadClockRows, generators.BadClockRow{
+				At: f.At.Micros(), Skew: f.Skew.Micros(), Key: index("faults", i)})
+		}
+	}
+	return c
 }
 
 // Query is one named query of a scenario.
@@ -116,6 +137,10 @@ const (
 	Restart FaultKind = "restart"
 	// LoseCheckpoint restarts the query with a new, empty checkpoint.
 	LoseCheckpoint FaultKind = "lose-checkpoint"
+	// BadClock injects one row into the stream, arriving at At, whose
+	// event time is Skew ahead of its arrival: a new logical event with a
+	// valid key, seen by every query (generators.BadClockRow).
+	BadClock FaultKind = "bad-clock"
 )
 
 // Fault is one fault, at a processing-time offset from Start.
@@ -123,8 +148,16 @@ type Fault struct {
 	// At is the processing-time offset from Start, within Duration.
 	At interval.Duration `json:"at" yaml:"at" need:"a processing-time offset such as 1h"`
 	// Kind is the fault.
-	Kind FaultKind `json:"kind" yaml:"kind" want:"restart or lose-checkpoint" need:"restart or lose-checkpoint"`
+	Kind FaultKind `json:"kind" yaml:"kind" want:"restart, lose-checkpoint or bad-clock" need:"restart, lose-checkpoint or bad-clock"`
+	// Skew is how far ahead of its arrival a bad-clock fault's row is
+	// stamped; only a bad-clock fault takes one, and it must be above 0.
+	Skew interval.Duration `json:"skew,omitempty" yaml:"skew"`
 }
+
+// IsRestart reports whether the fault restarts the query (restart or
+// lose-checkpoint), as opposed to a bad-clock fault, which is part of the
+// stream.
+func (f Fault) IsRestart() bool { return f.Kind == Restart || f.Kind == LoseCheckpoint }
 
 // Sweep reruns every query with each watermark delay.
 type Sweep struct {

@@ -101,13 +101,19 @@ func (s *Scenario) checkFaults(p *problems) {
 	for i, f := range s.Faults {
 		path := index("faults", i)
 		switch {
+		case f.Kind == BadClock:
+			// Its row is the generators': their check reports at and skew
+			// (see Generator).
 		case f.At <= 0:
 			p.add(key(path, "at"), "must be above 0, got %s", f.At)
 		case s.Duration > 0 && f.At > s.Duration:
 			p.add(key(path, "at"), "must be within the duration (%s), got %s", s.Duration, f.At)
 		}
-		if f.Kind != Restart && f.Kind != LoseCheckpoint {
-			p.add(key(path, "kind"), "must be one of restart, lose-checkpoint, got %s", fileio.Show(string(f.Kind)))
+		switch {
+		case f.Kind != Restart && f.Kind != LoseCheckpoint && f.Kind != BadClock:
+			p.add(key(path, "kind"), "must be one of restart, lose-checkpoint, bad-clock, got %s", fileio.Show(string(f.Kind)))
+		case f.Kind != BadClock && f.Skew != 0:
+			p.add(key(path, "skew"), "must be left out: only a bad-clock fault takes a skew, got %s for a %s fault", f.Skew, f.Kind)
 		}
 	}
 	if s.Sweep == nil {

@@ -1,0 +1,50 @@
+package runner
+
+import (
+	"github.com/dedupsim/dedupsim/metrics"
+	"github.com/dedupsim/dedupsim/sim/chain"
+)
+
+// flavour classifies a plan's dedup for the reports' one look per API
+// (metrics.Flavour*): a single dropDuplicatesWithinWatermark; a single
+// dropDuplicates with the watermarked event time among its keys
+// (pair-keyed); a single dropDuplicates no watermark reaches (unbounded,
+// a watermark after it included); anything else.
+func flavour(p chain.Plan) string {
+	d := p.Dedups()
+	if len(d) != 1 {
+		return metrics.FlavourOther
+	}
+	n := p.Nodes[d[0]]
+	switch {
+	case n.Op.Kind == chain.DropDuplicatesWithinWatermark:
+		return metrics.FlavourWithin
+	case n.WatermarkReaches && n.EventTimeInKeys:
+		return metrics.FlavourPairKeyed
+	case !n.WatermarkReaches:
+		return metrics.FlavourUnbounded
+	}
+	return metrics.FlavourOther
+}
+
+// keyHorizon returns how long, in seconds of event time, the plan keeps a
+// key, with trigger in seconds: a pair-keyed dropDuplicates keeps it until
+// the watermark (the largest event time seen a trigger ago, minus the
+// delay) passes its event time, about delay + trigger; a
+// dropDuplicatesWithinWatermark until it passes the first event time plus
+// the delay, about 2 x delay + trigger. Over several dedups, the longest.
+// ok is false when some dedup never evicts.
+func keyHorizon(p chain.Plan, trigger float64) (h float64, ok bool) {
+	for _, i := range p.Dedups() {
+		n := p.Nodes[i]
+		if !n.Evicts() {
+			return 0, false
+		}
+		d := float64(n.DelayMs) / 1000
+		if n.Op.Kind == chain.DropDuplicatesWithinWatermark {
+			d *= 2
+		}
+		h = max(h, d+trigger)
+	}
+	return h, len(p.Dedups()) > 0
+}
