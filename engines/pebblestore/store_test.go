@@ -323,9 +323,10 @@ func TestOpenRefusesForeign(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		db.Delete(metaKey, pebble.Sync)
+		// Every flush goes, with the metadata of the newest.
+		db.DeleteRange([]byte{flushPrefix}, []byte{flushPrefix + 1}, pebble.Sync)
 		db.Close()
-		if _, err := Open(dir, Options{}); err == nil || !strings.Contains(err.Error(), "no metadata key") {
+		if _, err := Open(dir, Options{}); err == nil || !strings.Contains(err.Error(), "no flush metadata") {
 			t.Fatalf("Open = %v, want a missing metadata error", err)
 		}
 	})
