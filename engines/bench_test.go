@@ -102,6 +102,7 @@ func benchEngine(b *testing.B, k enginetest.Kind, st benchStore, size int) {
 	}
 	engBytes := enginetest.PerKey(before, op.Len())
 	diskBytes := diskPerKey(op.Store())
+	flushNs := flushPerKey(op.Store())
 	if err := op.Store().Close(); err != nil {
 		b.Fatal(err)
 	}
@@ -118,6 +119,9 @@ func benchEngine(b *testing.B, k enginetest.Kind, st benchStore, size int) {
 	b.ReportMetric(baseBytes, "base-bytes/key")
 	if diskBytes > 0 {
 		b.ReportMetric(diskBytes, "disk-bytes/key")
+	}
+	if flushNs > 0 {
+		b.ReportMetric(flushNs, "flush-ns/key")
 	}
 }
 

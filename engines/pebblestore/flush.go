@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"time"
 
 	"github.com/cockroachdb/pebble"
 	"github.com/cockroachdb/pebble/objstorage"
@@ -28,6 +29,8 @@ const stagingDir = "staging"
 // have no uncommitted work: the metadata says the state is the last
 // committed version's.
 func (s *Store) flush() error {
+	t0 := time.Now()
+	defer func() { s.metrics.FlushTime += time.Since(t0) }()
 	v := s.version()
 	id := s.nextID
 	items := s.ov.sortedByKey(func(i int) bool {
@@ -64,7 +67,7 @@ func (s *Store) flush() error {
 	filter := newBloom(nexp)
 	fpath := s.fs.PathJoin(staging, strconv.FormatUint(id, 10)+".sst")
 	var val [8]byte
-	written, err := s.writeTable(fpath, func(w *sstable.Writer) error {
+	written, err := s.writeTable(fpath, s.fopts, func(w *sstable.Writer) error {
 		for _, it := range items {
 			e := &s.ov.ents[it.idx]
 			if e.exp == engines.NoExpiry {
@@ -76,7 +79,7 @@ func (s *Store) flush() error {
 			if err := w.Set(s.kbuf, val[:]); err != nil {
 				return err
 			}
-			filter.add(s.hash(key))
+			filter.add(e.hash)
 		}
 		s.kbuf = append(appendFlush(s.kbuf[:0], id), metaKind)
 		return w.Set(s.kbuf, m.append(nil))
@@ -87,7 +90,7 @@ func (s *Store) flush() error {
 	paths := []string{fpath}
 	if len(items) > nexp {
 		npath := s.fs.PathJoin(staging, strconv.FormatUint(id, 10)+".forever.sst")
-		n, err := s.writeTable(npath, func(w *sstable.Writer) error {
+		n, err := s.writeTable(npath, s.wopts, func(w *sstable.Writer) error {
 			for _, it := range items {
 				if s.ov.ents[it.idx].exp != engines.NoExpiry {
 					continue
@@ -128,7 +131,7 @@ func (s *Store) flush() error {
 	s.drops = s.drops[:0]
 	for _, it := range items {
 		if s.ov.ents[it.idx].exp == engines.NoExpiry {
-			s.forever.add(s.hash(s.ov.key(int(it.idx))))
+			s.forever.add(s.ov.ents[it.idx].hash)
 		}
 	}
 	s.flushes = append(live, &flushState{flushRef: ref, filter: filter})
@@ -136,6 +139,7 @@ func (s *Store) flush() error {
 	s.flushed = v
 	s.ov.reset()
 	s.metrics.Flushes++
+	s.metrics.FlushKeys += int64(len(items))
 	s.metrics.FlushBytes += written
 	s.logBytes = 0
 	return removeChangelogs(s.fs, s.dir, v)
@@ -167,13 +171,13 @@ func (s *Store) deleteFlushes(ids []uint64) error {
 }
 
 // writeTable writes an sstable at path with fill, and returns its size.
-func (s *Store) writeTable(path string, fill func(w *sstable.Writer) error) (int64, error) {
+func (s *Store) writeTable(path string, o sstable.WriterOptions, fill func(w *sstable.Writer) error) (int64, error) {
 	f, err := s.fs.Create(path)
 	if err != nil {
 		return 0, err
 	}
 	wr := &tableFile{f: f, bw: bufio.NewWriterSize(f, 1<<20), sync: s.fsync}
-	w := sstable.NewWriter(wr, s.wopts)
+	w := sstable.NewWriter(wr, o)
 	if err := fill(w); err != nil {
 		w.Close()
 		s.fs.Remove(path)

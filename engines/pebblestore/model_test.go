@@ -49,7 +49,7 @@ func (m *model) restore() { m.cur = maps.Clone(m.committed) }
 
 // actionGen draws the actions of TestStoreMatchesModel, weighted.
 var actionGen = rapid.SampledFrom([]string{
-	"add", "add", "add", "add", "evict", "evict", "evict",
+	"add", "add", "add", "addbatch", "evict", "evict", "evict",
 	"commit", "commit", "abort", "reopen", "flush", "range",
 })
 
@@ -164,9 +164,34 @@ func TestStoreMatchesModel(t *testing.T) {
 				t.Fatalf("Evict(%d) = %d, model %d", w, got, want)
 			}
 		}
+		// addBatch adds a run of keys with AddBatch (keys may repeat
+		// within the run), and the model adds them one by one.
+		addBatch := func(t *rapid.T) {
+			n := rapid.IntRange(1, 40).Draw(t, "run")
+			var keys []byte
+			ends := make([]int32, n)
+			exps := make([]int64, n)
+			for i := range n {
+				keys = append(keys, keyGen.Draw(t, "key")...)
+				ends[i] = int32(len(keys))
+				exps[i] = timeGen.Draw(t, "expiresAt")
+			}
+			added := make([]bool, n)
+			if err := sm.s.AddBatch(keys, ends, exps, added); err != nil {
+				t.Fatal(err)
+			}
+			start := int32(0)
+			for i, end := range ends {
+				if want := sm.m.add(keys[start:end], exps[i]); added[i] != want {
+					t.Fatalf("AddBatch: key %d (%q, %d) added %v, model %v", i, keys[start:end], exps[i], added[i], want)
+				}
+				start = end
+			}
+		}
 		actions := map[string]func(*rapid.T){
-			"add":   add,
-			"evict": evict,
+			"add":      add,
+			"addbatch": addBatch,
+			"evict":    evict,
 			"commit": func(t *rapid.T) {
 				sm.batch++
 				if err := sm.s.Commit(sm.batch); err != nil {

@@ -38,10 +38,11 @@ type oslot struct {
 	idx uint32
 }
 
-// oent is one entry: where its key is, its expiry and the evict epoch at
-// which it was (last) added.
+// oent is one entry: where its key is, its hash, its expiry and the evict
+// epoch at which it was (last) added.
 type oent struct {
 	slab, off, klen uint32
+	hash            uint64
 	exp             int64
 	epoch           uint64
 }
@@ -110,7 +111,7 @@ func (o *overlay) insert(h uint64, key []byte, exp int64, epoch uint64) int {
 	}
 	slab, off := o.copyKey(key)
 	idx := len(o.ents)
-	o.ents = append(o.ents, oent{slab: slab, off: off, klen: uint32(len(key)), exp: exp, epoch: epoch})
+	o.ents = append(o.ents, oent{slab: slab, off: off, klen: uint32(len(key)), hash: h, exp: exp, epoch: epoch})
 	tag := uint32(h)
 	i := tag >> o.shift
 	for o.slots[i].idx != 0 {
@@ -162,7 +163,7 @@ func (o *overlay) reset() {
 
 // bytes returns the memory the overlay holds.
 func (o *overlay) bytes() int64 {
-	n := int64(len(o.slots))*8 + int64(cap(o.ents))*32
+	n := int64(len(o.slots))*8 + int64(cap(o.ents))*40
 	for _, s := range o.slabs {
 		n += int64(len(s))
 	}
