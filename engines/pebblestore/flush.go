@@ -3,6 +3,7 @@ package pebblestore
 import (
 	"bufio"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -20,85 +21,269 @@ import (
 // sstables before Pebble ingests them. Open empties it.
 const stagingDir = "staging"
 
-// flush writes the overlay's live entries to Pebble and empties it: the
+// Flushes.
+//
+// A flush writes the overlay's live entries to Pebble and empties it: the
 // expiring ones, with the metadata of the store's state, into a new
 // flush's sstable, the NoExpiry ones into another (see the package
 // documentation), ingested together in one atomic step. It then deletes
-// the flushes dropped since the last flush, whose absence the new metadata
-// records, and the changelogs the flush makes unnecessary. The store must
-// have no uncommitted work: the metadata says the state is the last
-// committed version's.
+// the flushes dropped before it, whose absence its metadata records. Once
+// the store installs it, the changelogs it covers are deleted.
+//
+// A Commit that finds the overlay full freezes it: a new, empty overlay
+// takes the next batches' keys, and a goroutine writes the frozen one, off
+// the critical path (flushJob.run). Until the store installs the flush,
+// at a later Commit, lookups read the frozen overlay as they read the
+// active one; nothing in it changes (a key evicted and added again gets an
+// entry in the active overlay), and the goroutine decides which entries
+// are live with a copy of the evict log taken at the freeze, so the two
+// share only what neither writes. Entries evicted after the freeze are
+// written, and are dead in the flush by the evictions recorded after its
+// epoch, as they were in the overlay. One flush runs at a time: a Commit
+// that fills the overlay again waits for the running one.
+
+// flushJob is one flush: the frozen overlay and the state it records, and
+// what the goroutine hands back.
+type flushJob struct {
+	ov      overlay
+	evl     evictLog
+	id      uint64
+	version int64
+	// m is the metadata to write, but for this flush's own reference,
+	// which the goroutine appends.
+	m meta
+	// drops are the flushes to delete once this one is ingested, and
+	// superseded the one among them that was the newest, holding only
+	// the metadata this flush replaces.
+	drops      []uint64
+	superseded uint64
+	hasSuper   bool
+	done       chan struct{}
+
+	// Results.
+	ref     flushRef
+	filter  bloom
+	forever []uint64
+	keys    int64
+	bytes   int64
+	dur     time.Duration
+	err     error
+	fatal   bool
+	// sink keeps write's look-ahead loads from being optimized away.
+	sink uint32
+}
+
+// freeze starts a flush of the overlay: it records the store's state, and
+// gives the store a new overlay (the memory of the last flush's, if any).
+// The store must have no uncommitted work, and no flush running.
+func (s *Store) freeze() *flushJob {
+	j := &flushJob{
+		ov:      s.ov,
+		evl:     s.evl.clone(),
+		id:      s.nextID,
+		version: s.version(),
+		drops:   append([]uint64(nil), s.drops...),
+		done:    make(chan struct{}),
+	}
+	s.drops = s.drops[:0]
+	live := s.flushes
+	if k := len(live); k > 0 && live[k-1].entries == 0 {
+		j.superseded, j.hasSuper = live[k-1].id, true
+		j.drops = append(j.drops, live[k-1].id)
+		live = live[:k-1]
+	}
+	j.m = meta{hasBatch: s.hasBatch, batchID: s.batchID, n: s.n, evicts: j.evl, nextID: j.id + 1}
+	for _, f := range live {
+		j.m.live = append(j.m.live, f.flushRef)
+	}
+	s.nextID++
+	s.ov = s.spare
+	s.spare = overlay{}
+	if s.ov.slots == nil {
+		s.ov = newOverlay()
+	}
+	return j
+}
+
+// flush writes the overlay to Pebble now, after the running flush if any,
+// and installs it. The store must have no uncommitted work.
 func (s *Store) flush() error {
+	if err := s.waitFlush(); err != nil {
+		return err
+	}
+	j := s.freeze()
+	s.runJob(j)
+	return s.install(j)
+}
+
+// startFlush starts a flush of the overlay in a goroutine, after waiting
+// for the running one.
+func (s *Store) startFlush() error {
+	if err := s.waitFlush(); err != nil {
+		return err
+	}
+	s.job = s.freeze()
+	go s.runJob(s.job)
+	return nil
+}
+
+// waitFlush waits for the running flush, if any, and installs it.
+func (s *Store) waitFlush() error {
+	if s.job == nil {
+		return nil
+	}
+	<-s.job.done
+	return s.install(s.job)
+}
+
+// pollFlush installs the running flush if it is done.
+func (s *Store) pollFlush() error {
+	if s.job == nil {
+		return nil
+	}
+	select {
+	case <-s.job.done:
+		return s.install(s.job)
+	default:
+		return nil
+	}
+}
+
+// install makes a finished flush part of the store: its filter joins the
+// live flushes' and its NoExpiry keys the forever filter, the frozen
+// overlay is kept for the next freeze, and the changelogs it covers go.
+func (s *Store) install(j *flushJob) error {
+	s.job = nil
+	if j.err != nil {
+		if j.fatal {
+			s.broken = true
+		}
+		return j.err
+	}
+	if j.hasSuper {
+		for i, f := range s.flushes {
+			if f.id == j.superseded {
+				s.flushes = append(s.flushes[:i], s.flushes[i+1:]...)
+				break
+			}
+		}
+	}
+	s.flushes = append(s.flushes, &flushState{flushRef: j.ref, filter: j.filter})
+	for _, h := range j.forever {
+		s.forever.add(h)
+	}
+	s.flushed = j.version
+	s.metrics.Flushes++
+	s.metrics.FlushKeys += j.keys
+	s.metrics.FlushBytes += j.bytes
+	s.metrics.FlushTime += j.dur
+	j.ov.reset()
+	s.spare = j.ov
+	k := 0
+	for _, l := range s.logs {
+		if l.version > j.version {
+			s.logs[k] = l
+			k++
+		}
+	}
+	s.logs = s.logs[:k]
+	return removeChangelogs(s.fs, s.dir, j.version)
+}
+
+// runJob runs j and reports that it is done; a Pebble fatal error raised
+// in it becomes its error (see errors.go), and breaks the store.
+func (s *Store) runJob(j *flushJob) {
 	t0 := time.Now()
-	defer func() { s.metrics.FlushTime += time.Since(t0) }()
-	v := s.version()
-	id := s.nextID
-	items := s.ov.sortedByKey(func(i int) bool {
-		e := &s.ov.ents[i]
-		return !s.evl.dead(e.exp, e.epoch)
+	defer func() {
+		if r := recover(); r != nil {
+			f, ok := r.(fatalError)
+			if !ok {
+				panic(r)
+			}
+			j.err, j.fatal = errors.New(f.msg), true
+		}
+		j.dur = time.Since(t0)
+		close(j.done)
+	}()
+	j.err = s.write(j)
+}
+
+// flushLookahead is how many entries ahead of the one it writes a flush
+// loads the key and the filter block of: the entries are read in key
+// order, at random in the overlay's memory.
+const flushLookahead = 16
+
+// write writes j's sstables, ingests them and deletes the flushes j
+// drops. It runs on its own goroutine: it reads only j, and the store's
+// settings and DB, which Pebble allows from several goroutines.
+func (s *Store) write(j *flushJob) error {
+	ov := &j.ov
+	items := ov.sortedByKey(func(i int) bool {
+		e := &ov.ents[i]
+		return !j.evl.dead(e.exp, e.epoch)
 	})
 	nexp := 0
 	maxExp := int64(math.MinInt64)
 	for _, it := range items {
-		if e := &s.ov.ents[it.idx]; e.exp != engines.NoExpiry {
+		if e := &ov.ents[it.idx]; e.exp != engines.NoExpiry {
 			nexp++
 			maxExp = max(maxExp, e.exp)
 		}
 	}
-	// The newest flush, if it holds no entry, only held the metadata this
-	// flush replaces.
-	live := s.flushes
-	var superseded []uint64
-	if k := len(live); k > 0 && live[k-1].entries == 0 {
-		superseded = append(superseded, live[k-1].id)
-		live = live[:k-1]
-	}
-	ref := flushRef{id: id, epoch: s.evl.epoch, maxExp: maxExp, entries: int64(nexp)}
-	m := meta{hasBatch: s.hasBatch, batchID: s.batchID, n: s.n, evicts: s.evl, nextID: id + 1}
-	for _, f := range live {
-		m.live = append(m.live, f.flushRef)
-	}
-	m.live = append(m.live, ref)
+	j.ref = flushRef{id: j.id, epoch: j.evl.epoch, maxExp: maxExp, entries: int64(nexp)}
+	j.m.live = append(j.m.live, j.ref)
+	j.filter = newBloom(nexp)
+	j.keys = int64(len(items))
 
 	staging := s.fs.PathJoin(s.dir, stagingDir)
 	if err := s.fs.MkdirAll(staging, 0o777); err != nil {
 		return err
 	}
-	filter := newBloom(nexp)
-	fpath := s.fs.PathJoin(staging, strconv.FormatUint(id, 10)+".sst")
+	fpath := s.fs.PathJoin(staging, strconv.FormatUint(j.id, 10)+".sst")
+	var kbuf []byte
 	var val [8]byte
+	var sink uint32
 	written, err := s.writeTable(fpath, s.fopts, func(w *sstable.Writer) error {
-		for _, it := range items {
-			e := &s.ov.ents[it.idx]
+		for i, it := range items {
+			if a := i + flushLookahead; a < len(items) {
+				e := &ov.ents[items[a].idx]
+				if e.klen > 0 {
+					sink += uint32(ov.key(int(items[a].idx))[0])
+				}
+				sink += j.filter.block(e.hash)[0]
+			}
+			e := &ov.ents[it.idx]
 			if e.exp == engines.NoExpiry {
 				continue
 			}
-			key := s.ov.key(int(it.idx))
-			s.kbuf = appendEntry(s.kbuf[:0], id, key)
+			kbuf = appendEntry(kbuf[:0], j.id, ov.key(int(it.idx)))
 			binary.BigEndian.PutUint64(val[:], uint64(e.exp))
-			if err := w.Set(s.kbuf, val[:]); err != nil {
+			if err := w.Set(kbuf, val[:]); err != nil {
 				return err
 			}
-			filter.add(e.hash)
+			j.filter.add(e.hash)
 		}
-		s.kbuf = append(appendFlush(s.kbuf[:0], id), metaKind)
-		return w.Set(s.kbuf, m.append(nil))
+		kbuf = append(appendFlush(kbuf[:0], j.id), metaKind)
+		return w.Set(kbuf, j.m.append(nil))
 	})
+	j.sink = sink
 	if err != nil {
 		return err
 	}
 	paths := []string{fpath}
 	if len(items) > nexp {
-		npath := s.fs.PathJoin(staging, strconv.FormatUint(id, 10)+".forever.sst")
+		npath := s.fs.PathJoin(staging, strconv.FormatUint(j.id, 10)+".forever.sst")
 		n, err := s.writeTable(npath, s.wopts, func(w *sstable.Writer) error {
 			for _, it := range items {
-				if s.ov.ents[it.idx].exp != engines.NoExpiry {
+				e := &ov.ents[it.idx]
+				if e.exp != engines.NoExpiry {
 					continue
 				}
-				s.kbuf = appendForever(s.kbuf[:0], s.ov.key(int(it.idx)))
-				if err := w.Set(s.kbuf, nil); err != nil {
+				kbuf = appendForever(kbuf[:0], ov.key(int(it.idx)))
+				if err := w.Set(kbuf, nil); err != nil {
 					return err
 				}
+				j.forever = append(j.forever, e.hash)
 			}
 			return nil
 		})
@@ -109,6 +294,7 @@ func (s *Store) flush() error {
 		written += n
 		paths = append(paths, npath)
 	}
+	j.bytes = written
 	if s.hook != nil {
 		s.hook("ingest")
 	}
@@ -124,25 +310,7 @@ func (s *Store) flush() error {
 	}
 	// Durable from here: the new metadata leaves the dropped flushes out,
 	// so deleting them cannot lose a state that recovery reads.
-	s.drops = append(s.drops, superseded...)
-	if err := s.deleteFlushes(s.drops); err != nil {
-		return err
-	}
-	s.drops = s.drops[:0]
-	for _, it := range items {
-		if s.ov.ents[it.idx].exp == engines.NoExpiry {
-			s.forever.add(s.ov.ents[it.idx].hash)
-		}
-	}
-	s.flushes = append(live, &flushState{flushRef: ref, filter: filter})
-	s.nextID = id + 1
-	s.flushed = v
-	s.ov.reset()
-	s.metrics.Flushes++
-	s.metrics.FlushKeys += int64(len(items))
-	s.metrics.FlushBytes += written
-	s.logBytes = 0
-	return removeChangelogs(s.fs, s.dir, v)
+	return s.deleteFlushes(j.drops)
 }
 
 // deleteFlushes deletes the entries and metadata of the flushes ids from

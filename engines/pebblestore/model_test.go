@@ -94,8 +94,14 @@ func (sm *storeMachine) check(t *rapid.T) {
 	}
 }
 
+// fataler is what checkRange needs of a *testing.T or a *rapid.T.
+type fataler interface {
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+}
+
 // checkRange compares the whole content and its order with the model.
-func (sm *storeMachine) checkRange(t *rapid.T) {
+func (sm *storeMachine) checkRange(t fataler) {
 	var got []string
 	err := sm.s.Range(func(key []byte, exp int64) bool {
 		if want, ok := sm.m.cur[string(key)]; !ok || want != exp {

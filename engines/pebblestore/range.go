@@ -23,6 +23,10 @@ func (s *Store) Range(fn func(key []byte, expiresAt int64) bool) (err error) {
 		return s.err
 	}
 	defer s.recoverFatal("range", &err)
+	if err := s.waitFlush(); err != nil {
+		s.err = fmt.Errorf("pebblestore %s: range: flush: %s", s.dir, oneLine(err.Error()))
+		return s.err
+	}
 	items := s.ov.sortedByKey(func(i int) bool {
 		e := &s.ov.ents[i]
 		return !s.evl.dead(e.exp, e.epoch)

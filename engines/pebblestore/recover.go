@@ -232,7 +232,7 @@ func (s *Store) replay() error {
 			return fmt.Errorf("%s: %w", path, err)
 		}
 		s.commitDone(c.batchID)
-		s.logBytes += int64(len(c.ops))
+		s.logs = append(s.logs, logSize{version: v, bytes: int64(len(c.ops))})
 	}
 	return nil
 }

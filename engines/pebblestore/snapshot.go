@@ -81,6 +81,10 @@ func (s *Store) Snapshot(version int64) (err error) {
 	}
 	// The checkpoint holds what Pebble holds: flush the overlay first, so
 	// that it is the state of version, without changelogs.
+	if err := s.waitFlush(); err != nil {
+		s.err = fmt.Errorf("pebblestore %s: snapshot of version %d: flush: %s", s.dir, version, oneLine(err.Error()))
+		return s.err
+	}
 	if s.flushed != version {
 		if err := s.flush(); err != nil {
 			s.err = fmt.Errorf("pebblestore %s: snapshot of version %d: flush: %s", s.dir, version, oneLine(err.Error()))

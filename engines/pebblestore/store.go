@@ -138,21 +138,21 @@ type Store struct {
 	// release frees the block cache once db is closed.
 	release func()
 	// fs is the file system of the changelogs and the flushes' sstables.
-	fs     vfs.FS
+	fs    vfs.FS
 	popts *pebble.Options
 	// wopts write the sstables of NoExpiry keys, fopts those of flushes:
 	// without Pebble's table filter, which the store's own filters make
 	// redundant (they answer for every lookup before Pebble sees it).
 	wopts, fopts sstable.WriterOptions
-	fsync  bool
-	limit  int64 // overlay bytes that make a Commit flush
-	seed   maphash.Seed
-	hook   func(string)
-	sh     *shared
-	ov     overlay
-	exps   expiry.Index
-	countF func([]expiry.Item)
-	evl    evictLog
+	fsync        bool
+	limit        int64 // overlay bytes that make a Commit flush
+	seed         maphash.Seed
+	hook         func(string)
+	sh           *shared
+	ov           overlay
+	exps         expiry.Index
+	countF       func([]expiry.Item)
+	evl          evictLog
 	// flushes are the live flushes, oldest first; the last one holds the
 	// newest metadata.
 	flushes []*flushState
@@ -168,8 +168,13 @@ type Store struct {
 	batchID  int64
 	flushed  int64
 	log      changelog
-	// logBytes are the bytes of the changelogs since the last flush.
-	logBytes int64
+	// logs are the sizes of the changelogs since the last flush.
+	logs []logSize
+	// job is the flush running in the background, if any, whose frozen
+	// overlay lookups read too; spare is the memory of the last flush's
+	// overlay, for the next freeze.
+	job   *flushJob
+	spare overlay
 
 	// Reusable buffers, so that Add, Evict and Commit do not allocate.
 	kbuf, cbuf []byte
@@ -186,6 +191,12 @@ type Store struct {
 	// broken is set once Pebble raised a fatal error in one of the
 	// store's calls: its DB must not be used again, not even closed.
 	broken bool
+}
+
+// logSize is the size of the changelog of a version.
+type logSize struct {
+	version int64
+	bytes   int64
 }
 
 // flushState is a live flush: what its metadata says, and its filter.
@@ -357,7 +368,8 @@ func (s *Store) resetMemory() {
 	s.drops = nil
 	s.hasBatch, s.batchID, s.flushed = false, 0, 0
 	s.log.reset()
-	s.logBytes = 0
+	s.logs = s.logs[:0]
+	s.job = nil
 }
 
 // open opens the existing store at dir and recovers its last committed
@@ -573,6 +585,14 @@ func (s *Store) stored(h uint64, key []byte) (bool, error) {
 			return found, err
 		}
 	}
+	if s.job != nil {
+		// The overlay being flushed: newer than every flush.
+		ov := &s.job.ov
+		if i := ov.lookup(h, key); i >= 0 {
+			e := &ov.ents[i]
+			return !s.evl.dead(e.exp, e.epoch), nil
+		}
+	}
 	for i := len(s.flushes) - 1; i >= 0; i-- {
 		f := s.flushes[i]
 		if f.dropping || !f.filter.has(h) {
@@ -689,13 +709,15 @@ func (s *Store) Commit(batchID int64) (err error) {
 	s.metrics.Commits++
 	s.metrics.CommitBytes += int64(len(s.cbuf))
 	s.metrics.LastCommitBytes = int64(len(s.cbuf))
-	s.logBytes += int64(len(s.cbuf))
+	s.logs = append(s.logs, logSize{version: v, bytes: int64(len(s.cbuf))})
 	s.commitDone(batchID)
-	if s.ov.keyBytes+int64(s.ov.len())*overlayEntryBytes >= s.limit {
-		if err := s.flush(); err != nil {
-			s.err = fmt.Errorf("pebblestore %s: commit batch %d: flush: %s", s.dir, batchID, oneLine(err.Error()))
-			return s.err
-		}
+	err = s.pollFlush()
+	if err == nil && s.ov.keyBytes+int64(s.ov.len())*overlayEntryBytes >= s.limit {
+		err = s.startFlush()
+	}
+	if err != nil {
+		s.err = fmt.Errorf("pebblestore %s: commit batch %d: flush: %s", s.dir, batchID, oneLine(err.Error()))
+		return s.err
 	}
 	return nil
 }
@@ -729,8 +751,11 @@ func (s *Store) Abort() {
 	func() {
 		var err error
 		defer s.recoverFatal("abort", &err)
-		if err = s.recover(); err != nil {
-			s.err = fmt.Errorf("pebblestore %s: abort: %w", s.dir, err)
+		if err = s.waitFlush(); err == nil {
+			err = s.recover()
+		}
+		if err != nil {
+			s.err = fmt.Errorf("pebblestore %s: abort: %s", s.dir, oneLine(err.Error()))
 		}
 	}()
 }
@@ -750,6 +775,15 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.closed = true
+	if s.job != nil {
+		// The flush is finished, not installed: its changelogs stay, and
+		// a reopen skips them.
+		<-s.job.done
+		if s.job.fatal {
+			s.broken = true
+		}
+		s.job = nil
+	}
 	s.err = fmt.Errorf("pebblestore %s: store is closed", s.dir)
 	if s.broken {
 		// Pebble's commit pipeline may be left locked by the fatal error:
@@ -779,7 +813,8 @@ type Metrics struct {
 	// (sstables, MANIFEST) and the changelogs since the last flush.
 	DiskBytes uint64
 	// MemTableBytes is the memory of the keys not yet flushed: the
-	// overlay, and Pebble's memtable (range deletions only).
+	// overlay (the frozen one too, during a flush), and Pebble's memtable
+	// (range deletions only).
 	MemTableBytes uint64
 	// FilterBytes is the memory of the store's filters.
 	FilterBytes uint64
@@ -804,8 +839,14 @@ func (s *Store) Metrics() Metrics {
 	m := s.metrics
 	if !s.closed && !s.broken {
 		pm := s.db.Metrics()
-		m.DiskBytes = pm.DiskSpaceUsage() + uint64(s.logBytes)
+		m.DiskBytes = pm.DiskSpaceUsage()
+		for _, l := range s.logs {
+			m.DiskBytes += uint64(l.bytes)
+		}
 		m.MemTableBytes = pm.MemTable.Size + uint64(s.ov.bytes())
+		if s.job != nil {
+			m.MemTableBytes += uint64(s.job.ov.bytes())
+		}
 		fb := s.forever.bytes()
 		for _, f := range s.flushes {
 			fb += f.filter.bytes()
