@@ -208,9 +208,10 @@ func OpenAt(dir string, version int64, opts Options) (*Store, error) {
 		if err := checkMarker(dir, entries); err != nil {
 			return nil, err
 		}
-		// Opening for writing changes Pebble's files (a new MANIFEST, the
-		// WAL flushed): without a checkpoint to fall back on, look at the
-		// version read-only first, so that a failure leaves dir as it was.
+		// Opening for writing changes the store's files (a new MANIFEST,
+		// changelogs and staged sstables a killed process left removed):
+		// without a checkpoint to fall back on, look at the version
+		// read-only first, so that a failure leaves dir as it was.
 		_, ckErr := checkpointOf(dir, version, "")
 		s, err := open(dir, opts, ckErr != nil)
 		if err != nil {
@@ -329,9 +330,9 @@ func CheckAt(dir string, version int64, opts Options) error {
 }
 
 // OpenReadOnly opens the store in dir for reading: Len, Range and
-// LastCommitted work, Commit and Snapshot fail, and nothing in dir is
-// written (Pebble's read-only mode replays the WAL into memory only). dir
-// must be a store.
+// LastCommitted work, Add, Evict, Commit and Snapshot fail, and nothing in
+// dir is written: the changelogs after the newest flush are replayed into
+// memory only. dir must be a store.
 func OpenReadOnly(dir string, opts Options) (*Store, error) {
 	if err := opts.validate(); err != nil {
 		return nil, fmt.Errorf("pebblestore %s: invalid options: %w", dir, err)
@@ -424,8 +425,8 @@ func removeTemps(root string) error {
 
 // copyStore copies the store files of src into the empty folder dst:
 // sstables as hard links (Pebble never modifies one), everything else as a
-// copy, since the reopened store appends to its WAL and MANIFEST or
-// recycles them in place, which through a link would change the checkpoint.
+// copy, since the reopened store appends to its MANIFEST or recycles files
+// in place, which through a link would change the checkpoint.
 func copyStore(src, dst string) error {
 	ents, err := os.ReadDir(src)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -518,5 +519,160 @@ func TestCommittedBatchSurvivesSIGKILL(t *testing.T) {
 	}
 	if n != want || s.Len() != want {
 		t.Fatalf("%d keys, Len %d, want %d", n, s.Len(), want)
+	}
+}
+
+// The helper process of TestKilledDuringAFlush: commits batches of keys
+// that expire, until a background flush reaches the point named by
+// killFlushStageEnv, where the flush goroutine stops; the main loop then
+// commits nothing more, says so after its last "committed" line, and waits
+// to be killed.
+const (
+	killFlushDirEnv   = "PEBBLESTORE_KILLFLUSH_DIR"
+	killFlushStageEnv = "PEBBLESTORE_KILLFLUSH_STAGE"
+)
+
+func TestKillInFlushHelper(t *testing.T) {
+	dir := os.Getenv(killFlushDirEnv)
+	if dir == "" {
+		t.Skip("helper process of TestKilledDuringAFlush")
+	}
+	stage := os.Getenv(killFlushStageEnv)
+	reached := make(chan struct{})
+	// Creating the store runs a flush too (flush 0, on this goroutine):
+	// the hook is armed once Open has returned.
+	var armed atomic.Bool
+	opts := Options{MemTableSize: minMemTableSize, hook: func(point string) {
+		if point == stage && armed.Load() {
+			close(reached)
+			select {}
+		}
+	}}
+	s, err := Open(dir, opts)
+	if err != nil {
+		fmt.Println(err)
+		os.Exit(2)
+	}
+	armed.Store(true)
+	for b := int64(1); ; b++ {
+		for i := range killRows {
+			if _, err := s.Add(fmt.Appendf(nil, "%d-%d", b, i), b); err != nil {
+				fmt.Println(err)
+				os.Exit(2)
+			}
+		}
+		if _, err := s.Evict(b - 5); err != nil {
+			fmt.Println(err)
+			os.Exit(2)
+		}
+		if err := s.Commit(b); err != nil {
+			fmt.Println(err)
+			os.Exit(2)
+		}
+		fmt.Println("committed", b)
+		select {
+		case <-reached:
+			fmt.Println("in flush")
+			select {}
+		default:
+		}
+	}
+}
+
+// TestKilledDuringAFlush kills a process whose background flush has
+// written its sstables but not ingested them, or ingested them but not been
+// installed (its changelogs not yet deleted): the reopened store is
+// exactly the last committed batch, and the leftovers are gone.
+func TestKilledDuringAFlush(t *testing.T) {
+	for _, stage := range []string{"ingest", "ingested"} {
+		t.Run(stage, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "state")
+			cmd := exec.Command(os.Args[0], "-test.run=^TestKillInFlushHelper$")
+			cmd.Env = append(os.Environ(), killFlushDirEnv+"="+dir, killFlushStageEnv+"="+stage)
+			out, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			last := int64(-1)
+			done := make(chan error, 1)
+			go func() {
+				sc := bufio.NewScanner(out)
+				for sc.Scan() {
+					line := sc.Text()
+					if n, ok := strings.CutPrefix(line, "committed "); ok {
+						last, _ = strconv.ParseInt(n, 10, 64)
+						continue
+					}
+					if line == "in flush" {
+						done <- nil
+						return
+					}
+					done <- fmt.Errorf("helper: %s", line)
+					return
+				}
+				done <- fmt.Errorf("helper ended before a flush reached %s", stage)
+			}()
+			select {
+			case err = <-done:
+			case <-time.After(60 * time.Second):
+				err = fmt.Errorf("helper timed out")
+			}
+			cmd.Process.Signal(syscall.SIGKILL)
+			cmd.Wait()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if stage == "ingest" {
+				if staged, _ := os.ReadDir(filepath.Join(dir, stagingDir)); len(staged) == 0 {
+					t.Fatal("no staged sstable: the kill did not happen in the flush")
+				}
+			}
+			s, err := Open(dir, Options{MemTableSize: minMemTableSize})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if id, ok := s.LastCommitted(); !ok || id != last {
+				t.Fatalf("LastCommitted = %d, %v, want %d", id, ok, last)
+			}
+			// The last Evict was Evict(last-5): five batches stay.
+			want := 5 * killRows
+			n := 0
+			if err := s.Range(func(k []byte, exp int64) bool {
+				b, _, _ := bytes.Cut(k, []byte("-"))
+				if string(b) != strconv.FormatInt(exp, 10) || exp <= last-5 || exp > last {
+					t.Fatalf("unexpected key %q expiring %d", k, exp)
+				}
+				n++
+				return true
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if n != want || s.Len() != want {
+				t.Fatalf("%d keys, Len %d, want %d", n, s.Len(), want)
+			}
+			if staged, _ := os.ReadDir(filepath.Join(dir, stagingDir)); len(staged) != 0 {
+				t.Errorf("Open left %d staged sstables", len(staged))
+			}
+			// And it goes on: a flush, a reopen, the same state.
+			before := rangeAll(t, s)
+			if err := s.flush(); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			s, err = Open(dir, Options{MemTableSize: minMemTableSize})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if got := rangeAll(t, s); got != before || s.Len() != want {
+				t.Fatalf("after a flush and a reopen, Len %d and\n%s\nwant Len %d and\n%s", s.Len(), got, want, before)
+			}
+		})
 	}
 }
