@@ -146,6 +146,7 @@ type Store struct {
 	wopts, fopts sstable.WriterOptions
 	fsync        bool
 	limit        int64 // overlay bytes that make a Commit flush
+	cache        int64 // the block cache's size
 	seed         maphash.Seed
 	hook         func(string)
 	sh           *shared
@@ -323,7 +324,6 @@ func populate(tmp string, opts Options) (err error) {
 // newStore returns a store over db with empty in-memory state.
 func newStore(dir string, db *pebble.DB, popts *pebble.Options, opts Options, sh *shared, readOnly bool) *Store {
 	cache, overlay := opts.sizes()
-	_ = cache
 	base := vfs.Default
 	if opts.fs != nil {
 		base = opts.fs
@@ -346,6 +346,7 @@ func newStore(dir string, db *pebble.DB, popts *pebble.Options, opts Options, sh
 		fopts:    fopts,
 		fsync:    opts.Fsync,
 		limit:    overlay,
+		cache:    cache,
 		seed:     maphash.MakeSeed(),
 		hook:     opts.hook,
 		sh:       sh,
@@ -806,6 +807,10 @@ func (s *Store) closeDB() (err error) {
 	defer s.recoverFatal("close", &err)
 	return s.db.Close()
 }
+
+// MemorySizes returns the sizes, in bytes, of the store's block cache and
+// of its overlay, as its Options set them (see Options.MemoryBudget).
+func (s *Store) MemorySizes() (cache, overlay int64) { return s.cache, s.limit }
 
 // Metrics are a store's sizes and write counters, for comparing backends.
 type Metrics struct {

@@ -352,6 +352,59 @@ func TestOptionsValidate(t *testing.T) {
 	}
 }
 
+// TestMemoryBudget opens stores with each way of sizing their memory and
+// checks the block cache Pebble got and the overlay that makes a Commit
+// flush: MemoryBudget split in halves, or what an explicit size leaves,
+// with floors, and the defaults without it.
+func TestMemoryBudget(t *testing.T) {
+	const mib = 1 << 20
+	for _, c := range []struct {
+		name           string
+		opts           Options
+		cache, overlay int64
+	}{
+		{"defaults", Options{}, DefaultCacheSize, int64(DefaultMemTableSize)},
+		{"budget", Options{MemoryBudget: 48 * mib}, 24 * mib, 24 * mib},
+		{"budget and cache", Options{MemoryBudget: 48 * mib, CacheSize: 8 * mib}, 8 * mib, 40 * mib},
+		{"budget and overlay", Options{MemoryBudget: 48 * mib, MemTableSize: 8 * mib}, 40 * mib, 8 * mib},
+		{"both set", Options{MemoryBudget: 48 * mib, CacheSize: 2 * mib, MemTableSize: 4 * mib}, 2 * mib, 4 * mib},
+		{"tiny budget", Options{MemoryBudget: 1000}, minCacheSize, minMemTableSize},
+		{"no budget", Options{CacheSize: 3 * mib}, 3 * mib, int64(DefaultMemTableSize)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := openTemp(t, c.opts)
+			cache, overlay := s.MemorySizes()
+			if cache != c.cache || overlay != c.overlay {
+				t.Fatalf("MemorySizes = %d, %d, want %d, %d", cache, overlay, c.cache, c.overlay)
+			}
+			if got := s.popts.Cache.MaxSize(); got != c.cache {
+				t.Fatalf("Pebble's block cache holds %d bytes, want %d", got, c.cache)
+			}
+		})
+	}
+	if _, err := Open(t.TempDir(), Options{MemoryBudget: -1}); err == nil || !strings.Contains(err.Error(), "MemoryBudget -1 is negative") {
+		t.Fatalf("Open with a negative budget = %v", err)
+	}
+	// The overlay's share is what makes a Commit flush: 4000 keys fill
+	// the 64 KiB overlay of a tiny budget, not the default one.
+	for _, c := range []struct {
+		opts    Options
+		flushes bool
+	}{{Options{MemoryBudget: 1000}, true}, {Options{}, false}} {
+		s := openTemp(t, c.opts)
+		for i := range 4000 {
+			mustAdd(t, s, fmt.Sprintf("key-%d", i), int64(i), true)
+		}
+		mustCommit(t, s, 0)
+		if err := s.waitFlush(); err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Metrics().Flushes > 0; got != c.flushes {
+			t.Fatalf("%+v: flushed %v, want %v", c.opts, got, c.flushes)
+		}
+	}
+}
+
 func TestClosed(t *testing.T) {
 	s := openTemp(t, Options{})
 	if err := s.Close(); err != nil {
