@@ -86,6 +86,7 @@ func (s *Store) freeze() *flushJob {
 		done:    make(chan struct{}),
 	}
 	s.drops = s.drops[:0]
+	s.unflushed = 0
 	live := s.flushes
 	if k := len(live); k > 0 && live[k-1].entries == 0 {
 		j.superseded, j.hasSuper = live[k-1].id, true

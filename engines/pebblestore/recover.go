@@ -233,6 +233,7 @@ func (s *Store) replay() error {
 		}
 		s.commitDone(c.batchID)
 		s.logs = append(s.logs, logSize{version: v, bytes: int64(len(c.ops))})
+		s.unflushed++
 	}
 	return nil
 }

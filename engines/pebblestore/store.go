@@ -1,6 +1,7 @@
 package pebblestore
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -47,6 +48,9 @@ const (
 	minMemTableSize = 64 << 10
 	// minCacheSize is the smallest block cache MemoryBudget leaves.
 	minCacheSize = 1 << 20
+	// DefaultCheckpointBatches is the most batches a Store whose Options
+	// leave CheckpointBatches 0 commits between two flushes.
+	DefaultCheckpointBatches = 1000
 )
 
 // Options configures a Store. The zero value is the default.
@@ -66,6 +70,13 @@ type Options struct {
 	// counts grow with the live keys (about 2.5 and 16 bytes per key) and
 	// are not part of it.
 	MemoryBudget int64
+	// CheckpointBatches is the most batches committed between two
+	// flushes: a Commit flushes the overlay when it is full, or when this
+	// many changelogs have been written since the last flush, however
+	// little they added, so that recovery replays at most this many
+	// changelogs and their files do not pile up in a run of nearly empty
+	// batches. 0 means DefaultCheckpointBatches.
+	CheckpointBatches int
 	// Fsync makes every Commit fsync its changelog (and every flush its
 	// sstables), so that a committed batch survives a machine crash.
 	// Without it a committed batch survives a killed process, which is all
@@ -98,6 +109,9 @@ func (o Options) validate() error {
 	}
 	if o.MemoryBudget < 0 {
 		errs = append(errs, fmt.Errorf("MemoryBudget %d is negative", o.MemoryBudget))
+	}
+	if o.CheckpointBatches < 0 {
+		errs = append(errs, fmt.Errorf("CheckpointBatches %d is negative", o.CheckpointBatches))
 	}
 	return errors.Join(errs...)
 }
@@ -147,13 +161,15 @@ type Store struct {
 	fsync        bool
 	limit        int64 // overlay bytes that make a Commit flush
 	cache        int64 // the block cache's size
-	seed         maphash.Seed
-	hook         func(string)
-	sh           *shared
-	ov           overlay
-	exps         expiry.Index
-	countF       func([]expiry.Item)
-	evl          evictLog
+	// ckptBatches is the most changelogs a Commit leaves unflushed.
+	ckptBatches int
+	seed        maphash.Seed
+	hook        func(string)
+	sh          *shared
+	ov          overlay
+	exps        expiry.Index
+	countF      func([]expiry.Item)
+	evl         evictLog
 	// flushes are the live flushes, oldest first; the last one holds the
 	// newest metadata.
 	flushes []*flushState
@@ -169,8 +185,10 @@ type Store struct {
 	batchID  int64
 	flushed  int64
 	log      changelog
-	// logs are the sizes of the changelogs since the last flush.
-	logs []logSize
+	// logs are the sizes of the changelogs since the last flush;
+	// unflushed counts those after the running flush's version, if any.
+	logs      []logSize
+	unflushed int
 	// job is the flush running in the background, if any, whose frozen
 	// overlay lookups read too; spare is the memory of the last flush's
 	// overlay, for the next freeze.
@@ -337,20 +355,21 @@ func newStore(dir string, db *pebble.DB, popts *pebble.Options, opts Options, sh
 	fopts := wopts
 	fopts.FilterPolicy = nil
 	s := &Store{
-		dir:      dir,
-		db:       db,
-		release:  func() {},
-		fs:       fsys,
-		popts:    popts,
-		wopts:    wopts,
-		fopts:    fopts,
-		fsync:    opts.Fsync,
-		limit:    overlay,
-		cache:    cache,
-		seed:     maphash.MakeSeed(),
-		hook:     opts.hook,
-		sh:       sh,
-		readOnly: readOnly,
+		dir:         dir,
+		db:          db,
+		release:     func() {},
+		fs:          fsys,
+		popts:       popts,
+		wopts:       wopts,
+		fopts:       fopts,
+		fsync:       opts.Fsync,
+		limit:       overlay,
+		cache:       cache,
+		ckptBatches: cmp.Or(opts.CheckpointBatches, DefaultCheckpointBatches),
+		seed:        maphash.MakeSeed(),
+		hook:        opts.hook,
+		sh:          sh,
+		readOnly:    readOnly,
 	}
 	s.countF = func([]expiry.Item) {}
 	s.resetMemory()
@@ -370,6 +389,7 @@ func (s *Store) resetMemory() {
 	s.hasBatch, s.batchID, s.flushed = false, 0, 0
 	s.log.reset()
 	s.logs = s.logs[:0]
+	s.unflushed = 0
 	s.job = nil
 }
 
@@ -682,7 +702,9 @@ func (s *Store) version() int64 {
 
 // Commit makes every Add and Evict since the last Commit durable as the
 // state of batchID: it writes them to the batch's changelog, whole, before
-// it returns, and flushes the overlay to Pebble when it is full. Once
+// it returns, and flushes the overlay to Pebble when it is full or when
+// Options.CheckpointBatches batches were committed since the last flush
+// (the flush runs in the background; see flush.go). Once
 // Commit returns, the batch survives a killed process (and a machine crash
 // with Options.Fsync). Batch ids must increase. After a failed Commit
 // every call returns its error; reopen the store to continue from the last
@@ -711,9 +733,10 @@ func (s *Store) Commit(batchID int64) (err error) {
 	s.metrics.CommitBytes += int64(len(s.cbuf))
 	s.metrics.LastCommitBytes = int64(len(s.cbuf))
 	s.logs = append(s.logs, logSize{version: v, bytes: int64(len(s.cbuf))})
+	s.unflushed++
 	s.commitDone(batchID)
 	err = s.pollFlush()
-	if err == nil && s.ov.keyBytes+int64(s.ov.len())*overlayEntryBytes >= s.limit {
+	if err == nil && (s.ov.keyBytes+int64(s.ov.len())*overlayEntryBytes >= s.limit || s.unflushed >= s.ckptBatches) {
 		err = s.startFlush()
 	}
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -402,6 +403,65 @@ func TestMemoryBudget(t *testing.T) {
 		if got := s.Metrics().Flushes > 0; got != c.flushes {
 			t.Fatalf("%+v: flushed %v, want %v", c.opts, got, c.flushes)
 		}
+	}
+}
+
+// TestCheckpointBatches commits batches that add one key each, far too
+// few to fill the overlay: a store flushes every CheckpointBatches batches
+// all the same, which deletes the changelogs the flush covers, and a
+// reopened store counts the changelogs it replayed towards the next one.
+func TestCheckpointBatches(t *testing.T) {
+	changelogs := func(s *Store) []int64 {
+		t.Helper()
+		if err := s.waitFlush(); err != nil {
+			t.Fatal(err)
+		}
+		v, err := listChangelogs(s.fs, s.dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	opts := Options{CheckpointBatches: 5}
+	s := openTemp(t, opts)
+	for b := range int64(23) {
+		mustAdd(t, s, fmt.Sprint("key-", b), b, true)
+		mustCommit(t, s, b)
+	}
+	// Flushes at batches 4, 9, 14 and 19; 20, 21 and 22 in changelogs.
+	if got, want := changelogs(s), []int64{21, 22, 23}; !slices.Equal(got, want) || s.Metrics().Flushes != 4 {
+		t.Fatalf("changelogs of versions %v after %d flushes, want %v after 4", got, s.Metrics().Flushes, want)
+	}
+	before := rangeAll(t, s)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(s.dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if got := rangeAll(t, s); got != before {
+		t.Fatalf("reopened:\n%s\nwant\n%s", got, before)
+	}
+	for b := int64(23); b < 25; b++ {
+		mustAdd(t, s, fmt.Sprint("key-", b), b, true)
+		mustCommit(t, s, b)
+	}
+	if got := changelogs(s); len(got) != 0 || s.Metrics().Flushes != 1 {
+		t.Fatalf("reopened, two batches later: changelogs of versions %v after %d flushes, want none after 1", got, s.Metrics().Flushes)
+	}
+	// The default leaves 23 such batches in changelogs.
+	d := openTemp(t, Options{})
+	for b := range int64(23) {
+		mustAdd(t, d, fmt.Sprint("key-", b), b, true)
+		mustCommit(t, d, b)
+	}
+	if got := changelogs(d); len(got) != 23 || d.Metrics().Flushes != 0 {
+		t.Fatalf("by default: %d changelogs after %d flushes, want 23 after none", len(got), d.Metrics().Flushes)
+	}
+	if _, err := Open(t.TempDir(), Options{CheckpointBatches: -1}); err == nil || !strings.Contains(err.Error(), "CheckpointBatches -1 is negative") {
+		t.Fatalf("Open with CheckpointBatches -1 = %v", err)
 	}
 }
 
