@@ -9,9 +9,10 @@
 // Keys are not written to Pebble one by one. An Add puts the key in the
 // overlay, an in-memory hash table of the keys added since the last flush
 // (overlay.go); Commit writes the batch's changelog (changelog.go) and, once
-// the overlay holds Options.MemTableSize bytes, freezes it and flushes it in
-// the background: its live entries, sorted, become a new sstable that Pebble
-// ingests whole (flush.go). A random key costs Pebble no memtable insert
+// the overlay holds Options.MemTableSize bytes (or Options.CheckpointBatches
+// batches, 1000 by default, were committed since the last flush), freezes
+// it and flushes it in the background: its live entries, sorted, become a
+// new sstable that Pebble ingests whole (flush.go). A random key costs Pebble no memtable insert
 // (about a microsecond at a million keys, BENCHMARKS.md), only its share of
 // a sequential sstable write, off the critical path.
 //
@@ -64,11 +65,13 @@
 //
 // Add and Evict change the in-memory state and append to the batch's
 // changelog; Commit writes it to <dir>/changes/<version>.changes, whole (a
-// temporary file renamed into place), before it returns: once write(2)
-// handed the bytes to the operating system, the batch survives a killed
-// process. Options.Fsync adds an fsync for a machine crash, which a
-// simulation does not need. Pebble's own writes (ingestions, the MANIFEST)
-// keep Pebble's syncing.
+// temporary file written with write(2), closed and renamed into place),
+// before it returns: once the operating system holds the bytes, the batch
+// survives a killed process (kill -9). Commit does not fsync by default:
+// Options.Fsync adds an fsync of the changelog and of its folder (and of
+// every flush's sstables) for a machine crash, which a simulation does not
+// need. Pebble's own writes (the MANIFEST an ingestion updates) keep
+// Pebble's syncing.
 //
 // Recovery (Open, and Abort, which costs a reopen) reads the metadata of
 // the newest flush, which records the state it was cut at (version, key
@@ -78,10 +81,16 @@
 // checking that each Add inserts again and each Evict removes as many
 // keys. A flush whose metadata is durable makes the changelogs before it
 // unnecessary, and they are deleted; so the flushed database is Spark's
-// checkpoint, and recovery is the latest checkpoint plus the changelogs
-// after it. A killed process leaves at most a temporary changelog, staged
-// sstables and dropped flushes whose range deletion was still in memory;
-// Open removes them.
+// checkpoint (RocksDB's changelog checkpointing snapshots every
+// minDeltasForSnapshot batches; a flush comes when the overlay is full, or
+// after Options.CheckpointBatches batches at the latest), and recovery is
+// the latest checkpoint plus the changelogs after it: at most
+// CheckpointBatches of them, or twice that if a flush was running when the
+// process died. A killed process leaves at most a temporary changelog,
+// staged sstables (killed before their ingestion), changelogs a flush
+// already covers (killed after it) and dropped flushes whose range
+// deletion was still in memory; Open removes them, and
+// TestKilledDuringAFlush kills a flush at both points.
 //
 // # Versioned reopen
 //
@@ -96,9 +105,11 @@
 //
 // # Memory
 //
-// A store holds its block cache (Options.CacheSize) and up to two overlays
-// (the active one and the one being flushed, Options.MemTableSize each);
-// Options.MemoryBudget sizes both from one number. Besides, per live key: 16
+// A store holds its block cache (Options.CacheSize, 64 MiB by default) and
+// up to two overlays (the active one and the one being flushed,
+// Options.MemTableSize each, 64 MiB by default); Options.MemoryBudget sizes
+// both from one number, half each (Store.MemorySizes reports the result).
+// An overlay entry costs its key and about 56 bytes. Besides, per live key: 16
 // bytes of expiry index (expiring keys only) and 2.5 bytes of filter, plus
 // the filters of flushes not yet dropped (at most about one flush's worth).
 //
