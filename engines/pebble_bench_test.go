@@ -3,7 +3,11 @@ package engines_test
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/cockroachdb/pebble"
@@ -274,4 +278,30 @@ func flushPerKey(s engines.Store) float64 {
 	}
 	m := ps.Metrics()
 	return float64(m.FlushTime.Nanoseconds()) / float64(max(m.FlushKeys, 1))
+}
+
+// TestBenchmarksRun runs every benchmark of the package once, in its
+// short form (-benchtime 1x -short: the smallest size), in a child
+// process, so that go test ./... catches a benchmark that fails its own
+// checks (an engine against its bare loop) or no longer runs, for the
+// memory and the Pebble store alike.
+func TestBenchmarksRun(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run=^$", "-test.bench=.", "-test.benchtime=1x", "-test.short")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the benchmarks failed: %v\n%s", err, out)
+	}
+	for _, k := range []enginetest.Kind{enginetest.DedupeNoEvict, enginetest.DedupeEvict, enginetest.Within} {
+		for _, st := range []string{"memory", "pebble"} {
+			name := fmt.Sprintf("BenchmarkEngine/engine=%s/store=%s/", k, st)
+			if !strings.Contains(string(out), name) {
+				t.Errorf("%s did not run:\n%s", name, out)
+			}
+		}
+	}
+	for _, name := range []string{"BenchmarkEvict/store=memory/", "BenchmarkEvict/store=pebble/", "BenchmarkBatchAdd/"} {
+		if !strings.Contains(string(out), name) {
+			t.Errorf("%s did not run:\n%s", name, out)
+		}
+	}
 }
