@@ -66,8 +66,8 @@ func benchStores() []benchStore {
 }
 
 // BenchmarkEngine runs each dedup engine over each store on the workload
-// of stream_test.go at 1e5, 1e6 and 1e7 live keys (the Pebble store at
-// 1e5 and 1e6) and reports the ratio to the store's bare loop over the
+// of stream_test.go at 1e5, 1e6 and 1e7 live keys and reports the ratio
+// to the store's bare loop over the
 // same keys, measured in the same run: the Go map for the memory store,
 // Pebble Get and Set in NoSync batches for the Pebble store.
 //

@@ -368,7 +368,7 @@ func BenchmarkEvict(b *testing.B) {
 }
 
 // BenchmarkCommit measures one Commit (the op) of a micro-batch of 100 new
-// keys, with the WAL written to the OS only (the default) or fsynced. The
+// keys, with its changelog written to the OS only (the default) or fsynced. The
 // Adds are not timed.
 func BenchmarkCommit(b *testing.B) {
 	for _, fsync := range []bool{false, true} {
