@@ -67,9 +67,9 @@ func benchStores() []benchStore {
 
 // BenchmarkEngine runs each dedup engine over each store on the workload
 // of stream_test.go at 1e5, 1e6 and 1e7 live keys and reports the ratio
-// to the store's bare loop over the
-// same keys, measured in the same run: the Go map for the memory store,
-// Pebble Get and Set in NoSync batches for the Pebble store.
+// to the store's bare loop over the same keys, measured in the same run:
+// the Go map for the memory store, Pebble Get and Set in NoSync batches
+// for the Pebble store.
 //
 // The evicting engines (dedupe-evict, within) hold about keys= live keys
 // throughout: the watermark delay is chosen for it. dedupe-noevict is
