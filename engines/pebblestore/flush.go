@@ -155,6 +155,9 @@ func (s *Store) pollFlush() error {
 // overlay is kept for the next freeze, and the changelogs it covers go.
 func (s *Store) install(j *flushJob) error {
 	s.job = nil
+	if err := s.dropIter(); err != nil {
+		return err
+	}
 	if j.err != nil {
 		if j.fatal {
 			s.broken = true

@@ -1,6 +1,7 @@
 package pebblestore
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/binary"
 	"errors"
@@ -195,6 +196,9 @@ type Store struct {
 	job   *flushJob
 	spare overlay
 
+	// it is the iterator of lookups in Pebble (see get), or nil.
+	it *pebble.Iterator
+
 	// Reusable buffers, so that Add, Evict and Commit do not allocate.
 	kbuf, cbuf []byte
 	// sink keeps AddBatch's look-ahead loads from being optimized away.
@@ -378,6 +382,7 @@ func newStore(dir string, db *pebble.DB, popts *pebble.Options, opts Options, sh
 
 // resetMemory empties the in-memory state (recover fills it again).
 func (s *Store) resetMemory() {
+	s.dropIter()
 	s.ov = newOverlay()
 	s.exps = expiry.New()
 	s.evl = evictLog{}
@@ -410,6 +415,7 @@ func open(dir string, opts Options, readOnly bool) (_ *Store, err error) {
 	s.release = release
 	if err := s.recover(); err != nil {
 		if !s.broken {
+			s.dropIter()
 			db.Close()
 		}
 		release()
@@ -635,22 +641,42 @@ func (s *Store) stored(h uint64, key []byte) (bool, error) {
 }
 
 // get looks key up in Pebble and copies its value into val (which must be
-// as long as the value, if not nil).
+// as long as the value, if not nil). It seeks the store's lookup iterator
+// rather than calling Pebble's Get, which allocates for every level it
+// visits; the iterator is made at the first lookup after a Commit or a
+// flush's install, so it sees every live flush.
 func (s *Store) get(key, val []byte) (bool, int, error) {
-	v, closer, err := s.db.Get(key)
-	if errors.Is(err, pebble.ErrNotFound) {
-		return false, 0, nil
+	if s.it == nil {
+		it, err := s.db.NewIter(nil)
+		if err != nil {
+			return false, 0, err
+		}
+		s.it = it
 	}
+	if !s.it.SeekGE(key) || !bytes.Equal(s.it.Key(), key) {
+		return false, 0, s.it.Error()
+	}
+	v, err := s.it.ValueAndErr()
 	if err != nil {
 		return false, 0, err
 	}
 	n := len(v)
 	if val != nil && n != len(val) {
-		closer.Close()
 		return false, 0, fmt.Errorf("key %q has a %d-byte value, want %d", fileio.Show(string(key)), n, len(val))
 	}
 	copy(val, v)
-	return true, n, closer.Close()
+	return true, n, nil
+}
+
+// dropIter closes the lookup iterator, if any: it pins the sstables of
+// its time, and does not see a flush ingested after it was made.
+func (s *Store) dropIter() error {
+	if s.it == nil {
+		return nil
+	}
+	err := s.it.Close()
+	s.it = nil
+	return err
 }
 
 // Evict removes every key whose expiry is at or below watermark, except
@@ -735,7 +761,10 @@ func (s *Store) Commit(batchID int64) (err error) {
 	s.logs = append(s.logs, logSize{version: v, bytes: int64(len(s.cbuf))})
 	s.unflushed++
 	s.commitDone(batchID)
-	err = s.pollFlush()
+	err = s.dropIter()
+	if err == nil {
+		err = s.pollFlush()
+	}
 	if err == nil && (s.ov.keyBytes+int64(s.ov.len())*overlayEntryBytes >= s.limit || s.unflushed >= s.ckptBatches) {
 		err = s.startFlush()
 	}
@@ -816,7 +845,10 @@ func (s *Store) Close() error {
 		s.release()
 		return nil
 	}
-	err := s.closeDB()
+	err := s.dropIter()
+	if cerr := s.closeDB(); err == nil {
+		err = cerr
+	}
 	s.release()
 	s.resetMemory()
 	if err != nil {

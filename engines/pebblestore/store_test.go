@@ -532,6 +532,89 @@ func TestAddDoesNotAllocate(t *testing.T) {
 	}
 }
 
+// TestAddBatchFromFlushesDoesNotAllocate checks the hot path once the keys
+// live in flushes: AddBatch of keys that Pebble holds (a filter hit and a
+// Get each) and of new keys (filter probes of every flush) allocates
+// nothing per key.
+func TestAddBatchFromFlushesDoesNotAllocate(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector makes pools allocate")
+	}
+	s := openTemp(t, Options{MemTableSize: minMemTableSize})
+	const n = 20000
+	for b := range int64(20) {
+		for i := range n / 20 {
+			mustAdd(t, s, fmt.Sprintf("key-%08d", int(b)*n/20+i), 1000, true)
+		}
+		mustCommit(t, s, b)
+	}
+	if err := s.flush(); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.flushes) < 3 || s.ov.len() != 0 {
+		t.Fatalf("%d flushes, %d keys in the overlay: want the keys in several flushes", len(s.flushes), s.ov.len())
+	}
+	const group = 64
+	keys := make([]byte, 0, group*12)
+	ends := make([]int32, group)
+	exps := make([]int64, group)
+	added := make([]bool, group)
+	next := 0
+	// fill writes the keys key-<first> to key-<first+group-1>, without
+	// allocating.
+	fill := func(first int) {
+		keys = keys[:0]
+		for i := range group {
+			keys = append(keys, "key-00000000"...)
+			for j, v := len(keys)-1, first+i; v > 0; j, v = j-1, v/10 {
+				keys[j] = byte('0' + v%10)
+			}
+			ends[i] = int32(len(keys))
+			exps[i] = 1000
+		}
+	}
+	present := func() {
+		fill(next % (n - group))
+		next += group
+		if err := s.AddBatch(keys, ends, exps, added); err != nil {
+			t.Fatal(err)
+		}
+		if added[0] {
+			t.Fatal("a stored key was added again")
+		}
+	}
+	// Warm Pebble's pools and iterators, then measure without the fill.
+	for range 50 {
+		present()
+	}
+	fill(0)
+	if a := testing.AllocsPerRun(200, func() {
+		if err := s.AddBatch(keys, ends, exps, added); err != nil {
+			t.Fatal(err)
+		}
+	}); a/group > 0.01 {
+		t.Errorf("AddBatch of %d stored keys: %.2f allocs, %.3f a key", group, a, a/group)
+	}
+	if added[0] {
+		t.Fatal("a stored key was added again")
+	}
+	// New keys, each run its own: every one probes the filters, and goes
+	// into the overlay (whose growth is amortized) and the changelog.
+	next = n
+	if a := testing.AllocsPerRun(200, func() {
+		fill(next)
+		next += group
+		if err := s.AddBatch(keys, ends, exps, added); err != nil {
+			t.Fatal(err)
+		}
+		if !added[group-1] {
+			t.Fatal("a new key was not added")
+		}
+	}); a/group > 0.01 {
+		t.Errorf("AddBatch of %d new keys: %.2f allocs, %.3f a key", group, a, a/group)
+	}
+}
+
 // The helper process of TestCommittedBatchSurvivesSIGKILL: commits
 // killBatches batches, reporting each on stdout, starts one more without
 // committing it, and waits to be killed.
