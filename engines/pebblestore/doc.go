@@ -55,11 +55,15 @@
 // in memory (filter.go, 20 bits per key, under 0.2% false positives),
 // built as it is written and dropped with it, and the NoExpiry keys one
 // that grows with them; a key that no filter may hold is certainly new and
-// costs no Get. Filters have no false negatives, so results are exact: a
-// filter hit still does a Get, which decides. The newest copy of a key
-// decides: an older one is dead, since the key was added again after it.
-// AddBatch loads every key's overlay slot and filter blocks ahead, a group
-// at a time, so that their cache misses overlap.
+// costs no read of Pebble. Filters have no false negatives, so results are
+// exact: a filter hit still reads Pebble, which decides, with a seek of one
+// iterator that the store makes at the first such read of a batch and
+// closes at its Commit or at a flush's install (Pebble's Get allocates for
+// every level it visits; a seek allocates nothing). The newest copy of a
+// key decides: an older one is dead, since the key was added again after
+// it. AddBatch loads every key's overlay slot and filter blocks ahead, a
+// group at a time, so that their cache misses overlap; it does not sort a
+// batch's lookups by key.
 //
 // # Micro-batches and durability
 //
