@@ -599,7 +599,10 @@ func TestAddBatchFromFlushesDoesNotAllocate(t *testing.T) {
 		t.Fatal("a stored key was added again")
 	}
 	// New keys, each run its own: every one probes the filters, and goes
-	// into the overlay (whose growth is amortized) and the changelog.
+	// into the overlay, the expiry index and the changelog, which grow in
+	// chunks and doublings with the live keys (about 0.015 allocations a
+	// key here, some of them Pebble's background work, which AllocsPerRun
+	// counts too): not one a key.
 	next = n
 	if a := testing.AllocsPerRun(200, func() {
 		fill(next)
@@ -610,7 +613,7 @@ func TestAddBatchFromFlushesDoesNotAllocate(t *testing.T) {
 		if !added[group-1] {
 			t.Fatal("a new key was not added")
 		}
-	}); a/group > 0.01 {
+	}); a/group > 0.05 {
 		t.Errorf("AddBatch of %d new keys: %.2f allocs, %.3f a key", group, a, a/group)
 	}
 }
