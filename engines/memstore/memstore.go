@@ -4,7 +4,7 @@
 // It is exact (keys are compared byte for byte, never by hash alone) and
 // allocation-free per row: key bytes are copied into arena slabs, an
 // open-addressing table of 8-byte, pointer-free slots finds them, and an
-// expiry index (time buckets over the live span, expiry.go) makes
+// expiry index (time buckets over the live span, engines/internal/expiry) makes
 // eviction cost what it evicts. The garbage
 // collector scans none of it but a pointer per arena slab (256 KiB) and per
 // index chunk (256 keys).
@@ -15,19 +15,20 @@ import (
 	"hash/maphash"
 
 	"github.com/dedupsim/dedupsim/engines"
+	"github.com/dedupsim/dedupsim/engines/internal/expiry"
 )
 
 // Store is an in-memory engines.Store.
 type Store struct {
 	tab   table
 	arena arena
-	index expiryIndex
+	index expiry.Index
 	// seed keys the table's hash: random per store, so that no stream of
 	// keys can be crafted to collide.
 	seed maphash.Seed
 	// evictFn is the eviction callback, bound once so that Evict does not
 	// allocate a closure per call.
-	evictFn func([]expiryItem)
+	evictFn func([]expiry.Item)
 	// sink keeps the eviction's touch pass from being optimized away.
 	sink uint32
 	log  changeLog
@@ -38,7 +39,7 @@ func New() *Store {
 	s := &Store{
 		tab:   newTable(),
 		arena: newArena(),
-		index: newExpiryIndex(),
+		index: expiry.New(),
 		seed:  maphash.MakeSeed(),
 	}
 	s.evictFn = s.evictItems
@@ -81,7 +82,7 @@ func (s *Store) add(key []byte, tag uint32, expiresAt int64) (bool, error) {
 	t.slots[i] = slot{tag: tag, ref: ref}
 	t.n++
 	if expiresAt != engines.NoExpiry {
-		s.index.push(expiryItem{at: orderKey(expiresAt), ref: ref, tag: tag})
+		s.index.Push(expiry.Item{At: expiry.OrderKey(expiresAt), Ref: ref, Tag: tag})
 	}
 	if s.log.on {
 		s.log.put(key, expiresAt)
@@ -91,7 +92,7 @@ func (s *Store) add(key []byte, tag uint32, expiresAt int64) (bool, error) {
 
 // Evict removes every key whose expiry is at or below watermark.
 func (s *Store) Evict(watermark int64) (int, error) {
-	return s.index.popUpTo(orderKey(engines.EvictBound(watermark)), s.evictFn), nil
+	return s.index.PopUpTo(expiry.OrderKey(engines.EvictBound(watermark)), s.evictFn), nil
 }
 
 // evictItems removes a run of expired keys. Without a change log it never
@@ -105,20 +106,20 @@ func (s *Store) Evict(watermark int64) (int, error) {
 // loads do not depend on each other, so the processor keeps many in
 // flight at once, and the removals then find their slots in cache. A run
 // is at most a chunk, 256 items (512 lines, 32 KiB), which stays in L1/L2.
-func (s *Store) evictItems(its []expiryItem) {
+func (s *Store) evictItems(its []expiry.Item) {
 	t := &s.tab
 	var sink uint32
 	for _, it := range its {
-		h := it.tag >> t.shift
+		h := it.Tag >> t.shift
 		sink += t.slots[h].ref + t.slots[((h|7)+1)&t.mask].ref
 	}
 	s.sink += sink
 	for _, it := range its {
 		if s.log.on {
-			s.log.remove(s.arena.key(it.ref))
+			s.log.remove(s.arena.key(it.Ref))
 		}
-		t.remove(it.tag, it.ref)
-		s.arena.release(it.ref)
+		t.remove(it.Tag, it.Ref)
+		s.arena.release(it.Ref)
 	}
 }
 
@@ -130,7 +131,7 @@ func (s *Store) Len() int { return s.tab.n }
 func (s *Store) Close() error {
 	s.tab = newTable()
 	s.arena = newArena()
-	s.index = newExpiryIndex()
+	s.index = expiry.New()
 	return nil
 }
 

@@ -243,7 +243,7 @@ func bareLoop(b *testing.B, live int, rs rows, timed bool) (nsPerRow, cpuPerRow 
 	defer db.Close()
 	var key [1 + idLen]byte
 	var val [8]byte
-	key[0] = primaryPrefix
+	key[0] = 'k'
 	batch := db.NewBatch()
 	for i := range live {
 		putID(key[1:], uint64(i))
@@ -367,71 +367,8 @@ func BenchmarkEvict(b *testing.B) {
 	}
 }
 
-// BenchmarkReadYourWrites is the measurement behind the overlay: the store
-// (overlay, sorted writes at Commit) against the same Add done with an
-// indexed pebble.Batch, whose Get sees the batch's writes, writing as it
-// goes. Both write the same two keys per new row and commit with
-// pebble.Sync every benchBatch rows.
-func BenchmarkReadYourWrites(b *testing.B) {
-	live := int(1e5)
-	if testing.Short() {
-		live = 1e4
-	}
-	for _, mode := range []string{"overlay", "indexed"} {
-		b.Run(fmt.Sprintf("mode=%s/keys=%s", mode, sizeName(live)), func(b *testing.B) {
-			s, err := Open(filepath.Join(b.TempDir(), "s"), Options{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer s.Close()
-			prefill(b, s, live, false)
-			rs := makeRows(live, b.N)
-			var kbuf, xbuf []byte
-			var val [8]byte
-			ib := s.db.NewIndexedBatch()
-			b.ReportAllocs()
-			b.ResetTimer()
-			cpu0 := cpuTime()
-			for i := range b.N {
-				exp := int64(live + i)
-				if mode == "overlay" {
-					if _, err := s.Add(rs.at(i), exp); err != nil {
-						b.Fatal(err)
-					}
-				} else {
-					kbuf = appendPrimary(kbuf[:0], rs.at(i))
-					_, closer, err := ib.Get(kbuf)
-					switch {
-					case err == nil:
-						closer.Close()
-					case errors.Is(err, pebble.ErrNotFound):
-						binary.BigEndian.PutUint64(val[:], uint64(exp))
-						ib.Set(kbuf, val[:], nil)
-						xbuf = appendIndex(xbuf[:0], exp, rs.at(i))
-						ib.Set(xbuf, nil, nil)
-					default:
-						b.Fatal(err)
-					}
-				}
-				if (i+1)%benchBatch == 0 || i == b.N-1 {
-					if mode == "overlay" {
-						err = s.Commit(int64(i))
-					} else {
-						err = ib.Commit(pebble.Sync)
-						ib.Reset()
-					}
-					if err != nil {
-						b.Fatal(err)
-					}
-				}
-			}
-			b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/row")
-		})
-	}
-}
-
 // BenchmarkCommit measures one Commit (the op) of a micro-batch of 100 new
-// keys, with the WAL written to the OS only (the default) or fsynced. The
+// keys, with its changelog written to the OS only (the default) or fsynced. The
 // Adds are not timed.
 func BenchmarkCommit(b *testing.B) {
 	for _, fsync := range []bool{false, true} {

@@ -1,112 +1,131 @@
 // Package pebblestore is the Pebble-backed engines.Store: the dedup state of
-// one operator kept on disk, like Spark's RocksDB state store, and
-// persisted per micro-batch so that a restarted query resumes from the last
-// committed batch.
+// one operator kept on disk, shaped like Spark's RocksDB state store with
+// changelog checkpointing (the WAL off, a changelog per batch, the database
+// files as the checkpoint), and persisted per micro-batch so that a
+// restarted query resumes from the last committed batch.
+//
+// # Writes
+//
+// Keys are not written to Pebble one by one. An Add puts the key in the
+// overlay, an in-memory hash table of the keys added since the last flush
+// (overlay.go); Commit writes the batch's changelog (changelog.go) and, once
+// the overlay holds Options.MemTableSize bytes (or Options.CheckpointBatches
+// batches, 1000 by default, were committed since the last flush), freezes
+// it and flushes it in the background: its live entries, sorted, become a
+// new sstable that Pebble ingests whole (flush.go). A random key costs Pebble no memtable insert
+// (about a microsecond at a million keys, BENCHMARKS.md), only its share of
+// a sequential sstable write, off the critical path.
 //
 // # Key layout
 //
-// One Pebble DB holds one store. Every Pebble key starts with a one-byte
-// prefix:
+// One Pebble DB, the WAL disabled, holds one store. Every Pebble key starts
+// with a one-byte prefix:
 //
-//	"m"                                 metadata: format, last batch id, Len, index bound
-//	'k' + key                           primary: expiresAt, 8 bytes big-endian
-//	'x' + be64(expiresAt ^ 1<<63) + key expiry index: empty value
+//	'f' + be64(id) + 'k' + key   an entry of flush id: expiresAt, 8 bytes big-endian
+//	'f' + be64(id) + 'm'         the metadata of flush id (keys.go: meta)
+//	'n' + key                    a key stored with engines.NoExpiry: empty value
 //
-// The primary entry answers Add's "is this key present" with one point
-// lookup on the exact key bytes (never a hash). The index entry orders keys
-// by expiry: flipping the sign bit makes the big-endian bytes of an int64
-// sort like the number itself, so negative expiries come first. The time is
-// fixed-width, so the key that follows it needs no terminator, and keys that
-// are prefixes of each other (or empty) stay distinct. NoExpiry keys have no
-// index entry at all: they are never evicted, not even by
-// Evict(math.MaxInt64), and cost eviction nothing.
+// Each flush owns a key range no other flush touches, above every older
+// one, so Pebble ingests its sstable into the bottom level with no overlap
+// and never compacts it: the expiring keys cost no compaction at all. A
+// flush is dropped whole, by one range deletion that Pebble's delete-only
+// compactions turn into deleted files, once the watermark reaches the
+// largest expiry among its entries. NoExpiry keys (a dropDuplicates
+// without the event time among its keys) are never dropped, so they live
+// in one key range of their own, which Pebble compacts as an ordinary LSM.
 //
 // # Eviction
 //
-// Evict(w) reads the index span [low, w], where low is a lower bound on
-// every indexed expiry, kept in memory and committed in the metadata, and
-// moved past w by each Evict (an Add with an earlier expiry moves it back).
-// It deletes the primary entry of each key it finds, and drops the whole
-// span with one DeleteRange. Starting at low rather than at the first index
-// key matters: deleted index entries stay in the LSM as tombstones until a
-// compaction drops them, and an iterator starting at the front would step
-// over all of them, so eviction would cost everything ever evicted instead
-// of what it evicts now.
+// Evict deletes nothing where it lies. The expiry of every live key is kept
+// in memory in the expiry index (engines/internal/expiry, 16 bytes a key),
+// which Evict pops, so its count, and Len, are exact, and its cost is what
+// it evicts. Every key is stored with the store's evict epoch when it was
+// added, and an entry is dead once an eviction recorded after its epoch
+// reached its expiry (evictlog.go); lookups, Range and flushes skip dead
+// entries, and a key evicted and added again gets a new entry. A flush
+// records its epoch for all its entries: they were all live when it was
+// cut, so the evictions after it decide their fate. Range deletions touch
+// only dropped flushes, which no lookup reads: they stay off the read path.
 //
-// The index span goes with one range tombstone rather than a point
-// tombstone per entry because the span is contiguous and known: it writes
-// nothing per evicted key to the WAL and the memtable, and compactions drop
-// the covered entries wholesale. The primaries need point deletes, as they
-// are scattered in key order. Measured with BenchmarkStore/op=steady and
-// BenchmarkEvict at 1e5 live keys on 2 cores, point tombstones for the
-// index cost 30 to 60% more CPU per row and per evicted key. BenchmarkEvict shows the
-// cost per evicted key flat as the keys that stay grow from 1e4 to 1e6.
+// # Lookups
 //
-// # Micro-batches
+// Add looks a key up in the overlay first (exact), then in the overlay
+// being flushed, if any, then in Pebble, newest first: the NoExpiry keys,
+// then each live flush. In front of Pebble, each flush has a Bloom filter
+// in memory (filter.go, 20 bits per key, under 0.2% false positives),
+// built as it is written and dropped with it, and the NoExpiry keys one
+// that grows with them; a key that no filter may hold is certainly new and
+// costs no read of Pebble. Filters have no false negatives, so results are
+// exact: a filter hit still reads Pebble, which decides, with a seek of one
+// iterator that the store makes at the first such read of a batch and
+// closes at its Commit or at a flush's install (Pebble's Get allocates for
+// every level it visits; a seek allocates nothing). The newest copy of a
+// key decides: an older one is dead, since the key was added again after
+// it. AddBatch loads every key's overlay slot and filter blocks ahead, a
+// group at a time, so that their cache misses overlap; it does not sort a
+// batch's lookups by key.
 //
-// Add and Evict record what they do in an in-memory overlay of the keys the
-// micro-batch added or evicted (pending.go); Add consults the overlay first
-// and the committed DB second, so a batch sees its own writes. Commit then
-// writes the overlay into one pebble.Batch, after the Evicts' range
-// tombstones: the primary entries sorted by key, then the index entries
-// sorted by expiry, then the metadata, and applies it atomically. Sorted,
-// each memtable insert starts from the skiplist splice of the previous one
-// instead of from the top, and the index entries, later than every
-// committed one, append at the end of the index; a key added and evicted in
-// the same batch writes nothing. Writing as Add went instead put the CPU
-// per row at 2.3 to 3.0 times the bare loop's, against 1.6 to 1.8 sorted
-// (BenchmarkStore/op=steady/keys=1e5, x-bare-cpu). An indexed pebble.Batch would give
-// read-your-writes too, but every Set then also inserts into the batch's
-// own skiplist and every Get seeks it; BenchmarkReadYourWrites measures it
-// at 15 to 35% more CPU per row than the overlay, with 3 allocations per
-// row against 1 (Pebble's own, in its Get), on a 2-core machine.
+// # Micro-batches and durability
 //
-// A reopened store is exactly the state of the last Commit, with the batch
-// id and Len that go with it: uncommitted work is lost, like Spark's state
-// store restoring the last committed version. Abort discards it without a
-// reopen.
+// Add and Evict change the in-memory state and append to the batch's
+// changelog; Commit writes it to <dir>/changes/<version>.changes, whole (a
+// temporary file written with write(2), closed and renamed into place),
+// before it returns: once the operating system holds the bytes, the batch
+// survives a killed process (kill -9). Commit does not fsync by default:
+// Options.Fsync adds an fsync of the changelog and of its folder (and of
+// every flush's sstables) for a machine crash, which a simulation does not
+// need. Pebble's own writes (the MANIFEST an ingestion updates) keep
+// Pebble's syncing.
+//
+// Recovery (Open, and Abort, which costs a reopen) reads the metadata of
+// the newest flush, which records the state it was cut at (version, key
+// count, evict log, live flushes), rebuilds the filters and the expiry
+// index from the live flushes' entries (checking their count), and replays
+// the changelogs of the batches committed after it through Add and Evict,
+// checking that each Add inserts again and each Evict removes as many
+// keys. A flush whose metadata is durable makes the changelogs before it
+// unnecessary, and they are deleted; so the flushed database is Spark's
+// checkpoint (RocksDB's changelog checkpointing snapshots every
+// minDeltasForSnapshot batches; a flush comes when the overlay is full, or
+// after Options.CheckpointBatches batches at the latest), and recovery is
+// the latest checkpoint plus the changelogs after it: at most
+// CheckpointBatches of them, or twice that if a flush was running when the
+// process died. A killed process leaves at most a temporary changelog,
+// staged sstables (killed before their ingestion), changelogs a flush
+// already covers (killed after it) and dropped flushes whose range
+// deletion was still in memory; Open removes them, and
+// TestKilledDuringAFlush kills a flush at both points.
 //
 // # Versioned reopen
 //
 // Pebble keeps only the latest state, but a resumed run reopens a store at
 // the version of its last job snapshot, a few batches back. Snapshot (the
-// engines.Snapshotter the runner calls before each job snapshot) saves a
-// Pebble checkpoint in <dir>.checkpoints/<version>, sstables hard-linked,
-// keeping the two newest; OpenAt reopens the live store if it is at the
-// wanted version and otherwise rebuilds it from that checkpoint, swapped in
-// with renames. See snapshot.go for the layout and the crash cases.
+// engines.Snapshotter the runner calls before each job snapshot) flushes
+// the overlay and saves a Pebble checkpoint in <dir>.checkpoints/<version>,
+// sstables hard-linked, keeping the two newest; OpenAt reopens the live
+// store if it is at the wanted version and otherwise rebuilds it from that
+// checkpoint, swapped in with renames. See snapshot.go for the layout and
+// the crash cases.
 //
-// # Durability
+// # Memory
 //
-// A committed batch must survive a SIGKILL of the process; surviving a
-// machine crash is not required. pebble.NoSync is not enough for that: in
-// Pebble v1.1 a NoSync commit only copies the batch into the WAL writer's
-// in-memory block (record.LogWriter.SyncRecord) and returns; the flush loop
-// writes that block to the file when it fills or when a sync is requested,
-// so a process killed after Commit returned can lose its last batches.
-// TestCommittedBatchSurvivesSIGKILL fails with NoSync (the store reopens at
-// batch 0 or 25 of 30) and passes as built. Commit uses pebble.Sync, whose
-// contract is that the WAL is written to the file and synced before Commit
-// returns; once write(2) returned, the data is in the OS page cache, which
-// survives the process. With Options.Fsync false (the default) the WAL
-// files are opened through a vfs.FS whose Sync is a no-op (fs.go), so the
-// guarantee costs a write(2) per Commit instead of an fsync, which saves
-// 0.4 ms or more per Commit on the measured machine (BenchmarkCommit).
-// Options.Fsync true keeps the real fsync for machine-crash durability.
-// Sstables and the MANIFEST keep Pebble's own syncing either way.
+// A store holds its block cache (Options.CacheSize, 64 MiB by default) and
+// up to two overlays (the active one and the one being flushed,
+// Options.MemTableSize each, 64 MiB by default); Options.MemoryBudget sizes
+// both from one number, half each (Store.MemorySizes reports the result).
+// An overlay entry costs its key and about 56 bytes. Besides, per live key: 16
+// bytes of expiry index (expiring keys only) and 2.5 bytes of filter, plus
+// the filters of flushes not yet dropped (at most about one flush's worth).
 //
 // # Pebble tuning
 //
-// Values are 8 bytes and keys are mostly random ids, which block
-// compression cannot shrink, so every level is uncompressed (no CPU spent on
-// every flush, compaction and block read). Every level has a 10-bit bloom
-// filter, because most Adds look up a key that is absent, and the filter
-// answers for an sstable without reading a data block. The block cache
-// (default 64 MiB) and memtable (default 32 MiB) are Options; four
-// memtables may queue before writes stall, so a slow flush on a 2-core
-// machine does not stall a micro-batch. Pebble's informational logging is
+// Keys are mostly random ids with 8-byte values, which block compression
+// cannot shrink, so sstables are uncompressed. The NoExpiry keys' sstables
+// keep a 10-bit table filter per level; flushes' sstables have none (the
+// store's own filters answer first). Pebble's informational logging is
 // dropped so it does not interleave with the simulator's progress bar.
 //
 // A Store is not safe for concurrent use; the runner drives one store from
-// one goroutine.
+// one goroutine (the store's own flush goroutine shares nothing it
+// writes).
 package pebblestore

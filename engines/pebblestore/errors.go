@@ -18,15 +18,15 @@ import (
 // Errors.
 //
 // Pebble reports some I/O errors not by returning them but by calling its
-// Logger's Fatalf, which must not return: a failed WAL write in a commit
-// ("fatal commit error"), a failed MANIFEST write when a DB is opened or a
-// flush installs its sstable. Pebble's default logger exits the process;
+// Logger's Fatalf, which must not return: a failed MANIFEST write when a
+// DB is opened, or when a flush or an ingestion installs its sstables. Pebble's default logger exits the process;
 // a logger that panics leaves a 25-line goroutine trace, or a deadlock
 // when a deferred Close waits on the commit pipeline the panic left
 // locked. A store turns them into ordinary errors instead:
 //
 //   - Fatalf on the goroutine of one of the store's own calls (Add, Evict,
-//     Commit, Range, Snapshot, Open...) panics with a private value that
+//     Commit, Range, Snapshot, Open..., or the store's flush goroutine,
+//     whose error the next Commit returns) panics with a private value that
 //     the call recovers and returns as a one-line error naming the store's
 //     folder. The store is then broken: every later call returns that
 //     error, and Close releases the store without asking Pebble to close a

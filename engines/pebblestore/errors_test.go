@@ -105,13 +105,15 @@ func closeWithin(t *testing.T, s *Store) {
 	}
 }
 
-// TestFullDiskIsAnErrorNotAPanic fills the disk under a store's WAL: the
-// Commit whose WAL write fails (Pebble reports it through its logger's
-// Fatalf) returns a one-line error naming the store's folder and the
-// cause, instead of a panic; every later call returns it, and Close
-// returns instead of waiting on Pebble's commit pipeline.
+// TestFullDiskIsAnErrorNotAPanic fills the disk under a store's
+// changelogs: the Commit whose changelog cannot be written returns a
+// one-line error naming the store's folder and the cause, instead of a
+// panic; every later call returns it, Close returns, and the reopened
+// store is at the last batch committed before.
 func TestFullDiskIsAnErrorNotAPanic(t *testing.T) {
-	disk := &fullDisk{FS: vfs.Default, match: func(name string) bool { return strings.HasSuffix(name, ".log") }}
+	disk := &fullDisk{FS: vfs.Default, match: func(name string) bool {
+		return strings.Contains(name, string(filepath.Separator)+changesDir+string(filepath.Separator))
+	}}
 	dir := filepath.Join(t.TempDir(), "s")
 	s, err := Open(dir, Options{fs: disk})
 	if err != nil {
@@ -127,6 +129,57 @@ func TestFullDiskIsAnErrorNotAPanic(t *testing.T) {
 		t.Errorf("Add after the failed Commit: %v, want the Commit's error", err2)
 	}
 	closeWithin(t, s)
+	disk.armed.Store(false)
+	s, err = Open(dir, Options{fs: disk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if b, ok := s.LastCommitted(); !ok || b != 0 || rangeAll(t, s) != "a=1;" {
+		t.Fatalf("reopened at batch %d (%v) holding %q, want batch 0 holding a", b, ok, rangeAll(t, s))
+	}
+	if ents, _ := os.ReadDir(filepath.Join(dir, changesDir)); len(ents) != 1 {
+		t.Errorf("the changes folder holds %d files, want the one changelog (no temporary left)", len(ents))
+	}
+}
+
+// TestFullDiskAtFlush fills the disk under the sstables a flush writes:
+// the Commit that flushes returns one line naming the store's folder and
+// the cause; the batch it committed is in its changelog, and the reopened
+// store has it.
+func TestFullDiskAtFlush(t *testing.T) {
+	disk := &fullDisk{FS: vfs.Default, match: func(name string) bool {
+		return strings.Contains(name, string(filepath.Separator)+stagingDir+string(filepath.Separator))
+	}}
+	dir := filepath.Join(t.TempDir(), "s")
+	s, err := Open(dir, Options{fs: disk, MemTableSize: 64 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	disk.armed.Store(true)
+	b, added := int64(0), 0
+	for ; ; b++ {
+		for i := range 50 {
+			if _, err := s.Add(fmt.Appendf(nil, "%d-%d", b, i), b); err != nil {
+				t.Fatal(err)
+			}
+			added++
+		}
+		if err = s.Commit(b); err != nil || b > 1000 {
+			break
+		}
+	}
+	wantOneLine(t, "Commit that flushes on a full disk", err, dir, "no space left on device", "flush", fmt.Sprintf("commit batch %d", b))
+	closeWithin(t, s)
+	disk.armed.Store(false)
+	s, err = Open(dir, Options{fs: disk, MemTableSize: 64 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if last, ok := s.LastCommitted(); !ok || last != b || s.Len() != added {
+		t.Fatalf("reopened at batch %d (%v) with %d keys, want batch %d with %d", last, ok, s.Len(), b, added)
+	}
 }
 
 // TestFullDiskAtOpen fills the disk before a store is created: Pebble
@@ -147,18 +200,24 @@ func TestFullDiskAtOpen(t *testing.T) {
 // TestBackgroundErrorStopsTheNextCommit fills the disk for sstables only:
 // the memtable flush fails in the background, which Pebble retries, and
 // the next Commit returns that error, once, instead of the store going on
-// with a flush that cannot succeed.
+// with a flush that cannot succeed. The store's own writes reach Pebble as
+// sstables it writes itself (TestFullDiskAtFlush); Pebble flushes its
+// memtable when flushes are dropped, and compacts: those are the
+// background work that fails here.
 func TestBackgroundErrorStopsTheNextCommit(t *testing.T) {
-	disk := &fullDisk{FS: vfs.Default, match: func(name string) bool { return strings.HasSuffix(name, ".sst") }}
+	disk := &fullDisk{FS: vfs.Default, match: func(name string) bool {
+		return strings.HasSuffix(name, ".sst") && !strings.Contains(name, string(filepath.Separator)+stagingDir+string(filepath.Separator))
+	}}
 	dir := filepath.Join(t.TempDir(), "s")
 	s, err := Open(dir, Options{fs: disk, MemTableSize: 64 << 10})
 	if err != nil {
 		t.Fatal(err)
 	}
 	disk.armed.Store(true)
-	// Commits go on until the memtables Pebble cannot flush fill up, when
-	// a Commit would wait forever for the flush: the error must come
-	// before.
+	// Keys expire two batches after they come, so flushes are dropped and
+	// Pebble flushes the range deletions. Commits go on until the
+	// memtables Pebble cannot flush fill up, when a Commit would wait
+	// forever for the flush: the error must come before.
 	done := make(chan error, 1)
 	go func() {
 		key := make([]byte, 64)
@@ -169,6 +228,10 @@ func TestBackgroundErrorStopsTheNextCommit(t *testing.T) {
 					done <- err
 					return
 				}
+			}
+			if _, err := s.Evict(b - 2); err != nil {
+				done <- err
+				return
 			}
 			if err := s.Commit(b); err != nil {
 				done <- err

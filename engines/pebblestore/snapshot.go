@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cockroachdb/pebble"
 	"github.com/dedupsim/dedupsim/engines/fileio"
 )
 
@@ -25,15 +24,15 @@ import (
 //	<dir>/                         the live store
 //	<dir>.checkpoints/<version>/   the store as of <version> committed batches:
 //	                               PEBBLESTORE marker, sstables hard-linked to the
-//	                               live store's, a copy of the WAL and MANIFEST
+//	                               live store's, a copy of the MANIFEST and OPTIONS
 //	<dir>.checkpoints/.<version>.tmp-*  a checkpoint being written
 //
 // Only the two newest checkpoints are kept: the one of the job snapshot
 // being written, and the one of the job snapshot still on disk should the
 // process die before the new one is written. Sstables are immutable, so the
 // hard links cost no copy and stay valid whatever the live store compacts;
-// a checkpoint's size is its WAL (at most about a memtable) plus the
-// sstables the live store has since dropped.
+// a checkpoint's size is the sstables the live store has since dropped.
+// Snapshot flushes the overlay first, so a checkpoint needs no changelog.
 //
 // OpenAt opens the live store if it is at the wanted version, and else
 // rebuilds it from that version's checkpoint: the copy is made beside dir
@@ -57,14 +56,6 @@ func CheckpointsDir(dir string) string {
 	return filepath.Clean(dir) + checkpointsSuffix
 }
 
-// version returns the store's version: the number of committed batches.
-func (s *Store) version() int64 {
-	if !s.committed.hasBatch {
-		return 0
-	}
-	return s.committed.batchID + 1
-}
-
 // Snapshot saves a checkpoint of the store at version, its current version
 // (the number of committed batches), so that OpenAt can reopen the store at
 // that version after later commits; it keeps the checkpoints of the two
@@ -85,8 +76,20 @@ func (s *Store) Snapshot(version int64) (err error) {
 	if have := s.version(); have != version {
 		return fmt.Errorf("pebblestore %s: snapshot of version %d asked, the store is at version %d", s.dir, version, have)
 	}
-	if len(s.pend.m) > 0 || !s.batch.Empty() {
+	if s.log.ops > 0 {
 		return fmt.Errorf("pebblestore %s: snapshot of version %d: the current batch is not committed", s.dir, version)
+	}
+	// The checkpoint holds what Pebble holds: flush the overlay first, so
+	// that it is the state of version, without changelogs.
+	if err := s.waitFlush(); err != nil {
+		s.err = fmt.Errorf("pebblestore %s: snapshot of version %d: flush: %s", s.dir, version, oneLine(err.Error()))
+		return s.err
+	}
+	if s.flushed != version {
+		if err := s.flush(); err != nil {
+			s.err = fmt.Errorf("pebblestore %s: snapshot of version %d: flush: %s", s.dir, version, oneLine(err.Error()))
+			return s.err
+		}
 	}
 	root := CheckpointsDir(s.dir)
 	if err := os.MkdirAll(root, 0o777); err != nil {
@@ -98,9 +101,7 @@ func (s *Store) Snapshot(version int64) (err error) {
 	}
 	final := filepath.Join(root, strconv.FormatInt(version, 10))
 	tmp := fileio.TempName(final, "tmp")
-	// The WAL is flushed to the file by every Commit already (pebble.Sync);
-	// WithFlushedWAL makes sure of it for the copy.
-	if err := s.db.Checkpoint(tmp, pebble.WithFlushedWAL()); err != nil {
+	if err := s.db.Checkpoint(tmp); err != nil {
 		os.RemoveAll(tmp)
 		return fmt.Errorf("pebblestore %s: snapshot of version %d: %w", s.dir, version, err)
 	}
@@ -207,9 +208,10 @@ func OpenAt(dir string, version int64, opts Options) (*Store, error) {
 		if err := checkMarker(dir, entries); err != nil {
 			return nil, err
 		}
-		// Opening for writing changes Pebble's files (a new MANIFEST, the
-		// WAL flushed): without a checkpoint to fall back on, look at the
-		// version read-only first, so that a failure leaves dir as it was.
+		// Opening for writing changes the store's files (a new MANIFEST,
+		// changelogs and staged sstables a killed process left removed):
+		// without a checkpoint to fall back on, look at the version
+		// read-only first, so that a failure leaves dir as it was.
 		_, ckErr := checkpointOf(dir, version, "")
 		s, err := open(dir, opts, ckErr != nil)
 		if err != nil {
@@ -328,9 +330,9 @@ func CheckAt(dir string, version int64, opts Options) error {
 }
 
 // OpenReadOnly opens the store in dir for reading: Len, Range and
-// LastCommitted work, Commit and Snapshot fail, and nothing in dir is
-// written (Pebble's read-only mode replays the WAL into memory only). dir
-// must be a store.
+// LastCommitted work, Add, Evict, Commit and Snapshot fail, and nothing in
+// dir is written: the changelogs after the newest flush are replayed into
+// memory only. dir must be a store.
 func OpenReadOnly(dir string, opts Options) (*Store, error) {
 	if err := opts.validate(); err != nil {
 		return nil, fmt.Errorf("pebblestore %s: invalid options: %w", dir, err)
@@ -423,8 +425,8 @@ func removeTemps(root string) error {
 
 // copyStore copies the store files of src into the empty folder dst:
 // sstables as hard links (Pebble never modifies one), everything else as a
-// copy, since the reopened store appends to its WAL and MANIFEST or
-// recycles them in place, which through a link would change the checkpoint.
+// copy, since the reopened store appends to its MANIFEST or recycles files
+// in place, which through a link would change the checkpoint.
 func copyStore(src, dst string) error {
 	ents, err := os.ReadDir(src)
 	if err != nil {

@@ -16,8 +16,8 @@ import (
 
 var _ engines.Snapshotter = (*Store)(nil)
 
-// smallOpts make memtables flush every few batches, so that checkpoints
-// hold sstables (hard links) as well as a WAL.
+// smallOpts make overlays flush every few batches, so that checkpoints
+// hold sstables (hard links) as well as changelogs.
 var smallOpts = Options{CacheSize: 1 << 20, MemTableSize: 64 << 10}
 
 // runBatch adds 300 keys of batch b, expiring at b+10, and evicts what
@@ -240,7 +240,7 @@ func TestOpenReadOnlyWritesNothing(t *testing.T) {
 		runBatch(t, s, b)
 	}
 	want := rangeAll(t, s)
-	// Killed rather than closed: the read-only open has a WAL to replay.
+	// Killed rather than closed: the read-only open has changelogs to replay.
 	s.db.Close()
 	before := hashTree(t, root)
 	r, err := OpenReadOnly(dir, smallOpts)

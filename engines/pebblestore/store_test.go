@@ -8,8 +8,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -323,9 +325,10 @@ func TestOpenRefusesForeign(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		db.Delete(metaKey, pebble.Sync)
+		// Every flush goes, with the metadata of the newest.
+		db.DeleteRange([]byte{flushPrefix}, []byte{flushPrefix + 1}, pebble.Sync)
 		db.Close()
-		if _, err := Open(dir, Options{}); err == nil || !strings.Contains(err.Error(), "no metadata key") {
+		if _, err := Open(dir, Options{}); err == nil || !strings.Contains(err.Error(), "no flush metadata") {
 			t.Fatalf("Open = %v, want a missing metadata error", err)
 		}
 	})
@@ -347,6 +350,118 @@ func TestOptionsValidate(t *testing.T) {
 	_, err := Open(t.TempDir(), Options{CacheSize: -1, MemTableSize: 5 << 30})
 	if err == nil || !strings.Contains(err.Error(), "CacheSize") || !strings.Contains(err.Error(), "MemTableSize") {
 		t.Fatalf("Open = %v, want both problems reported", err)
+	}
+}
+
+// TestMemoryBudget opens stores with each way of sizing their memory and
+// checks the block cache Pebble got and the overlay that makes a Commit
+// flush: MemoryBudget split in halves, or what an explicit size leaves,
+// with floors, and the defaults without it.
+func TestMemoryBudget(t *testing.T) {
+	const mib = 1 << 20
+	for _, c := range []struct {
+		name           string
+		opts           Options
+		cache, overlay int64
+	}{
+		{"defaults", Options{}, DefaultCacheSize, int64(DefaultMemTableSize)},
+		{"budget", Options{MemoryBudget: 48 * mib}, 24 * mib, 24 * mib},
+		{"budget and cache", Options{MemoryBudget: 48 * mib, CacheSize: 8 * mib}, 8 * mib, 40 * mib},
+		{"budget and overlay", Options{MemoryBudget: 48 * mib, MemTableSize: 8 * mib}, 40 * mib, 8 * mib},
+		{"both set", Options{MemoryBudget: 48 * mib, CacheSize: 2 * mib, MemTableSize: 4 * mib}, 2 * mib, 4 * mib},
+		{"tiny budget", Options{MemoryBudget: 1000}, minCacheSize, minMemTableSize},
+		{"no budget", Options{CacheSize: 3 * mib}, 3 * mib, int64(DefaultMemTableSize)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := openTemp(t, c.opts)
+			cache, overlay := s.MemorySizes()
+			if cache != c.cache || overlay != c.overlay {
+				t.Fatalf("MemorySizes = %d, %d, want %d, %d", cache, overlay, c.cache, c.overlay)
+			}
+			if got := s.popts.Cache.MaxSize(); got != c.cache {
+				t.Fatalf("Pebble's block cache holds %d bytes, want %d", got, c.cache)
+			}
+		})
+	}
+	if _, err := Open(t.TempDir(), Options{MemoryBudget: -1}); err == nil || !strings.Contains(err.Error(), "MemoryBudget -1 is negative") {
+		t.Fatalf("Open with a negative budget = %v", err)
+	}
+	// The overlay's share is what makes a Commit flush: 4000 keys fill
+	// the 64 KiB overlay of a tiny budget, not the default one.
+	for _, c := range []struct {
+		opts    Options
+		flushes bool
+	}{{Options{MemoryBudget: 1000}, true}, {Options{}, false}} {
+		s := openTemp(t, c.opts)
+		for i := range 4000 {
+			mustAdd(t, s, fmt.Sprintf("key-%d", i), int64(i), true)
+		}
+		mustCommit(t, s, 0)
+		if err := s.waitFlush(); err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Metrics().Flushes > 0; got != c.flushes {
+			t.Fatalf("%+v: flushed %v, want %v", c.opts, got, c.flushes)
+		}
+	}
+}
+
+// TestCheckpointBatches commits batches that add one key each, far too
+// few to fill the overlay: a store flushes every CheckpointBatches batches
+// all the same, which deletes the changelogs the flush covers, and a
+// reopened store counts the changelogs it replayed towards the next one.
+func TestCheckpointBatches(t *testing.T) {
+	changelogs := func(s *Store) []int64 {
+		t.Helper()
+		if err := s.waitFlush(); err != nil {
+			t.Fatal(err)
+		}
+		v, err := listChangelogs(s.fs, s.dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	opts := Options{CheckpointBatches: 5}
+	s := openTemp(t, opts)
+	for b := range int64(23) {
+		mustAdd(t, s, fmt.Sprint("key-", b), b, true)
+		mustCommit(t, s, b)
+	}
+	// Flushes at batches 4, 9, 14 and 19; 20, 21 and 22 in changelogs.
+	if got, want := changelogs(s), []int64{21, 22, 23}; !slices.Equal(got, want) || s.Metrics().Flushes != 4 {
+		t.Fatalf("changelogs of versions %v after %d flushes, want %v after 4", got, s.Metrics().Flushes, want)
+	}
+	before := rangeAll(t, s)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(s.dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if got := rangeAll(t, s); got != before {
+		t.Fatalf("reopened:\n%s\nwant\n%s", got, before)
+	}
+	for b := int64(23); b < 25; b++ {
+		mustAdd(t, s, fmt.Sprint("key-", b), b, true)
+		mustCommit(t, s, b)
+	}
+	if got := changelogs(s); len(got) != 0 || s.Metrics().Flushes != 1 {
+		t.Fatalf("reopened, two batches later: changelogs of versions %v after %d flushes, want none after 1", got, s.Metrics().Flushes)
+	}
+	// The default leaves 23 such batches in changelogs.
+	d := openTemp(t, Options{})
+	for b := range int64(23) {
+		mustAdd(t, d, fmt.Sprint("key-", b), b, true)
+		mustCommit(t, d, b)
+	}
+	if got := changelogs(d); len(got) != 23 || d.Metrics().Flushes != 0 {
+		t.Fatalf("by default: %d changelogs after %d flushes, want 23 after none", len(got), d.Metrics().Flushes)
+	}
+	if _, err := Open(t.TempDir(), Options{CheckpointBatches: -1}); err == nil || !strings.Contains(err.Error(), "CheckpointBatches -1 is negative") {
+		t.Fatalf("Open with CheckpointBatches -1 = %v", err)
 	}
 }
 
@@ -414,6 +529,92 @@ func TestAddDoesNotAllocate(t *testing.T) {
 	i = 0 // keys 1..20000 are committed
 	if a := testing.AllocsPerRun(5000, add); a > 0.05 {
 		t.Errorf("Add of a present key: %.3f allocs", a)
+	}
+}
+
+// TestAddBatchFromFlushesDoesNotAllocate checks the hot path once the keys
+// live in flushes: AddBatch of keys that Pebble holds (a filter hit and a
+// Get each) and of new keys (filter probes of every flush) allocates
+// nothing per key.
+func TestAddBatchFromFlushesDoesNotAllocate(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector makes pools allocate")
+	}
+	s := openTemp(t, Options{MemTableSize: minMemTableSize})
+	const n = 20000
+	for b := range int64(20) {
+		for i := range n / 20 {
+			mustAdd(t, s, fmt.Sprintf("key-%08d", int(b)*n/20+i), 1000, true)
+		}
+		mustCommit(t, s, b)
+	}
+	if err := s.flush(); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.flushes) < 3 || s.ov.len() != 0 {
+		t.Fatalf("%d flushes, %d keys in the overlay: want the keys in several flushes", len(s.flushes), s.ov.len())
+	}
+	const group = 64
+	keys := make([]byte, 0, group*12)
+	ends := make([]int32, group)
+	exps := make([]int64, group)
+	added := make([]bool, group)
+	next := 0
+	// fill writes the keys key-<first> to key-<first+group-1>, without
+	// allocating.
+	fill := func(first int) {
+		keys = keys[:0]
+		for i := range group {
+			keys = append(keys, "key-00000000"...)
+			for j, v := len(keys)-1, first+i; v > 0; j, v = j-1, v/10 {
+				keys[j] = byte('0' + v%10)
+			}
+			ends[i] = int32(len(keys))
+			exps[i] = 1000
+		}
+	}
+	present := func() {
+		fill(next % (n - group))
+		next += group
+		if err := s.AddBatch(keys, ends, exps, added); err != nil {
+			t.Fatal(err)
+		}
+		if added[0] {
+			t.Fatal("a stored key was added again")
+		}
+	}
+	// Warm Pebble's pools and iterators, then measure without the fill.
+	for range 50 {
+		present()
+	}
+	fill(0)
+	if a := testing.AllocsPerRun(200, func() {
+		if err := s.AddBatch(keys, ends, exps, added); err != nil {
+			t.Fatal(err)
+		}
+	}); a/group > 0.01 {
+		t.Errorf("AddBatch of %d stored keys: %.2f allocs, %.3f a key", group, a, a/group)
+	}
+	if added[0] {
+		t.Fatal("a stored key was added again")
+	}
+	// New keys, each run its own: every one probes the filters, and goes
+	// into the overlay, the expiry index and the changelog, which grow in
+	// chunks and doublings with the live keys (about 0.015 allocations a
+	// key here, some of them Pebble's background work, which AllocsPerRun
+	// counts too): not one a key.
+	next = n
+	if a := testing.AllocsPerRun(200, func() {
+		fill(next)
+		next += group
+		if err := s.AddBatch(keys, ends, exps, added); err != nil {
+			t.Fatal(err)
+		}
+		if !added[group-1] {
+			t.Fatal("a new key was not added")
+		}
+	}); a/group > 0.05 {
+		t.Errorf("AddBatch of %d new keys: %.2f allocs, %.3f a key", group, a, a/group)
 	}
 }
 
@@ -517,5 +718,160 @@ func TestCommittedBatchSurvivesSIGKILL(t *testing.T) {
 	}
 	if n != want || s.Len() != want {
 		t.Fatalf("%d keys, Len %d, want %d", n, s.Len(), want)
+	}
+}
+
+// The helper process of TestKilledDuringAFlush: commits batches of keys
+// that expire, until a background flush reaches the point named by
+// killFlushStageEnv, where the flush goroutine stops; the main loop then
+// commits nothing more, says so after its last "committed" line, and waits
+// to be killed.
+const (
+	killFlushDirEnv   = "PEBBLESTORE_KILLFLUSH_DIR"
+	killFlushStageEnv = "PEBBLESTORE_KILLFLUSH_STAGE"
+)
+
+func TestKillInFlushHelper(t *testing.T) {
+	dir := os.Getenv(killFlushDirEnv)
+	if dir == "" {
+		t.Skip("helper process of TestKilledDuringAFlush")
+	}
+	stage := os.Getenv(killFlushStageEnv)
+	reached := make(chan struct{})
+	// Creating the store runs a flush too (flush 0, on this goroutine):
+	// the hook is armed once Open has returned.
+	var armed atomic.Bool
+	opts := Options{MemTableSize: minMemTableSize, hook: func(point string) {
+		if point == stage && armed.Load() {
+			close(reached)
+			select {}
+		}
+	}}
+	s, err := Open(dir, opts)
+	if err != nil {
+		fmt.Println(err)
+		os.Exit(2)
+	}
+	armed.Store(true)
+	for b := int64(1); ; b++ {
+		for i := range killRows {
+			if _, err := s.Add(fmt.Appendf(nil, "%d-%d", b, i), b); err != nil {
+				fmt.Println(err)
+				os.Exit(2)
+			}
+		}
+		if _, err := s.Evict(b - 5); err != nil {
+			fmt.Println(err)
+			os.Exit(2)
+		}
+		if err := s.Commit(b); err != nil {
+			fmt.Println(err)
+			os.Exit(2)
+		}
+		fmt.Println("committed", b)
+		select {
+		case <-reached:
+			fmt.Println("in flush")
+			select {}
+		default:
+		}
+	}
+}
+
+// TestKilledDuringAFlush kills a process whose background flush has
+// written its sstables but not ingested them, or ingested them but not been
+// installed (its changelogs not yet deleted): the reopened store is
+// exactly the last committed batch, and the leftovers are gone.
+func TestKilledDuringAFlush(t *testing.T) {
+	for _, stage := range []string{"ingest", "ingested"} {
+		t.Run(stage, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "state")
+			cmd := exec.Command(os.Args[0], "-test.run=^TestKillInFlushHelper$")
+			cmd.Env = append(os.Environ(), killFlushDirEnv+"="+dir, killFlushStageEnv+"="+stage)
+			out, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			last := int64(-1)
+			done := make(chan error, 1)
+			go func() {
+				sc := bufio.NewScanner(out)
+				for sc.Scan() {
+					line := sc.Text()
+					if n, ok := strings.CutPrefix(line, "committed "); ok {
+						last, _ = strconv.ParseInt(n, 10, 64)
+						continue
+					}
+					if line == "in flush" {
+						done <- nil
+						return
+					}
+					done <- fmt.Errorf("helper: %s", line)
+					return
+				}
+				done <- fmt.Errorf("helper ended before a flush reached %s", stage)
+			}()
+			select {
+			case err = <-done:
+			case <-time.After(60 * time.Second):
+				err = fmt.Errorf("helper timed out")
+			}
+			cmd.Process.Signal(syscall.SIGKILL)
+			cmd.Wait()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if stage == "ingest" {
+				if staged, _ := os.ReadDir(filepath.Join(dir, stagingDir)); len(staged) == 0 {
+					t.Fatal("no staged sstable: the kill did not happen in the flush")
+				}
+			}
+			s, err := Open(dir, Options{MemTableSize: minMemTableSize})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if id, ok := s.LastCommitted(); !ok || id != last {
+				t.Fatalf("LastCommitted = %d, %v, want %d", id, ok, last)
+			}
+			// The last Evict was Evict(last-5): five batches stay.
+			want := 5 * killRows
+			n := 0
+			if err := s.Range(func(k []byte, exp int64) bool {
+				b, _, _ := bytes.Cut(k, []byte("-"))
+				if string(b) != strconv.FormatInt(exp, 10) || exp <= last-5 || exp > last {
+					t.Fatalf("unexpected key %q expiring %d", k, exp)
+				}
+				n++
+				return true
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if n != want || s.Len() != want {
+				t.Fatalf("%d keys, Len %d, want %d", n, s.Len(), want)
+			}
+			if staged, _ := os.ReadDir(filepath.Join(dir, stagingDir)); len(staged) != 0 {
+				t.Errorf("Open left %d staged sstables", len(staged))
+			}
+			// And it goes on: a flush, a reopen, the same state.
+			before := rangeAll(t, s)
+			if err := s.flush(); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			s, err = Open(dir, Options{MemTableSize: minMemTableSize})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if got := rangeAll(t, s); got != before || s.Len() != want {
+				t.Fatalf("after a flush and a reopen, Len %d and\n%s\nwant Len %d and\n%s", s.Len(), got, want, before)
+			}
+		})
 	}
 }

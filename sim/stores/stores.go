@@ -66,14 +66,31 @@ type State struct {
 	HasBatch bool
 }
 
-// pebbleOptions keep each operator's Pebble small: a run holds one store
-// per query (and sweep point) at once, on every core.
-var pebbleOptions = pebblestore.Options{CacheSize: 16 << 20, MemTableSize: 16 << 20}
+// DefaultPebbleMemory is the memory budget of each Pebble store (its
+// block cache and its overlay, half each: pebblestore.Options.MemoryBudget)
+// when LookupMemory is not given one. It is kept small: a run holds one
+// store per query (and sweep point) at once, on every core.
+const DefaultPebbleMemory int64 = 32 << 20
 
-// Lookup returns the backend named name. scratch is the folder for the
-// stores that need one even without a checkpoint (Pebble's); the caller
-// removes it. An unknown name is an error listing the known ones.
+// Lookup returns the backend named name, its Pebble stores with
+// DefaultPebbleMemory each. scratch is the folder for the stores that need
+// one even without a checkpoint (Pebble's); the caller removes it. An
+// unknown name is an error listing the known ones.
 func Lookup(name, scratch string) (Backend, error) {
+	return LookupMemory(name, scratch, 0)
+}
+
+// LookupMemory is Lookup with the memory budget, in bytes, of each Pebble
+// store the backend opens for writing (0 means DefaultPebbleMemory); the
+// memory store ignores it.
+func LookupMemory(name, scratch string, memory int64) (Backend, error) {
+	if memory < 0 {
+		return Backend{}, fmt.Errorf("store %q: memory budget %d: want at least 0", name, memory)
+	}
+	if memory == 0 {
+		memory = DefaultPebbleMemory
+	}
+	pebbleOptions := pebblestore.Options{MemoryBudget: memory}
 	switch name {
 	case Memory:
 		open := func(dir string, version int64) (engines.Store, error) {

@@ -5,6 +5,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/dedupsim/dedupsim/engines"
+	"github.com/dedupsim/dedupsim/engines/pebblestore"
 )
 
 // TestBackends opens every backend in a checkpoint folder, commits two
@@ -68,5 +71,56 @@ func TestBackends(t *testing.T) {
 	}
 	if _, err := Lookup("redis", ""); err == nil || !strings.Contains(err.Error(), "want memory or pebble") {
 		t.Errorf("an unknown backend: %v", err)
+	}
+}
+
+// TestPebbleMemory checks that each Pebble store Lookup and LookupMemory
+// open, new or resumed, gets the memory budget asked for, split in halves
+// between its block cache and its overlay.
+func TestPebbleMemory(t *testing.T) {
+	for _, c := range []struct {
+		memory int64
+		half   int64
+	}{{0, DefaultPebbleMemory / 2}, {8 << 20, 4 << 20}} {
+		root := t.TempDir()
+		be, err := LookupMemory(Pebble, filepath.Join(root, "scratch"), c.memory)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Join(root, "state")
+		s, err := be.Open(dir, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check := func(how string, s engines.Store) {
+			t.Helper()
+			cache, overlay := s.(*pebblestore.Store).MemorySizes()
+			if cache != c.half || overlay != c.half {
+				t.Errorf("memory %d, %s: cache %d, overlay %d, want %d each", c.memory, how, cache, overlay, c.half)
+			}
+		}
+		check("Open", s)
+		if err := s.Commit(0); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.(engines.Snapshotter).Snapshot(1); err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+		r, err := be.Resume(dir, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check("Resume", r)
+		r.Close()
+		tmp, err := be.Open("", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check("Open without a folder", tmp)
+		tmp.Close()
+	}
+	if _, err := LookupMemory(Pebble, "", -1); err == nil || !strings.Contains(err.Error(), "memory budget -1") {
+		t.Errorf("a negative budget: %v", err)
 	}
 }

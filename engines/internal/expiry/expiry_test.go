@@ -1,4 +1,4 @@
-package memstore
+package expiry
 
 import (
 	"math"
@@ -53,16 +53,16 @@ func TestExpiryIndexMatchesSortedModel(t *testing.T) {
 	for seed := uint64(1); seed <= 3; seed++ {
 		for _, ph := range phases {
 			rng := rand.New(rand.NewPCG(seed, 7))
-			x := newExpiryIndex()
-			var model []expiryItem
-			var got []expiryItem
-			collect := func(its []expiryItem) { got = append(got, its...) }
+			x := New()
+			var model []Item
+			var got []Item
+			collect := func(its []Item) { got = append(got, its...) }
 			wm := int64(0)
 			ref := uint32(0)
 			for i := 0; i < 150_000; i++ {
 				ref++
-				it := expiryItem{at: orderKey(ph.next(rng, i, wm)), ref: ref}
-				x.push(it)
+				it := Item{At: OrderKey(ph.next(rng, i, wm)), Ref: ref}
+				x.Push(it)
 				model = append(model, it)
 				if i%1000 != 999 {
 					continue
@@ -72,11 +72,11 @@ func TestExpiryIndexMatchesSortedModel(t *testing.T) {
 					wm += 1 << 36 // jump past everything but the far outliers
 				}
 				got = got[:0]
-				n := x.popUpTo(orderKey(wm), collect)
-				var want []expiryItem
+				n := x.PopUpTo(OrderKey(wm), collect)
+				var want []Item
 				k := 0
 				for _, m := range model {
-					if m.at <= orderKey(wm) {
+					if m.At <= OrderKey(wm) {
 						want = append(want, m)
 					} else {
 						model[k] = m
@@ -88,7 +88,7 @@ func TestExpiryIndexMatchesSortedModel(t *testing.T) {
 					t.Fatalf("%s seed %d item %d: popUpTo(%d) = %d (%d passed), model %d; size %d, model %d",
 						ph.name, seed, i, wm, n, len(got), len(want), x.size, len(model))
 				}
-				byRef := func(a, b expiryItem) int { return int(a.ref) - int(b.ref) }
+				byRef := func(a, b Item) int { return int(a.Ref) - int(b.Ref) }
 				slices.SortFunc(got, byRef)
 				slices.SortFunc(want, byRef)
 				if !slices.Equal(got, want) {

@@ -1,24 +1,31 @@
-package memstore
+// Package expiry is the expiry index of the state stores: the keys of a
+// store ordered by expiry, answering the one question dedup eviction asks,
+// "remove everything at or below the watermark", at a cost proportional to
+// what it removes. The memory store keeps each key's arena ref and hash
+// tag in an item, so that it can remove the key from its table without
+// reading it; the Pebble store keeps expiries only, to count its
+// evictions exactly.
+package expiry
 
 import (
 	"math"
 	"math/bits"
 )
 
-// expiryItem is one key in the expiry index: its expiry and where to find
-// it (arena ref and hash tag, enough to remove it from the table without
-// reading the key). Sixteen bytes and no pointer, so the index is
+// Item is one key in the expiry index: its expiry and where its owner finds
+// it (the memory store's arena ref and hash tag, enough to remove it from
+// its table without reading the key). Sixteen bytes and no pointer, so the index is
 // invisible to the garbage collector and cheap to move between buckets.
-type expiryItem struct {
-	at  uint64 // expiry, order-preserving transform of the signed time
-	ref uint32
-	tag uint32
+type Item struct {
+	At  uint64 // expiry, order-preserving transform of the signed time (OrderKey)
+	Ref uint32
+	Tag uint32
 }
 
-// orderKey maps a signed time to an unsigned one that sorts the same way.
-func orderKey(t int64) uint64 { return uint64(t) ^ (1 << 63) }
+// OrderKey maps a signed time to an unsigned one that sorts the same way.
+func OrderKey(t int64) uint64 { return uint64(t) ^ (1 << 63) }
 
-// expiryIndex answers the one question dedup eviction asks: "remove
+// Index answers the one question dedup eviction asks: "remove
 // everything at or below the watermark", with a watermark that (almost
 // always) moves forward. It is a calendar queue over the live span with a
 // radix heap on either side:
@@ -57,7 +64,7 @@ func orderKey(t int64) uint64 { return uint64(t) ^ (1 << 63) }
 // Exactness does not depend on that placement: Evict(w) takes every item
 // <= w from near and far (radix heaps, exact), every ring bucket below w's
 // bucket whole, and the items <= w of w's own bucket.
-type expiryIndex struct {
+type Index struct {
 	pool *chunkPool
 	near radix
 	far  radix
@@ -71,10 +78,10 @@ type expiryIndex struct {
 	size     int // items in the index
 
 	// scratch collects the expired items of a cut bucket into runs.
-	scratch [chunkItems]expiryItem
+	scratch [chunkItems]Item
 	// routeFn is x.route, bound once so that pulling from far does not
 	// allocate a closure.
-	routeFn func([]expiryItem)
+	routeFn func([]Item)
 }
 
 const (
@@ -94,23 +101,25 @@ const (
 	ringTarget = 512
 )
 
-func newExpiryIndex() expiryIndex {
+// New returns an empty index. Use it at its final address: the first Push
+// binds a method value to it.
+func New() Index {
 	p := &chunkPool{}
-	x := expiryIndex{pool: p, near: newRadix(p), far: newRadix(p), shift: minShift}
+	x := Index{pool: p, near: newRadix(p), far: newRadix(p), shift: minShift}
 	x.ring = make([]itemList, minRing)
 	return x
 }
 
 // bind sets routeFn; it must run on the index at its final address (the
 // Store's field), since the closure captures the pointer.
-func (x *expiryIndex) bind() {
+func (x *Index) bind() {
 	if x.routeFn == nil {
 		x.routeFn = x.route
 	}
 }
 
 // horizon returns the largest expiry the ring covers (saturated).
-func (x *expiryIndex) horizon() uint64 {
+func (x *Index) horizon() uint64 {
 	end := x.lo + uint64(len(x.ring))
 	if end > math.MaxUint64>>x.shift {
 		return math.MaxUint64
@@ -118,22 +127,23 @@ func (x *expiryIndex) horizon() uint64 {
 	return end<<x.shift - 1
 }
 
-func (x *expiryIndex) push(it expiryItem) {
+// Push adds an item.
+func (x *Index) Push(it Item) {
 	x.bind()
 	if x.size == 0 {
 		// Empty: place the ring at this item, at the finest width. (The
 		// ring's buckets are all empty, near and far too.)
 		x.anchored = true
 		x.shift = minShift
-		x.lo = it.at >> x.shift
+		x.lo = it.At >> x.shift
 	}
 	x.size++
-	b := it.at >> x.shift
+	b := it.At >> x.shift
 	if b < x.lo {
 		x.near.push(it)
 		return
 	}
-	if b-x.lo >= uint64(len(x.ring)) && !x.makeRoom(it.at) {
+	if b-x.lo >= uint64(len(x.ring)) && !x.makeRoom(it.At) {
 		x.far.push(it)
 		if x.far.size > x.inRing && x.shift < 63 {
 			// More keys beyond the ring than in it: the ring is too narrow
@@ -144,14 +154,14 @@ func (x *expiryIndex) push(it expiryItem) {
 		}
 		return
 	}
-	b = it.at >> x.shift
+	b = it.At >> x.shift
 	x.pool.add(&x.ring[b&uint64(len(x.ring)-1)], it)
 	x.inRing++
 }
 
 // makeRoom grows or coarsens the ring so that it covers at, and reports
 // whether it does.
-func (x *expiryIndex) makeRoom(at uint64) bool {
+func (x *Index) makeRoom(at uint64) bool {
 	for {
 		off := at>>x.shift - x.lo
 		l := uint64(len(x.ring))
@@ -171,7 +181,7 @@ func (x *expiryIndex) makeRoom(at uint64) bool {
 }
 
 // grow doubles the ring, same width: bucket headers move, items do not.
-func (x *expiryIndex) grow() {
+func (x *Index) grow() {
 	old := x.ring
 	l := uint64(len(old))
 	x.ring = make([]itemList, 2*l)
@@ -184,7 +194,7 @@ func (x *expiryIndex) grow() {
 // coarsen doubles the bucket width: bucket pairs (2k, 2k+1) merge into
 // bucket k. The first bucket of a pair keeps its chunks; the items of the
 // second are appended to it. Rare: it happens while the live span grows.
-func (x *expiryIndex) coarsen() {
+func (x *Index) coarsen() {
 	old := x.ring
 	l := uint64(len(old))
 	x.ring = make([]itemList, l)
@@ -209,17 +219,17 @@ func (x *expiryIndex) coarsen() {
 }
 
 // pullFar moves the far items that the ring now covers into it.
-func (x *expiryIndex) pullFar() {
+func (x *Index) pullFar() {
 	if x.far.size > 0 {
 		x.far.popUpTo(x.horizon(), x.routeFn)
 	}
 }
 
 // route places items pulled from far: into the ring, or near if below it.
-func (x *expiryIndex) route(its []expiryItem) {
+func (x *Index) route(its []Item) {
 	mask := uint64(len(x.ring) - 1)
 	for _, it := range its {
-		b := it.at >> x.shift
+		b := it.At >> x.shift
 		if b < x.lo {
 			x.near.push(it)
 			continue
@@ -229,9 +239,12 @@ func (x *expiryIndex) route(its []expiryItem) {
 	}
 }
 
-// popUpTo removes every item at or below w (transformed) and passes them
+// Len returns the number of items.
+func (x *Index) Len() int { return x.size }
+
+// PopUpTo removes every item at or below w (transformed) and passes them
 // to fn, a run at a time (a run is valid only during the call).
-func (x *expiryIndex) popUpTo(w uint64, fn func([]expiryItem)) int {
+func (x *Index) PopUpTo(w uint64, fn func([]Item)) int {
 	x.bind()
 	n := x.near.popUpTo(w, fn)
 	n += x.far.popUpTo(w, fn)
@@ -270,7 +283,7 @@ func (x *expiryIndex) popUpTo(w uint64, fn func([]expiryItem)) int {
 
 // cut evicts the items <= w of one bucket, in runs of up to a chunk, and
 // compacts the others in place (a sequential pass over chunks in cache).
-func (x *expiryIndex) cut(l *itemList, w uint64, fn func([]expiryItem)) int {
+func (x *Index) cut(l *itemList, w uint64, fn func([]Item)) int {
 	cs, tail := l.chunks, l.tail
 	if len(cs) == 0 {
 		return 0
@@ -279,7 +292,7 @@ func (x *expiryIndex) cut(l *itemList, w uint64, fn func([]expiryItem)) int {
 	kept, wc := 0, 0 // items kept; write position: chunk wc, index kept%chunkItems
 	for k := range cs {
 		for _, it := range items(cs, tail, k) {
-			if it.at <= w {
+			if it.At <= w {
 				x.scratch[run] = it
 				run++
 				if run == chunkItems {
@@ -323,7 +336,7 @@ const chunkItems = 256
 // fresh pages) every time a bucket reaches a new size, and keep the
 // capacity of every bucket's largest size. Chunks cost one pointer per 256
 // items and are recycled between buckets.
-type itemChunk [chunkItems]expiryItem
+type itemChunk [chunkItems]Item
 
 // itemList is one bucket: full chunks, then a last chunk holding tail items.
 type itemList struct {
@@ -350,7 +363,7 @@ func (p *chunkPool) get() *itemChunk {
 func (p *chunkPool) put(c *itemChunk) { p.spare = append(p.spare, c) }
 
 // add appends it to l.
-func (p *chunkPool) add(l *itemList, it expiryItem) {
+func (p *chunkPool) add(l *itemList, it Item) {
 	if len(l.chunks) == 0 || l.tail == chunkItems {
 		l.chunks = append(l.chunks, p.get())
 		l.tail = 0
@@ -368,7 +381,7 @@ func (l *itemList) take() ([]*itemChunk, int) {
 }
 
 // items returns the items of chunk k of a list taken with take.
-func items(cs []*itemChunk, tail, k int) []expiryItem {
+func items(cs []*itemChunk, tail, k int) []Item {
 	if k == len(cs)-1 {
 		return cs[k][:tail]
 	}
@@ -377,7 +390,7 @@ func items(cs []*itemChunk, tail, k int) []expiryItem {
 
 // radix is a radix heap (a monotone priority queue) of expiries: the
 // near and far sides of the expiry index, which hold few items in steady
-// state (see expiryIndex).
+// state (see Index).
 //
 // Push is O(1), and each item is moved between buckets at most 16 times
 // over its life (base 16, see bucketOf). Buckets cover ascending, disjoint
@@ -401,7 +414,7 @@ type radix struct {
 	minOf    [numBuckets]uint64
 	maxOf    [numBuckets]uint64
 	// stragglers are items below last; they all go at the next Evict.
-	stragglers []expiryItem
+	stragglers []Item
 	size       int
 }
 
@@ -449,9 +462,9 @@ func (x *radix) lowest() int {
 	return -1
 }
 
-func (x *radix) push(it expiryItem) {
+func (x *radix) push(it Item) {
 	x.size++
-	if it.at < x.last {
+	if it.At < x.last {
 		x.stragglers = append(x.stragglers, it)
 		return
 	}
@@ -459,17 +472,17 @@ func (x *radix) push(it expiryItem) {
 }
 
 // place puts an item at or above last into its bucket.
-func (x *radix) place(it expiryItem) {
-	b := x.bucketOf(it.at)
+func (x *radix) place(it Item) {
+	b := x.bucketOf(it.At)
 	x.pool.add(&x.buckets[b], it)
-	x.minOf[b] = min(x.minOf[b], it.at)
-	x.maxOf[b] = max(x.maxOf[b], it.at)
+	x.minOf[b] = min(x.minOf[b], it.At)
+	x.maxOf[b] = max(x.maxOf[b], it.At)
 	x.nonEmpty[b/64] |= 1 << (b % 64)
 }
 
 // popUpTo removes every item at or below w and passes them to fn, a run at
 // a time (a run is valid only during the call). fn must not push to x.
-func (x *radix) popUpTo(w uint64, fn func([]expiryItem)) int {
+func (x *radix) popUpTo(w uint64, fn func([]Item)) int {
 	if x.size == 0 {
 		return 0
 	}
@@ -479,7 +492,7 @@ func (x *radix) popUpTo(w uint64, fn func([]expiryItem)) int {
 		st := x.stragglers
 		k := 0
 		for i, it := range st {
-			if it.at <= w {
+			if it.At <= w {
 				st[i], st[k] = st[k], st[i]
 				k++
 			}
