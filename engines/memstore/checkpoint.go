@@ -114,6 +114,9 @@ type Checkpointed struct {
 	// none; viewBuf the bitmap copies of the last view, reused.
 	bg      *bgSnapshot
 	viewBuf []uint64
+	// slabHook, if set (tests), is called by the snapshot's goroutine
+	// before it reads each slab of the view.
+	slabHook func()
 }
 
 // bgSnapshot is one background snapshot.
@@ -220,10 +223,10 @@ func (c *Checkpointed) startSnapshot(v int64) error {
 	c.lastSnap, c.lastSnapBytes, c.deltaSince = v, size, 0
 	bg := &bgSnapshot{version: v, done: make(chan struct{})}
 	c.bg = bg
-	dir, path := c.dir, filepath.Join(c.dir, fmt.Sprintf("%d.snapshot", v))
+	dir, path, hook := c.dir, filepath.Join(c.dir, fmt.Sprintf("%d.snapshot", v)), c.slabHook
 	go func() {
 		defer close(bg.done)
-		if err := writeView(dir, path, vw, size, &bg.cancel); err != nil {
+		if err := writeView(dir, path, vw, size, &bg.cancel, hook); err != nil {
 			bg.err = fmt.Errorf("memstore %s: snapshot of version %d: %w", dir, v, err)
 		}
 	}()

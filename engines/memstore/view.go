@@ -93,8 +93,9 @@ const snapBufSize = 1 << 20
 // durable; until then no reader sees it (a killed process leaves at most
 // the temporary file, which readers skip). want is the file's size as the
 // store counted it when it froze the view; a different size is an error.
-// A cancel observed between slabs abandons the file.
-func writeView(dir, path string, v view, want int64, cancel *atomic.Bool) error {
+// A cancel observed between slabs abandons the file. hook, if not nil, is
+// called before each slab is read (tests).
+func writeView(dir, path string, v view, want int64, cancel *atomic.Bool, hook func()) error {
 	f, err := fileio.Create(path)
 	if err != nil {
 		return err
@@ -114,6 +115,9 @@ func writeView(dir, path string, v view, want int64, cancel *atomic.Bool) error 
 	for i, bm := range v.bits {
 		if bm == nil {
 			continue
+		}
+		if hook != nil {
+			hook()
 		}
 		if cancel.Load() {
 			return errCancelled
