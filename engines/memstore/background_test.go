@@ -20,12 +20,15 @@ import (
 
 // workload is a deterministic stream of batches: batch b adds rows new
 // ids (every tenth row repeats an id of three batches back, evicted or
-// not), each expiring at its id, but one id in 97 that never expires, and
+// not), each expiring at its id, but one id in forever (if set) that never
+// expires (so that most slabs never empty), and
 // then evicts up to the id lag batches back. Batch b depends on b alone,
 // so the state of any version is known without the store.
 type workload struct {
 	rows int
 	lag  int64
+	// forever, if not 0: one id in forever never expires.
+	forever int64
 }
 
 func wlKey(id int64) []byte { return fmt.Appendf(nil, "id-%08x-%04x-%020d", id, id%7919, id) }
@@ -45,7 +48,7 @@ func (w workload) batch(t fataler, s engines.Store, m model, b int64, commit boo
 			id -= 3 * int64(w.rows)
 		}
 		exp := id
-		if id%97 == 0 {
+		if w.forever > 0 && id%w.forever == 0 {
 			exp = engines.NoExpiry
 		}
 		k := wlKey(id)
@@ -111,7 +114,7 @@ func snapshotVersions(t *testing.T, dir string) []int64 {
 // spaced by bytes (not one per version), and BytesWritten counts exactly
 // the bytes of the files written.
 func TestBackgroundSnapshotsMatchModel(t *testing.T) {
-	w := workload{rows: 2000, lag: 10}
+	w := workload{rows: 2000, lag: 10, forever: 97}
 	dir := t.TempDir()
 	c, err := Open(dir, 0, Options{SnapshotEvery: 1})
 	if err != nil {
@@ -184,8 +187,9 @@ func TestBackgroundSnapshotsMatchModel(t *testing.T) {
 
 // TestSnapshotViewIsFrozen holds a background snapshot before it reads
 // anything, then turns the whole state over many times (every slab that
-// held a live key at the snapshot's version empties, and new keys need
-// slabs): the snapshot must still write the state of its version.
+// held a live key at the snapshot's version empties, since no key lives
+// forever, and new keys need slabs): the snapshot must still write the
+// state of its version.
 func TestSnapshotViewIsFrozen(t *testing.T) {
 	w := workload{rows: 3000, lag: 4}
 	dir := t.TempDir()
@@ -236,17 +240,18 @@ func TestSnapshotViewIsFrozen(t *testing.T) {
 	}
 }
 
-// waitGoroutines waits up to a second for the goroutine count to come
-// back to n.
-func waitGoroutines(t *testing.T, n int) {
+// waitGoroutines waits up to d for the goroutine count to come back to
+// n.
+func waitGoroutines(t *testing.T, n int, d time.Duration) {
 	t.Helper()
-	for range 100 {
+	for end := time.Now().Add(d); ; time.Sleep(time.Millisecond) {
 		if runtime.NumGoroutine() <= n {
 			return
 		}
-		time.Sleep(10 * time.Millisecond)
+		if time.Now().After(end) {
+			t.Fatalf("%d goroutines, %d before the store was opened", runtime.NumGoroutine(), n)
+		}
 	}
-	t.Fatalf("%d goroutines, %d before the store was opened", runtime.NumGoroutine(), n)
 }
 
 // TestCloseAndAbortEndTheSnapshot: Close waits for a snapshot under way,
@@ -256,35 +261,35 @@ func TestCloseAndAbortEndTheSnapshot(t *testing.T) {
 	w := workload{rows: 40_000, lag: 100}
 	for _, abort := range []bool{false, true} {
 		t.Run(fmt.Sprintf("abort=%v", abort), func(t *testing.T) {
+			// The snapshot is held at its first slab until well after
+			// Close or Abort was called.
+			gate := make(chan struct{})
+			go func() {
+				time.Sleep(300 * time.Millisecond)
+				close(gate)
+			}()
 			base := runtime.NumGoroutine()
 			dir := t.TempDir()
 			c, err := Open(dir, 0, Options{SnapshotEvery: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
-			// The snapshot is held at its first slab until well after
-			// Close or Abort was called.
-			gate := make(chan struct{})
 			c.slabHook = func() { <-gate }
 			m := model{}
 			w.batch(t, c, m, 0, true)
 			if c.bg == nil {
 				t.Fatal("no snapshot started")
 			}
-			go func() {
-				time.Sleep(100 * time.Millisecond)
-				close(gate)
-			}()
 			if abort {
 				c.Abort()
 			} else if err := c.Close(); err != nil {
 				t.Fatal(err)
 			}
-			// The snapshot's goroutine may be between closing its done
-			// channel and exiting, and the gate's may not be done: both
-			// must be gone within the second.
-			waitGoroutines(t, base)
 			names := fileNames(t, dir)
+			// The snapshot's goroutine may be between closing its done
+			// channel and exiting: it must be gone at once, long before
+			// the gate would let a snapshot that was not waited for end.
+			waitGoroutines(t, base, 50*time.Millisecond)
 			if abort {
 				if !slicesEqual(names, []string{"1.delta"}) {
 					t.Fatalf("after Abort: files %v, want only 1.delta", names)
@@ -320,7 +325,7 @@ func slicesEqual(a, b []string) bool {
 
 // killWorkload is the kill test's stream: a few dozen slabs of state,
 // snapshots slowed down so that kills land in them.
-var killWorkload = workload{rows: 2000, lag: 25}
+var killWorkload = workload{rows: 2000, lag: 25, forever: 97}
 
 // TestMain runs the kill test's child instead of the tests when
 // $MEMSTORE_KILL_DIR is set (see runKillChild).
