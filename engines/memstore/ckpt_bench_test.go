@@ -37,7 +37,10 @@ type ckptResult struct {
 	// wall is the run's time, commit the part of it spent in Commit (and
 	// Close): what the query waits for its checkpoint.
 	wall, commit time.Duration
-	mallocs      uint64
+	// cpu is the process's CPU time over the run, the background
+	// snapshots' included.
+	cpu     time.Duration
+	mallocs uint64
 	// keys is the state's size at the end, snapshots and bytes what the
 	// checkpointed store wrote.
 	keys      int
@@ -51,11 +54,8 @@ func ckptRun(tb testing.TB, s engines.Store, rows int, evict bool) ckptResult {
 	tb.Helper()
 	var key [enginetest.IDLen]byte
 	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	m0 := ms.Mallocs
 	var r ckptResult
-	t0 := time.Now()
+	loop := enginetest.StartLoop(nil)
 	for b := 0; b*ckptBatch < rows; b++ {
 		for i := b * ckptBatch; i < min(rows, (b+1)*ckptBatch); i++ {
 			enginetest.PutID(key[:], uint64(i))
@@ -87,9 +87,9 @@ func ckptRun(tb testing.TB, s engines.Store, rows int, evict bool) ckptResult {
 		tb.Fatal(err)
 	}
 	r.commit += time.Since(tc)
-	r.wall = time.Since(t0)
-	runtime.ReadMemStats(&ms)
-	r.mallocs = ms.Mallocs - m0
+	var rr enginetest.RunResult
+	loop.Stop(&rr)
+	r.wall, r.cpu, r.mallocs = rr.Elapsed, rr.CPU, rr.Mallocs
 	return r
 }
 
@@ -119,7 +119,9 @@ func ckptCompare(tb testing.TB, dir string, rows int, evict bool) (plain, ck ckp
 // without a checkpoint, ratio (wall over wall; target at most 1.5, flat in
 // the run's length), commit-ns/row (the checkpointed store's time in
 // Commit and Close, deltas written and snapshots started or waited for:
-// what the query waits for), ckpt-bytes/row (deltas and snapshots written) and
+// what the query waits for), cpu-ns/row, plain-cpu-ns/row and cpu-ratio
+// (process CPU time, the background snapshots' included: steadier than
+// the wall clock on a shared machine), ckpt-bytes/row (deltas and snapshots written) and
 // snapshots (files written in the run).
 func BenchmarkCheckpointed(b *testing.B) {
 	for _, evict := range []bool{true, false} {
@@ -134,6 +136,9 @@ func BenchmarkCheckpointed(b *testing.B) {
 			b.ReportMetric(float64(plain.wall.Nanoseconds())/n, "plain-ns/row")
 			b.ReportMetric(float64(ck.wall)/float64(plain.wall), "ratio")
 			b.ReportMetric(float64(ck.commit.Nanoseconds())/n, "commit-ns/row")
+			b.ReportMetric(float64(ck.cpu.Nanoseconds())/n, "cpu-ns/row")
+			b.ReportMetric(float64(plain.cpu.Nanoseconds())/n, "plain-cpu-ns/row")
+			b.ReportMetric(float64(ck.cpu)/float64(max(plain.cpu, 1)), "cpu-ratio")
 			b.ReportMetric(float64(ck.mallocs)/n, "allocs/row")
 			b.ReportMetric(float64(plain.mallocs)/n, "plain-allocs/row")
 			b.ReportMetric(float64(ck.bytes)/n, "ckpt-bytes/row")
