@@ -37,6 +37,9 @@ type ckptResult struct {
 	// wall is the run's time, commit the part of it spent in Commit (and
 	// Close): what the query waits for its checkpoint.
 	wall, commit time.Duration
+	// joined is the part of commit spent in the commits that waited for
+	// a background snapshot (halfway to the next, or to start the next).
+	joined time.Duration
 	// cpu is the process's CPU time over the run, the background
 	// snapshots' included.
 	cpu     time.Duration
@@ -72,11 +75,20 @@ func ckptRun(tb testing.TB, s engines.Store, rows int, evict bool) ckptResult {
 				tb.Fatal(err)
 			}
 		}
+		var bg *bgSnapshot
+		c, ok := s.(*Checkpointed)
+		if ok {
+			bg = c.bg
+		}
 		tc := time.Now()
 		if err := s.Commit(int64(b)); err != nil {
 			tb.Fatal(err)
 		}
-		r.commit += time.Since(tc)
+		d := time.Since(tc)
+		r.commit += d
+		if ok && bg != nil && c.bg != bg {
+			r.joined += d
+		}
 	}
 	r.keys = s.Len()
 	if c, ok := s.(*Checkpointed); ok {
@@ -119,7 +131,8 @@ func ckptCompare(tb testing.TB, dir string, rows int, evict bool) (plain, ck ckp
 // without a checkpoint, ratio (wall over wall; target at most 1.5, flat in
 // the run's length), commit-ns/row (the checkpointed store's time in
 // Commit and Close, deltas written and snapshots started or waited for:
-// what the query waits for), cpu-ns/row, plain-cpu-ns/row and cpu-ratio
+// what the query waits for), joining-commit-ns/row (the part of it in
+// the commits that waited for a snapshot to end), cpu-ns/row, plain-cpu-ns/row and cpu-ratio
 // (process CPU time, the background snapshots' included: steadier than
 // the wall clock on a shared machine), ckpt-bytes/row (deltas and snapshots written) and
 // snapshots (files written in the run).
@@ -136,6 +149,7 @@ func BenchmarkCheckpointed(b *testing.B) {
 			b.ReportMetric(float64(plain.wall.Nanoseconds())/n, "plain-ns/row")
 			b.ReportMetric(float64(ck.wall)/float64(plain.wall), "ratio")
 			b.ReportMetric(float64(ck.commit.Nanoseconds())/n, "commit-ns/row")
+			b.ReportMetric(float64(ck.joined.Nanoseconds())/n, "joining-commit-ns/row")
 			b.ReportMetric(float64(ck.cpu.Nanoseconds())/n, "cpu-ns/row")
 			b.ReportMetric(float64(plain.cpu.Nanoseconds())/n, "plain-cpu-ns/row")
 			b.ReportMetric(float64(ck.cpu)/float64(max(plain.cpu, 1)), "cpu-ratio")
