@@ -52,6 +52,18 @@ type arena struct {
 	cur   int     // slab being filled, 0 before the first key
 	used  int     // bytes used in slabs[cur]
 	free  []int   // empty slabs ready for reuse
+
+	// The frozen views of a checkpointed store's background snapshots
+	// (see view.go). With track set, bits[i] has a bit per 8-byte unit of
+	// slabs[i], set where a live record starts, and enc is the bytes
+	// the live records take in a snapshot file. While pinned, a slab that
+	// empties is parked in pending instead of being reused, since a view
+	// may still read its records.
+	track   bool
+	bits    [][]uint64
+	enc     int64
+	pinned  bool
+	pending []int
 }
 
 func newArena() arena {
@@ -79,6 +91,11 @@ func (a *arena) add(key []byte, expiresAt int64) (uint32, error) {
 	copy(s[off+recHeader:], key)
 	a.used += size
 	a.live[a.cur]++
+	if a.track {
+		u := off / recAlign
+		a.bits[a.cur][u>>6] |= 1 << (u & 63)
+		a.enc += encSize(len(key), expiresAt)
+	}
 	return uint32(a.cur)<<refOffBits | uint32(off/recAlign), nil
 }
 
@@ -86,12 +103,26 @@ func (a *arena) add(key []byte, expiresAt int64) (uint32, error) {
 // recycled one if any, else a new one; a record larger than a slab gets a
 // slab of its own.
 func (a *arena) nextSlab(size int) error {
-	if a.cur != 0 && a.live[a.cur] == 0 && size <= len(a.slabs[a.cur]) {
+	if a.cur != 0 && a.live[a.cur] == 0 {
 		// Every key of the full slab was evicted while it was being
-		// filled (release skips the current slab): refill it in place
-		// rather than abandon it unrecycled.
-		a.used = 0
-		return nil
+		// filled (release skips the current slab).
+		switch {
+		case !a.pinned && size <= len(a.slabs[a.cur]):
+			// Refill it in place rather than abandon it unrecycled.
+			a.used = 0
+			return nil
+		case len(a.slabs[a.cur]) > slabSize:
+			// Oversized: let the GC have it, as release does.
+			a.slabs[a.cur] = nil
+			if a.track {
+				a.bits[a.cur] = nil
+			}
+		case a.pinned:
+			// A frozen view may still read its records.
+			a.pending = append(a.pending, a.cur)
+		default:
+			a.free = append(a.free, a.cur)
+		}
 	}
 	if k := len(a.free); k > 0 && size <= slabSize {
 		a.cur = a.free[k-1]
@@ -102,8 +133,12 @@ func (a *arena) nextSlab(size int) error {
 	if len(a.slabs) >= maxSlabs {
 		return errArenaFull
 	}
-	a.slabs = append(a.slabs, make([]byte, max(size, slabSize)))
+	n := max(size, slabSize)
+	a.slabs = append(a.slabs, make([]byte, n))
 	a.live = append(a.live, 0)
+	if a.track {
+		a.bits = append(a.bits, make([]uint64, (n/recAlign+63)/64))
+	}
 	a.cur = len(a.slabs) - 1
 	a.used = 0
 	return nil
@@ -128,14 +163,29 @@ func (a *arena) expiry(ref uint32) int64 {
 // release drops the record at ref and recycles its slab once empty.
 func (a *arena) release(ref uint32) {
 	s := int(ref >> refOffBits)
+	if a.track {
+		u := ref & (1<<refOffBits - 1)
+		a.bits[s][u>>6] &^= 1 << (u & 63)
+		off := int(u) * recAlign
+		n := int(binary.LittleEndian.Uint32(a.slabs[s][off:]))
+		a.enc -= encSize(n, int64(binary.LittleEndian.Uint64(a.slabs[s][off+4:])))
+	}
 	a.live[s]--
 	if a.live[s] > 0 || s == a.cur {
 		return
 	}
 	if len(a.slabs[s]) > slabSize {
-		// An oversized slab is not reused: let the GC have it. Its index
-		// stays taken, which only matters after 2^17 oversized keys.
+		// An oversized slab is not reused: let the GC have it (a view
+		// that reads it holds its own reference). Its index stays taken,
+		// which only matters after 2^17 oversized keys.
 		a.slabs[s] = nil
+		if a.track {
+			a.bits[s] = nil
+		}
+		return
+	}
+	if a.pinned {
+		a.pending = append(a.pending, s)
 		return
 	}
 	a.free = append(a.free, s)

@@ -28,12 +28,22 @@ import (
 // For example, with a snapshot file every 10 versions and Snapshot called
 // at versions 12 and then 27, the second call keeps 10.snapshot,
 // 11.delta .. 27.delta and 20.snapshot, and removes 1.delta .. 10.delta.
+//
+// Snapshot first waits for a background snapshot under way: the files of
+// version must not change once the caller has listed them (StateFiles),
+// and a snapshot file at or below version appearing later would change
+// them. So the snapshot files it keeps and removes are all finished and
+// durable. The wait is the one place a snapshot's time can fall on the
+// query's path: a resumable run calls Snapshot about once a second.
 func (c *Checkpointed) Snapshot(version int64) error {
 	if version != c.version {
 		return fmt.Errorf("memstore %s: snapshot of version %d asked, the store is at version %d", c.dir, version, c.version)
 	}
 	if c.log.n > 0 {
 		return fmt.Errorf("memstore %s: snapshot of version %d: the current batch is not committed", c.dir, version)
+	}
+	if err := c.join(); err != nil {
+		return err
 	}
 	if c.snapped {
 		if err := c.prune(c.snapVersion); err != nil {
