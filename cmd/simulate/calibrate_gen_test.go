@@ -154,7 +154,7 @@ func (g progressGen) write() []byte {
 					Description: "KafkaV2[Subscribe[events]]", StartOffset: startOffset, EndOffset: end, LatestOffset: end,
 					NumInputRows: int64(rows), InputRowsPerSecond: math.Round(rows/secs*10) / 10,
 					ProcessedRowsPerSecond: math.Round(rows/(float64(trigger)/1000)*10) / 10,
-					Metrics: map[string]string{"avgOffsetsBehindLatest": "0.0", "maxOffsetsBehindLatest": "0", "minOffsetsBehindLatest": "0"},
+					Metrics:                map[string]string{"avgOffsetsBehindLatest": "0.0", "maxOffsetsBehindLatest": "0", "minOffsetsBehindLatest": "0"},
 				}},
 				Sink: sink{Description: "DeltaSink[s3://bucket/events]", NumOutputRows: int64(newKeys)},
 			}
