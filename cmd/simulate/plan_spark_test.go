@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -128,4 +129,87 @@ func TestPlanSparkVerdictFlips(t *testing.T) {
 
 func ratef(r float64) string {
 	return strconv.FormatFloat(math.Round(r), 'f', 0, 64) + "/s"
+}
+
+// TestPlanSparkBadFlags checks each bad cluster flag: one line naming the
+// flag (and the file and key for a cost file), exit 1, nothing on stdout,
+// before any simulation.
+func TestPlanSparkBadFlags(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, data string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	sc := filepath.Join("testdata", "plan-spark.yaml")
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown provider", []string{"--provider", "cassandra"}, "--provider cassandra: want hdfs or rocksdb"},
+		{"zero partitions", []string{"--partitions", "0"}, "--partitions 0: want a whole number of shuffle partitions from 1 to"},
+		{"zero executors", []string{"--executors", "0"}, "--executors 0: want a whole number of executors from 1 to 10000"},
+		{"zero cores", []string{"--cores-per-executor", "0"}, "--cores-per-executor 0: want a whole number of cores from 1 to 1024"},
+		{"negative cost", []string{"--cost", write("neg.yaml", "cost:\n  rowNs: -3\n")}, "neg.yaml: cost.rowNs: want a cost in nanoseconds per row, 0 or more, got -3"},
+		{"text cost", []string{"--cost", write("txt.yaml", "spark:\n  cost:\n    scanKeyNs: fast\n")}, "txt.yaml: spark.cost.scanKeyNs: want a cost in nanoseconds per key, 0 or more, got fast"},
+		{"unknown cost key", []string{"--cost", write("key.yaml", "cost:\n  seekNs: 3\n")}, "key.yaml: cost.seekNs: unknown key; want batchOverheadMs, rowNs"},
+		{"no cost block", []string{"--cost", write("none.yaml", "name: x\n")}, "none.yaml: no cost: block; want a YAML file with a cost: mapping"},
+		{"missing cost file", []string{"--cost", filepath.Join(dir, "nope.yaml")}, "nope.yaml: no such file or directory; want a YAML file with a cost: block"},
+		{"cost folder", []string{"--cost", dir}, "not a regular file (a folder); want a YAML file with a cost: block"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			args := append([]string{"plan", sc, "--query", "within", "-q"}, c.args...)
+			code, stdout, stderr := simulate(t, args...)
+			if code != 1 || stdout != "" {
+				t.Errorf("exit %d, stdout %q; want 1 and nothing", code, stdout)
+			}
+			if strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, "simulate plan: ") || !strings.Contains(stderr, c.want) {
+				t.Errorf("stderr %q: want one line of simulate plan: with %q", stderr, c.want)
+			}
+		})
+	}
+}
+
+// TestPlanSparkBlock checks that a scenario's own spark: block sizes the
+// cluster without any flag, and that the flags override it.
+func TestPlanSparkBlock(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "plan-spark.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := filepath.Join(t.TempDir(), "plan-spark.yaml")
+	block := "spark:\n  partitions: 8\n  provider: rocksdb\n  executors: 2\n  coresPerExecutor: 2\n  cost:\n    scanKeyNs: 1000\n"
+	if err := os.WriteFile(sc, append(data, block...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	own := runPlanSpark(t, sc)
+	if own.Partitions != 8 || own.Provider != "rocksdb" || own.Executors != 2 || own.Cost["scanKeyNs"] != 1000 || own.Cost["newKeyNs"] != 3590 || own.DefaultCosts {
+		t.Errorf("the scenario's block: %+v", own)
+	}
+	if own.ExecutorPeakDiskBytes == 0 {
+		t.Errorf("rocksdb: no disk")
+	}
+	over := runPlanSpark(t, sc, "--executors", "4", "--provider", "hdfs")
+	if over.Partitions != 8 || over.Provider != "hdfs" || over.Executors != 4 || over.Cost["scanKeyNs"] != 1000 || over.ExecutorPeakDiskBytes != 0 {
+		t.Errorf("the block with --executors 4 --provider hdfs: %+v", over)
+	}
+}
+
+// TestSampleCostFile checks that experiments/spark-sample-cost.yaml,
+// which plan's --help example reads, is what calibrate prints for the
+// sample log.
+func TestSampleCostFile(t *testing.T) {
+	want, err := os.ReadFile(filepath.Join("..", "..", "experiments", "spark-sample-cost.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(filepath.Join("..", ".."))
+	code, stdout, stderr := simulate(t, "calibrate", "experiments/spark-progress-sample.log", "--executors", "4", "--cores-per-executor", "4")
+	if code != 0 || stdout != string(want) {
+		t.Errorf("exit %d (%s); calibrate prints\n%s\nwant experiments/spark-sample-cost.yaml's\n%s", code, stderr, stdout, want)
+	}
 }
