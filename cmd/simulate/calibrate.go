@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/sim/calibrate"
+	"github.com/dedupsim/dedupsim/sim/plan"
 	"github.com/dedupsim/dedupsim/sim/sparkmodel"
 )
 
@@ -69,7 +69,7 @@ too few batches for the terms to fit, several queries without --query).`,
 				return err
 			}
 			for _, path := range args {
-				if err := readLog(f, path); err != nil {
+				if err := f.ReadFile(path); err != nil {
 					return err
 				}
 			}
@@ -104,7 +104,7 @@ func calibrateOptions(cmd *cobra.Command, query, provider, duration string, exec
 		return calibrate.Options{}, fmt.Errorf("--cores-per-executor %d: want the cores per executor of the cluster the log came from, 1 to 1024", cores)
 	}
 	if provider != sparkmodel.HDFS && provider != sparkmodel.RocksDB {
-		return calibrate.Options{}, fmt.Errorf("--provider %s: want hdfs or rocksdb", fileio.Show(provider))
+		return calibrate.Options{}, fmt.Errorf("--provider %s: want hdfs or rocksdb", plan.ShowValue(provider))
 	}
 	opts := calibrate.Options{Query: query, Executors: executors, CoresPerExecutor: cores, IncludeWarmup: warmup}
 	switch duration {
@@ -113,7 +113,7 @@ func calibrateOptions(cmd *cobra.Command, query, provider, duration string, exec
 	case "addBatch":
 		opts.Duration = calibrate.AddBatch
 	default:
-		return calibrate.Options{}, fmt.Errorf("--duration %s: want triggerExecution or addBatch", fileio.Show(duration))
+		return calibrate.Options{}, fmt.Errorf("--duration %s: want triggerExecution or addBatch", plan.ShowValue(duration))
 	}
 	if cmd.Flags().Changed("query") && strings.TrimSpace(query) == "" {
 		return calibrate.Options{}, fmt.Errorf("--query: want a query's name or id, got an empty one")
@@ -122,16 +122,6 @@ func calibrateOptions(cmd *cobra.Command, query, provider, duration string, exec
 	opts.Defaults = &calibrate.Costs{BatchOverheadMs: d.BatchOverheadMs, RowNs: d.RowNs, NewKeyNs: d.NewKeyNs,
 		ScanKeyNs: d.ScanKeyNs, RemoveKeyNs: d.RemoveKeyNs, PartitionCommitMs: d.PartitionCommitMs}
 	return opts, nil
-}
-
-// readLog reads one progress log into f: a regular file, streamed.
-func readLog(f *calibrate.Fitter, path string) error {
-	file, err := fileio.Open(path)
-	if err != nil {
-		return fmt.Errorf("%s: %s; want a file of Spark progress records", path, fileio.Reason(err))
-	}
-	defer file.Close()
-	return f.Read(file, path)
 }
 
 // calibrateText renders a fit as YAML: comments, then the cost: block.

@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/sim/plan"
 	"github.com/dedupsim/dedupsim/sim/scenario"
 	"github.com/dedupsim/dedupsim/sim/sparkmodel"
@@ -68,7 +67,7 @@ func (f *sparkFlags) config(cmd *cobra.Command, sc *scenario.Scenario) (*sparkmo
 	}
 	if fl.Changed("provider") {
 		if f.provider != sparkmodel.HDFS && f.provider != sparkmodel.RocksDB {
-			return nil, fmt.Errorf("--provider %s: want hdfs or rocksdb", fileio.Show(f.provider))
+			return nil, fmt.Errorf("--provider %s: want hdfs or rocksdb", plan.ShowValue(f.provider))
 		}
 		c.Provider = f.provider
 	}

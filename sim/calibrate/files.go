@@ -1,9 +1,11 @@
 package calibrate
 
 import (
+	"fmt"
 	"io"
 	"strconv"
 
+	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/metrics/progresslog"
 )
 
@@ -67,4 +69,16 @@ func describeSources(s []string) string {
 		return s[0] + " and " + s[1]
 	}
 	return s[0] + " and " + strconv.Itoa(len(s)-1) + " more logs"
+}
+
+// ReadFile reads the progress log in the regular file path, streamed (see
+// Read). A path that does not exist, a folder or another file that is
+// not regular is one error naming it.
+func (f *Fitter) ReadFile(path string) error {
+	file, err := fileio.Open(path)
+	if err != nil {
+		return fmt.Errorf("%s: %s; want a file of Spark progress records", path, fileio.Reason(err))
+	}
+	defer file.Close()
+	return f.Read(file, path)
 }

@@ -93,3 +93,8 @@ func lookupIn(m *yaml.Node, key string) *yaml.Node {
 	}
 	return nil
 }
+
+// ShowValue renders a value a user gave for an error's "got VALUE": as
+// written when that is unambiguous, else quoted and cut to 80 characters
+// (fileio.Show), for the command line, which does not import engines.
+func ShowValue(s string) string { return fileio.Show(s) }
