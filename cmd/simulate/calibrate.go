@@ -50,12 +50,12 @@ or to give to simulate plan --cost. --json prints the same as JSON.
 
 Exit status: 0 with a fit, 1 on errors (a file that is not a progress log,
 too few batches for the terms to fit, several queries without --query).`,
-		Example: `  simulate calibrate experiments/spark-progress-sample.log --executors 4 --cores-per-executor 4
-  simulate calibrate experiments/spark-progress-sample.log --executors 4 --cores-per-executor 4 --provider rocksdb --json
-  simulate calibrate experiments/spark-progress-sample.log --executors 4 --cores-per-executor 4 --duration addBatch --query dedup-events`,
+		Example: `  simulate calibrate experiments/spark-sample/driver.log --executors 4 --cores-per-executor 4
+  simulate calibrate experiments/spark-sample/driver.log --executors 4 --cores-per-executor 4 --provider rocksdb --json
+  simulate calibrate experiments/spark-sample/driver.log --executors 4 --cores-per-executor 4 --duration addBatch --query dedup-events`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return fmt.Errorf("want one or more progress logs, got none (e.g. simulate calibrate experiments/spark-progress-sample.log)")
+				return fmt.Errorf("want one or more progress logs, got none (e.g. simulate calibrate experiments/spark-sample/driver.log)")
 			}
 			return nil
 		},

@@ -13,11 +13,11 @@ import (
 	"github.com/dedupsim/dedupsim/sim/calibrate"
 )
 
-var updateSample = flag.Bool("update-sample", false, "rewrite experiments/spark-progress-sample.log from its generator")
+var updateSample = flag.Bool("update-sample", false, "rewrite experiments/spark-sample/driver.log from its generator")
 
 // samplePath is the committed sample progress log, which calibrate's
 // --help examples read.
-const samplePath = "../../experiments/spark-progress-sample.log"
+const samplePath = "../../experiments/spark-sample/driver.log"
 
 // sampleHeader is the sample's first line: a driver log's other lines are
 // skipped, so it says where the log comes from.

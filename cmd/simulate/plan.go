@@ -78,7 +78,7 @@ budget, or no watermark to plan), 1 on errors.`,
   simulate plan experiments/capacity-plan.yaml --query within-watermark --production-rate 20000/s --memory-budget 4GiB
   simulate plan experiments/capacity-plan.yaml --query pair-keyed --json
   simulate plan experiments/capacity-plan.yaml --query within-watermark --seeds 10 --quantile 0.9
-  simulate calibrate experiments/spark-progress-sample.log --executors 4 --cores-per-executor 4 && simulate plan experiments/capacity-plan.yaml --query within-watermark --seeds 1 --production-rate 20000/s --partitions 200 --executors 4 --cores-per-executor 4 --cost experiments/spark-sample-cost.yaml`,
+  simulate calibrate experiments/spark-sample/driver.log --executors 4 --cores-per-executor 4 && simulate plan experiments/capacity-plan.yaml --query within-watermark --seeds 1 --production-rate 20000/s --partitions 200 --executors 4 --cores-per-executor 4 --cost experiments/spark-sample/cost.yaml`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return fmt.Errorf("want one scenario file, got %d arguments (e.g. simulate plan experiments/capacity-plan.yaml --query within-watermark)", len(args))

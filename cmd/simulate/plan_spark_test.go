@@ -199,17 +199,17 @@ func TestPlanSparkBlock(t *testing.T) {
 	}
 }
 
-// TestSampleCostFile checks that experiments/spark-sample-cost.yaml,
+// TestSampleCostFile checks that experiments/spark-sample/cost.yaml,
 // which plan's --help example reads, is what calibrate prints for the
 // sample log.
 func TestSampleCostFile(t *testing.T) {
-	want, err := os.ReadFile(filepath.Join("..", "..", "experiments", "spark-sample-cost.yaml"))
+	want, err := os.ReadFile(filepath.Join("..", "..", "experiments", "spark-sample", "cost.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Chdir(filepath.Join("..", ".."))
-	code, stdout, stderr := simulate(t, "calibrate", "experiments/spark-progress-sample.log", "--executors", "4", "--cores-per-executor", "4")
+	code, stdout, stderr := simulate(t, "calibrate", "experiments/spark-sample/driver.log", "--executors", "4", "--cores-per-executor", "4")
 	if code != 0 || stdout != string(want) {
-		t.Errorf("exit %d (%s); calibrate prints\n%s\nwant experiments/spark-sample-cost.yaml's\n%s", code, stderr, stdout, want)
+		t.Errorf("exit %d (%s); calibrate prints\n%s\nwant experiments/spark-sample/cost.yaml's\n%s", code, stderr, stdout, want)
 	}
 }
