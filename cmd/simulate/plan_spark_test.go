@@ -97,8 +97,8 @@ func TestPlanSparkVerdictFlips(t *testing.T) {
 	if four.Executors != 2 || four.CoresPerExecutor != 4 || four.Partitions != 16 || four.Cost["scanKeyNs"] != 2000 || four.DefaultCosts {
 		t.Errorf("cluster %+v, want the flags' and the cost file's", four)
 	}
-	if !four.KeepsUp || !two.KeepsUp || four.RatePerSecond != 200 {
-		t.Fatalf("at the scenario's 200/s: keeps up %v (8 slots), %v (4 slots); want both", four.KeepsUp, two.KeepsUp)
+	if !four.KeepsUp || !two.KeepsUp || four.RatePerSecond != 100 {
+		t.Fatalf("at the scenario's 100/s: keeps up %v (8 slots), %v (4 slots); want both", four.KeepsUp, two.KeepsUp)
 	}
 	if four.MaxSustainableRateBounded || four.MaxSustainableRate <= 0 {
 		t.Fatalf("8 slots: max %v, bounded %v: want a rate where it falls behind", four.MaxSustainableRate, four.MaxSustainableRateBounded)
@@ -119,11 +119,11 @@ func TestPlanSparkVerdictFlips(t *testing.T) {
 	below := runPlanSpark(t, sc, "--partitions", "16", "--executors", "2", "--cores-per-executor", "2", "--cost", cost,
 		"--production-rate", ratef(0.8*two.MaxSustainableRate))
 	if !below.KeepsUp || below.BatchDurationMs["p99"] >= 10000 || below.BatchDurationMs["p99"] <= two.BatchDurationMs["p99"] {
-		t.Errorf("at 0.8 x the largest rate: keeps up %v, p99 %v ms (at 200/s %v ms); want true, under the 10 s trigger, above 200/s's", below.KeepsUp, below.BatchDurationMs["p99"], two.BatchDurationMs["p99"])
+		t.Errorf("at 0.8 x the largest rate: keeps up %v, p99 %v ms (at 100/s %v ms); want true, under the 10 s trigger, above 100/s's", below.KeepsUp, below.BatchDurationMs["p99"], two.BatchDurationMs["p99"])
 	}
 	// Memory grows with the rate (scaled from the scenario's).
 	if !(below.ExecutorPeakMemoryBytes > 10*two.ExecutorPeakMemoryBytes) {
-		t.Errorf("heap at %v/s %d, at 200/s %d: want it scaled with the rate", below.RatePerSecond, below.ExecutorPeakMemoryBytes, two.ExecutorPeakMemoryBytes)
+		t.Errorf("heap at %v/s %d, at 100/s %d: want it scaled with the rate", below.RatePerSecond, below.ExecutorPeakMemoryBytes, two.ExecutorPeakMemoryBytes)
 	}
 }
 
