@@ -121,6 +121,7 @@ duplicates slip through and which real events it loses.`,
 		newStateCmd(stdout),
 		newExportCmd(stdout),
 		newCompareCmd(stdout),
+		newCalibrateCmd(stdout),
 	)
 	return root
 }

@@ -27,6 +27,7 @@ func newPlanCmd(stdout, stderr io.Writer) *cobra.Command {
 		seed                                       uint64
 		workers, seeds                             int
 		quantile                                   float64
+		sf                                         sparkFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "plan FILE --query NAME",
@@ -62,12 +63,22 @@ When no delay can meet the targets it says so and why: a pair-keyed
 dropDuplicates(["event_id", "event_time"]) sees every re-stamped copy as a new
 key at any delay, and a dedup that never evicts grows without bound.
 
+With a spark: block in the scenario, or any of --partitions, --executors,
+--cores-per-executor, --provider and --cost (which override the block), plan
+also sizes the Spark cluster at the recommended delay and --production-rate:
+the peak state memory and disk of one executor, the batch durations' p50 and
+p99 against the trigger, whether the batches keep up, and the largest rate that
+still keeps up, found by bisection over simulations (docs/spark-model.md).
+--cost FILE reads a cost: block, such as simulate calibrate prints; without one
+the provider's default costs, estimates, time the batches.
+
 Exit status: 0 with a recommended delay, 2 without one (unreachable, over
 budget, or no watermark to plan), 1 on errors.`,
 		Example: `  simulate plan experiments/capacity-plan.yaml --query within-watermark --max-missed-rate 0.001
   simulate plan experiments/capacity-plan.yaml --query within-watermark --production-rate 20000/s --memory-budget 4GiB
   simulate plan experiments/capacity-plan.yaml --query pair-keyed --json
-  simulate plan experiments/capacity-plan.yaml --query within-watermark --seeds 10 --quantile 0.9`,
+  simulate plan experiments/capacity-plan.yaml --query within-watermark --seeds 10 --quantile 0.9
+  simulate calibrate experiments/spark-sample/driver.log --executors 4 --cores-per-executor 4 && simulate plan experiments/capacity-plan.yaml --query within-watermark --seeds 1 --production-rate 20000/s --partitions 200 --executors 4 --cores-per-executor 4 --cost experiments/spark-sample/cost.yaml`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return fmt.Errorf("want one scenario file, got %d arguments (e.g. simulate plan experiments/capacity-plan.yaml --query within-watermark)", len(args))
@@ -109,6 +120,10 @@ budget, or no watermark to plan), 1 on errors.`,
 			if err != nil {
 				return err
 			}
+			cluster, err := sf.config(cmd, sc)
+			if err != nil {
+				return err
+			}
 			if cmd.Flags().Changed("seed") {
 				sc.Seed = seed
 			}
@@ -138,6 +153,11 @@ budget, or no watermark to plan), 1 on errors.`,
 			if err != nil {
 				return err
 			}
+			if cluster != nil {
+				if res.Spark, err = plan.Spark(ctx, sc, res, plan.SparkOptions{Config: *cluster, Rate: t.ProductionRate, Workers: workers}); err != nil {
+					return err
+				}
+			}
 			if asJSON {
 				err = res.WriteJSON(stdout)
 			} else {
@@ -158,11 +178,12 @@ budget, or no watermark to plan), 1 on errors.`,
 	fl.StringVar(&falseDrop, "max-false-drop-rate", "0.0001", "largest share of events lost: a fraction (0.0001) or a percentage (0.01%)")
 	fl.StringVar(&budget, "memory-budget", "", "largest peak state, such as 512MiB or 4GiB (at --production-rate if given)")
 	fl.StringVar(&prodRate, "production-rate", "", "your rate of originals, such as 20000/s: state is scaled to it from the scenario's rate")
-	fl.BoolVar(&asJSON, "json", false, "print the plan as JSON: query, recommendedDelaySeconds, predicted, simulated, reason, seeds, spread, bindingTarget")
+	fl.BoolVar(&asJSON, "json", false, "print the plan as JSON: query, recommendedDelaySeconds, predicted, simulated, reason, seeds, spread, bindingTarget, and spark on a cluster")
 	fl.IntVar(&seeds, "seeds", 5, "seeds to plan over: the scenario's seed and the next ones (seed, seed+1, ...)")
 	fl.Float64Var(&quantile, "quantile", 1, "share of the seeds the recommended delay must meet the targets on (1: every seed)")
 	fl.Uint64Var(&seed, "seed", 0, "seed for every random stream (default: the scenario's seed)")
 	fl.BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
 	fl.IntVar(&workers, "workers", 0, "simulations run at once (default: all cores); the answer does not depend on it")
+	sf.register(fl)
 	return cmd
 }

@@ -45,6 +45,9 @@ type JSONResult struct {
 	// BindingTarget is the target that decides the delay: "missedRate",
 	// "falseDropRate" or "memoryBudget"; null when none does.
 	BindingTarget *string `json:"bindingTarget"`
+	// Spark is the plan on a Spark cluster (see Spark); absent without
+	// one.
+	Spark *JSONSpark `json:"spark,omitempty"`
 }
 
 // JSONSeed is one seed of a plan's JSON form.
@@ -88,6 +91,9 @@ func (r *Result) JSON() JSONResult {
 	if r.Binding != "" {
 		b := r.Binding
 		j.BindingTarget = &b
+	}
+	if r.Spark != nil {
+		j.Spark = r.Spark.json()
 	}
 	return j
 }
@@ -201,6 +207,9 @@ func (r *Result) WriteText(w io.Writer, file string, seed uint64) error {
 	fmt.Fprintf(&b, "  why: %s\n", r.Reason)
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "  note: %s\n", n)
+	}
+	if r.Spark != nil {
+		r.Spark.writeText(&b)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -206,6 +206,9 @@ type Result struct {
 	// needs, at the same quantile of the seeds as the recommendation; nil
 	// when no delay meets it.
 	MissedAlone, FalseDropAlone *time.Duration
+	// Spark is the plan on a Spark cluster, set by the caller from Spark;
+	// nil without one.
+	Spark *SparkResult
 }
 
 // PredictedRows and PredictedBytes return the model's peak state at the

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/dedupsim/dedupsim/sim/plan"
+	"github.com/dedupsim/dedupsim/sim/scenario"
+	"github.com/dedupsim/dedupsim/sim/sparkmodel"
+)
+
+// sparkFlags are plan's flags that size a Spark cluster.
+type sparkFlags struct {
+	partitions, executors, cores int64
+	provider, cost               string
+}
+
+func (f *sparkFlags) register(fl *pflag.FlagSet) {
+	fl.Int64Var(&f.partitions, "partitions", sparkmodel.DefaultPartitions, "spark.sql.shuffle.partitions of the cluster to size (default: the scenario's spark: block, else 200)")
+	fl.Int64Var(&f.executors, "executors", sparkmodel.DefaultExecutors, "executors of the cluster to size (default: the scenario's spark: block, else 1)")
+	fl.Int64Var(&f.cores, "cores-per-executor", sparkmodel.DefaultCoresPerExecutor, "cores (task slots) per executor (default: the scenario's spark: block, else 1)")
+	fl.StringVar(&f.provider, "provider", sparkmodel.HDFS, "state store provider, hdfs or rocksdb (default: the scenario's spark: block, else hdfs)")
+	fl.StringVar(&f.cost, "cost", "", "YAML file with a cost: block, such as simulate calibrate prints (default: the scenario's spark: cost, else the provider's defaults)")
+}
+
+// config returns the cluster to size: the scenario's spark: block with
+// the flags given over it; nil when there is neither (the plan is then
+// what it always was).
+func (f *sparkFlags) config(cmd *cobra.Command, sc *scenario.Scenario) (*sparkmodel.Config, error) {
+	fl := cmd.Flags()
+	any := sc.Spark != nil
+	for _, n := range []string{"partitions", "executors", "cores-per-executor", "provider", "cost"} {
+		any = any || fl.Changed(n)
+	}
+	if !any {
+		return nil, nil
+	}
+	var c sparkmodel.Config
+	if sc.Spark != nil {
+		c = *sc.Spark
+		if c.Cost != nil {
+			cost := *c.Cost
+			c.Cost = &cost
+		}
+	} else {
+		c.SetDefaults()
+	}
+	if fl.Changed("partitions") {
+		if f.partitions < 1 || f.partitions > sparkmodel.MaxPartitions {
+			return nil, fmt.Errorf("--partitions %d: want a whole number of shuffle partitions from 1 to %d", f.partitions, sparkmodel.MaxPartitions)
+		}
+		c.Partitions = f.partitions
+	}
+	if fl.Changed("executors") {
+		if f.executors < 1 || f.executors > 10000 {
+			return nil, fmt.Errorf("--executors %d: want a whole number of executors from 1 to 10000", f.executors)
+		}
+		c.Executors = f.executors
+	}
+	if fl.Changed("cores-per-executor") {
+		if f.cores < 1 || f.cores > 1024 {
+			return nil, fmt.Errorf("--cores-per-executor %d: want a whole number of cores from 1 to 1024", f.cores)
+		}
+		c.CoresPerExecutor = f.cores
+	}
+	if fl.Changed("provider") {
+		if f.provider != sparkmodel.HDFS && f.provider != sparkmodel.RocksDB {
+			return nil, fmt.Errorf("--provider %s: want hdfs or rocksdb", plan.ShowValue(f.provider))
+		}
+		c.Provider = f.provider
+	}
+	if fl.Changed("cost") {
+		cost, err := plan.ReadCostFile(f.cost)
+		if err != nil {
+			return nil, fmt.Errorf("--cost %w", err)
+		}
+		c.Cost = cost
+	}
+	return &c, nil
+}

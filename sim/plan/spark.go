@@ -1,0 +1,260 @@
+package plan
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/dedupsim/dedupsim/engines/interval"
+	"github.com/dedupsim/dedupsim/sim/runner"
+	"github.com/dedupsim/dedupsim/sim/scenario"
+	"github.com/dedupsim/dedupsim/sim/sparkmodel"
+)
+
+// SparkOptions configure the Spark part of a plan (Spark).
+type SparkOptions struct {
+	// Config is the cluster: the scenario's spark: block with the
+	// caller's overrides, defaults filled in. A nil Cost takes the
+	// provider's default costs (DefaultCosts is then true in the result).
+	Config sparkmodel.Config
+	// Rate is the rate of originals to plan for (per second, at the
+	// scenario's peak); 0 plans for the scenario's own.
+	Rate float64
+	// Workers is the number of simulations run at once [GOMAXPROCS].
+	Workers int
+}
+
+// MaxRateDoublings bounds the search for a rate that falls behind: 2^20
+// times the planned rate. A query that keeps up above it is reported as
+// keeping up at that bound (MaxSustainableRateBounded).
+const MaxRateDoublings = 20
+
+// rateResolution is the relative width at which the bisection on the
+// rate stops: the largest rate found to keep up is within 1% of the
+// boundary.
+const rateResolution = 0.01
+
+// SparkResult is a plan in a Spark cluster's terms, at the plan's delay
+// and rate.
+type SparkResult struct {
+	// Config is the cluster and the costs used, every default filled in.
+	Config sparkmodel.Config
+	// DefaultCosts is true when no cost block was given: the durations
+	// use the provider's default costs, estimates until calibrated.
+	DefaultCosts bool
+	// Delay is the delay the cluster was simulated at (HasDelay false
+	// for a query without one); Trigger the scenario's trigger.
+	Delay    time.Duration
+	HasDelay bool
+	Trigger  time.Duration
+	// Rate is the rate of originals planned for; Scale is Rate over the
+	// scenario's peak rate.
+	Rate, Scale float64
+	// ExecutorPeakMemoryBytes and ExecutorPeakDiskBytes are the largest
+	// executor's state memory and disk at Rate (see Spark).
+	ExecutorPeakMemoryBytes int64
+	ExecutorPeakDiskBytes   int64
+	// BatchP50Ms, BatchP99Ms and BatchMaxMs are percentiles of the batch
+	// durations at Rate.
+	BatchP50Ms, BatchP99Ms, BatchMaxMs float64
+	// KeepsUp is false when the query falls behind at Rate: a run of
+	// overrunning batches lasts to the end of the traffic window, which
+	// began at FallingBehindSinceSeconds.
+	KeepsUp                   bool
+	FallingBehindSinceSeconds *float64
+	// MaxSustainableRate is the largest rate of originals found to keep
+	// up, within 1% of where it stops; 0 when the query falls behind at
+	// any rate (the batch overhead and commits alone overrun the
+	// trigger). MaxSustainableRateBounded is true when it kept up at
+	// every rate tried, up to 2^MaxRateDoublings times Rate.
+	MaxSustainableRate        float64
+	MaxSustainableRateBounded bool
+	// FallsBehindAbove is the smallest rate found to fall behind (0 with
+	// MaxSustainableRateBounded).
+	FallsBehindAbove float64
+	// Simulations counts the simulations the rate search ran.
+	Simulations int
+}
+
+// sparkRun is one simulation of the cluster at a rate scale.
+type sparkRun struct {
+	keepsUp      bool
+	since        *float64
+	p50, p99, mx float64
+	mem, disk    int64
+}
+
+// Spark sizes the cluster for the query of a plan at the plan's delay
+// (res.Point: the recommended delay, else the delay it reports) and at
+// opts.Rate.
+//
+// Batch durations at a rate k times the scenario's are simulated at the
+// scenario's own rate with the per-row and per-key costs (rowNs,
+// newKeyNs, scanKeyNs, removeKeyNs) multiplied by k: every count a batch
+// is charged for (its rows, the keys it stores, the keys of the store it
+// scans, the keys it evicts) is k times as large at k times the rate,
+// while the batch overhead and the commits do not depend on the rate, so
+// each batch lasts as long, and the batches form and overrun as they
+// would. It holds in expectation: at a higher rate a partition's share
+// of the keys varies less, so the simulated makespan of skewed tasks is
+// slightly pessimistic.
+//
+// Memory and disk are the simulation's, scaled by k: exact for the HDFS
+// heap and RocksDB's SST files, linear in the keys, and an over-estimate
+// of RocksDB's native memory above the scenario's rate (its block cache
+// is capped at 8 MiB an instance and its memtables grow in 1 MiB blocks).
+//
+// MaxSustainableRate is found by bisection on k: from the planned rate,
+// doubling (or halving) until the query changes from keeping up to
+// falling behind, then halving the bracket until its ends are within 1%.
+// It assumes that a query that falls behind at a rate falls behind at
+// every higher rate. A query keeps up when no run of overrunning batches
+// lasts to the end of the scenario's traffic window: a query that would
+// fall behind only after it is not seen (a longer scenario is).
+func Spark(ctx context.Context, sc *scenario.Scenario, res *Result, opts SparkOptions) (*SparkResult, error) {
+	var q *scenario.Query
+	for i := range sc.Queries {
+		if sc.Queries[i].Name == res.Query {
+			q = &sc.Queries[i]
+		}
+	}
+	if q == nil {
+		return nil, fmt.Errorf("spark: no query %q in %s", res.Query, sc.File)
+	}
+	cfg := opts.Config
+	out := &SparkResult{Delay: res.Point.Delay, HasDelay: res.Point.HasDelay, Trigger: sc.Trigger.Std()}
+	if cfg.Cost == nil {
+		out.DefaultCosts = true
+		cfg.Cost = &sparkmodel.Cost{}
+	} else {
+		c := *cfg.Cost
+		cfg.Cost = &c
+	}
+	cfg.FillDefaults()
+	if probs := cfg.Check(); len(probs) > 0 {
+		return nil, fmt.Errorf("spark.%s: %s", probs[0].Path, probs[0].Msg)
+	}
+	out.Config = cfg
+	base := PeakRate(sc)
+	out.Rate, out.Scale = base, 1
+	if opts.Rate > 0 {
+		out.Rate, out.Scale = opts.Rate, opts.Rate/base
+	}
+	costs, _ := cfg.Costs()
+	run := func(k float64) (sparkRun, error) {
+		out.Simulations++
+		s := *sc
+		c := cfg
+		scaled := sparkmodel.Cost{
+			BatchOverheadMs: ptr(costs.BatchOverheadMs), RowNs: ptr(costs.RowNs * k), NewKeyNs: ptr(costs.NewKeyNs * k),
+			ScanKeyNs: ptr(costs.ScanKeyNs * k), RemoveKeyNs: ptr(costs.RemoveKeyNs * k), PartitionCommitMs: ptr(costs.PartitionCommitMs),
+		}
+		c.Cost = &scaled
+		s.Spark = &c
+		s.Queries = []scenario.Query{*q}
+		s.Sweep = nil
+		if out.HasDelay {
+			s.Sweep = &scenario.Sweep{Delay: []interval.Duration{interval.Duration(out.Delay)}}
+		}
+		r, err := runner.Run(ctx, &s, runner.Options{Workers: opts.Workers})
+		if err != nil {
+			return sparkRun{}, fmt.Errorf("simulating %s on the cluster at %s/s: %w", q.Name, formatRate(base*k), err)
+		}
+		if err := r.Close(); err != nil {
+			return sparkRun{}, err
+		}
+		if len(r.Summary.Queries) != 1 || r.Summary.Queries[0].SparkSummary == nil {
+			return sparkRun{}, fmt.Errorf("simulating %s on the cluster: no spark summary", q.Name)
+		}
+		ss := r.Summary.Queries[0].SparkSummary
+		sr := sparkRun{keepsUp: ss.FallingBehindSinceSeconds == nil, since: ss.FallingBehindSinceSeconds,
+			mem: ss.ExecutorPeakMemoryBytes, disk: ss.ExecutorPeakDiskBytes}
+		if d := ss.BatchDurationMs; d != nil {
+			sr.p50, sr.p99, sr.mx = d.P50, d.P99, d.Max
+		}
+		return sr, nil
+	}
+	at, err := run(out.Scale)
+	if err != nil {
+		return nil, err
+	}
+	out.ExecutorPeakMemoryBytes = int64(math.Round(float64(at.mem) * out.Scale))
+	out.ExecutorPeakDiskBytes = int64(math.Round(float64(at.disk) * out.Scale))
+	out.BatchP50Ms, out.BatchP99Ms, out.BatchMaxMs = at.p50, at.p99, at.mx
+	out.KeepsUp, out.FallingBehindSinceSeconds = at.keepsUp, at.since
+
+	// Bracket the boundary: lo keeps up, hi falls behind (0: none yet).
+	lo, hi := 0.0, 0.0
+	if at.keepsUp {
+		lo = out.Scale
+		for i := 0; i < MaxRateDoublings && hi == 0; i++ {
+			k := lo * 2
+			r, err := run(k)
+			if err != nil {
+				return nil, err
+			}
+			if r.keepsUp {
+				lo = k
+			} else {
+				hi = k
+			}
+		}
+	} else {
+		hi = out.Scale
+		for i := 0; i < MaxRateDoublings && lo == 0; i++ {
+			k := hi / 2
+			r, err := run(k)
+			if err != nil {
+				return nil, err
+			}
+			if r.keepsUp {
+				lo = k
+			} else {
+				hi = k
+			}
+		}
+	}
+	switch {
+	case hi == 0:
+		out.MaxSustainableRate, out.MaxSustainableRateBounded = lo*base, true
+		return out, nil
+	case lo == 0:
+		// Falls behind at 2^-20 of the rate: the fixed costs alone overrun.
+		out.FallsBehindAbove = 0
+		return out, nil
+	}
+	for hi-lo > rateResolution*lo {
+		k := (lo + hi) / 2
+		r, err := run(k)
+		if err != nil {
+			return nil, err
+		}
+		if r.keepsUp {
+			lo = k
+		} else {
+			hi = k
+		}
+	}
+	out.MaxSustainableRate, out.FallsBehindAbove = lo*base, hi*base
+	return out, nil
+}
+
+func ptr(v float64) *float64 { return &v }
+
+// formatRate renders a rate per second with thousands separators, at
+// most three significant digits above 1,000 ("46,300").
+func formatRate(r float64) string {
+	if r >= 1000 {
+		p := math.Pow(10, math.Floor(math.Log10(r))-2)
+		r = math.Floor(r/p) * p
+	}
+	s := fmt.Sprintf("%.0f", r)
+	if r < 10 {
+		s = fmt.Sprintf("%.3g", r)
+	}
+	for i := len(s) - 3; i > 0 && s[i-1] >= '0' && s[i-1] <= '9'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

@@ -1,0 +1,121 @@
+package plan
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/dedupsim/dedupsim/sim/runner"
+)
+
+// rateScenario is a within-watermark dedup at rate, on a cluster of 16
+// partitions over 1 x 4 slots, with the given cost block.
+func rateScenario(rate int, cost string) string {
+	return fmt.Sprintf(`name: rate
+seed: 3
+duration: 20m
+trigger: 10s
+workload:
+  rate: %d/s
+  ids: uuid
+  arrivalDelay: {dist: exponential, mean: 2s}
+  retries: {probability: 0.05, copies: {dist: geometric, mean: 1.5}, delay: {dist: lognormal, median: 10s, p99: 1m}, timestamp: restamp}
+queries:
+  - name: within
+    query: withWatermark("event_time", "1 minute").dropDuplicatesWithinWatermark(["event_id"])
+spark:
+  partitions: 16
+  executors: 1
+  coresPerExecutor: 4
+  cost: %s
+`, rate, cost)
+}
+
+// TestSparkRateScalingMatchesSimulation measures the rate-cost scaling
+// Spark relies on against a direct simulation: the batches of the query
+// at 800/s are timed as those at 200/s with 4 times the per-row and
+// per-key costs. In a regime that keeps up the batch percentiles agree
+// within 5%; in one that falls behind (a heavy scan) both fall behind,
+// within two triggers of each other.
+func TestSparkRateScalingMatchesSimulation(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		cost string
+		fall bool
+	}{
+		{"keeps up", "{batchOverheadMs: 150, rowNs: 20000, newKeyNs: 30000, scanKeyNs: 3000, removeKeyNs: 40000, partitionCommitMs: 5}", false},
+		{"falls behind", "{batchOverheadMs: 150, rowNs: 20000, newKeyNs: 30000, scanKeyNs: 500000, removeKeyNs: 40000, partitionCommitMs: 5}", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			direct, err := runner.Run(context.Background(), parse(t, rateScenario(800, c.cost)), runner.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := direct.Close(); err != nil {
+				t.Fatal(err)
+			}
+			want := direct.Summary.Queries[0].SparkSummary
+			base := parse(t, rateScenario(200, c.cost))
+			res := &Result{Query: "within", Point: Point{Delay: time.Minute, HasDelay: true}}
+			got, err := Spark(context.Background(), base, res, SparkOptions{Config: *base.Spark, Rate: 800})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("direct at 800/s: p50 %v ms, p99 %v ms, falling behind since %v; scaled from 200/s: p50 %v, p99 %v, since %v; max sustainable %v/s",
+				want.BatchDurationMs.P50, want.BatchDurationMs.P99, fmtPtr(want.FallingBehindSinceSeconds), got.BatchP50Ms, got.BatchP99Ms, fmtPtr(got.FallingBehindSinceSeconds), got.MaxSustainableRate)
+			if got.KeepsUp != (want.FallingBehindSinceSeconds == nil) || got.KeepsUp == c.fall {
+				t.Fatalf("scaled keeps up %v, direct falls behind since %v; want both to fall behind: %v", got.KeepsUp, fmtPtr(want.FallingBehindSinceSeconds), c.fall)
+			}
+			if c.fall {
+				if d := math.Abs(*got.FallingBehindSinceSeconds - *want.FallingBehindSinceSeconds); d > 20 {
+					t.Errorf("falls behind from %v s scaled, %v s direct: want within two triggers", *got.FallingBehindSinceSeconds, *want.FallingBehindSinceSeconds)
+				}
+				if got.MaxSustainableRate >= 800 {
+					t.Errorf("max sustainable %v/s: want below 800/s, where it falls behind", got.MaxSustainableRate)
+				}
+				return
+			}
+			for _, p := range []struct {
+				name      string
+				got, want float64
+			}{{"p50", got.BatchP50Ms, want.BatchDurationMs.P50}, {"p99", got.BatchP99Ms, want.BatchDurationMs.P99}} {
+				if math.Abs(p.got-p.want) > 0.05*p.want {
+					t.Errorf("batch %s: scaled %v ms, direct %v ms: want within 5%%", p.name, p.got, p.want)
+				}
+			}
+			if got.MaxSustainableRate <= 800 {
+				t.Errorf("max sustainable %v/s: want above 800/s, where it keeps up", got.MaxSustainableRate)
+			}
+			// hdfs heap is linear in the keys: scaled within 5% of direct.
+			if d := math.Abs(float64(got.ExecutorPeakMemoryBytes - want.ExecutorPeakMemoryBytes)); d > 0.05*float64(want.ExecutorPeakMemoryBytes) {
+				t.Errorf("executor heap: scaled %d, direct %d: want within 5%%", got.ExecutorPeakMemoryBytes, want.ExecutorPeakMemoryBytes)
+			}
+		})
+	}
+}
+
+func fmtPtr(v *float64) string {
+	if v == nil {
+		return "null"
+	}
+	return fmt.Sprint(*v)
+}
+
+// TestSparkFixedCostsOverrun checks a cluster whose batch overhead alone
+// exceeds the trigger: it falls behind at any rate.
+func TestSparkFixedCostsOverrun(t *testing.T) {
+	base := parse(t, rateScenario(200, "{batchOverheadMs: 12000}"))
+	res := &Result{Query: "within", Point: Point{Delay: time.Minute, HasDelay: true}}
+	got, err := Spark(context.Background(), base, res, SparkOptions{Config: *base.Spark})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.KeepsUp || got.MaxSustainableRate != 0 || got.Simulations != 1+MaxRateDoublings {
+		t.Errorf("keeps up %v, max %v, %d simulations; want false, 0, %d", got.KeepsUp, got.MaxSustainableRate, got.Simulations, 1+MaxRateDoublings)
+	}
+	if v := got.Verdict(); v != "falls behind at 200/s from 10 s (p99 batch 12 s of a 10 s trigger); falls behind at any rate: the batch overhead and commits alone overrun the trigger" {
+		t.Errorf("verdict %q", v)
+	}
+}
