@@ -1117,7 +1117,7 @@ func (s *searcher) notes(res *Result) {
 		}
 	}
 	if res.Recommended != nil || res.BudgetExceeded {
-		res.Notes = append(res.Notes, "bytes model Spark's HDFS-backed state store; Spark keeps up to two versions in memory (spark.sql.streaming.maxBatchesToRetainInMemory=2), so size the heap for about twice the peak")
+		res.Notes = append(res.Notes, "bytes model one version of Spark's HDFS-backed state store; the versions Spark retains in memory (spark.sql.streaming.maxBatchesToRetainInMemory=2) share its rows and add about 80 bytes of map nodes per key, which --executors sizes per executor")
 	}
 }
 
