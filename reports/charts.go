@@ -49,6 +49,11 @@ func buildCharts(res *results) ([]chartFile, error) {
 	if d, title, note, ok := horizonChart(res); ok {
 		specs = append(specs, spec{"horizon-tradeoff", title, note, d})
 	}
+	for _, sc := range res.sparkCharts() {
+		if d, title, note, ok := sparkChart(res, sc); ok {
+			specs = append(specs, spec{sc.name, title, note, d})
+		}
+	}
 	out := make([]chartFile, 0, len(specs))
 	for _, s := range specs {
 		png, err := renderPNG(s.d)

@@ -126,6 +126,7 @@ func (res *results) runFindings(r *run) []finding {
 	if f, ok := res.saturationFinding(r); ok {
 		out = append(out, f)
 	}
+	out = append(out, res.sparkFindings(r)...)
 	if q.SinkDuplicates > 0 {
 		out = append(out, named(q.Name, fmt.Sprintf("%s's sink wrote %s rows more than once after failed batches were retried, duplicates that no dedup operator can see.",
 			subject, metrics.FormatCount(q.SinkDuplicates))))

@@ -52,6 +52,8 @@ func parseScenario(raw json.RawMessage) scenarioInfo {
 type run struct {
 	sum     *metrics.QuerySummary
 	batches []metrics.BatchRecord
+	// spark is the run's rows of spark.csv, in order; nil without one.
+	spark []metrics.SparkBatch
 }
 
 // label names the run in legends and tables: the query name, plus the

@@ -42,6 +42,10 @@ var lessonFiles = []string{
 	"capacity-plan.yaml",
 	"exactly-once.yaml",
 	"store-comparison.yaml",
+	"death-spiral.yaml",
+	"executor-memory-hdfs.yaml",
+	"executor-memory-rocksdb.yaml",
+	"partition-skew.yaml",
 }
 
 func experimentFiles(t *testing.T) []string {

@@ -1,0 +1,148 @@
+package runner
+
+// The lessons of the experiments with a spark: block (docs/spark-model.md),
+// asserted on the files users run, shrunk where that keeps the lesson.
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/dedupsim/dedupsim/generators"
+	"github.com/dedupsim/dedupsim/metrics"
+	"github.com/dedupsim/dedupsim/sim/scenario"
+)
+
+// sparkOf returns a query's spark fields, failing when it has none.
+func sparkOf(t *testing.T, q metrics.QuerySummary) *metrics.SparkSummary {
+	t.Helper()
+	if q.SparkSummary == nil {
+		t.Fatalf("%s: no spark fields in the summary", q.Name)
+	}
+	return q.SparkSummary
+}
+
+// TestLessonDeathSpiral: within-watermark state grows until its horizon,
+// and the eviction scan with it; with one slot the batch crosses the
+// 1 s trigger where the closed form says, t* = (trigger - overhead -
+// commits - rows) / (scanKeyNs × rate), and never comes back under it.
+// The rate is a tenth of the file's and scanKeyNs ten times its, which
+// keeps the scan's growth per second and so t*. A 20-minute delay holds
+// a third of the keys and keeps up; so does the 1-hour delay on 4 cores
+// with 4 partitions, but not on 4 cores with 1 partition.
+func TestLessonDeathSpiral(t *testing.T) {
+	shrunk := func(t *testing.T) *scenario.Scenario {
+		s := loadExperiment(t, "death-spiral.yaml")
+		r := generators.Rate(float64(*s.Workload.Rate) / 10)
+		s.Workload.Rate = &r
+		scan := *s.Spark.Cost.ScanKeyNs * 10
+		s.Spark.Cost.ScanKeyNs = &scan
+		return s
+	}
+	s := shrunk(t)
+	c := s.Spark.Cost
+	rate := float64(*s.Workload.Rate)
+	// The closed form, with one slot running the partitions' tasks one
+	// after the other: a batch of 1 s of rows (each a new key) and k
+	// keys takes overhead + partitions × commit + rows + k × scan.
+	closedForm := func(partitions, slots float64) float64 {
+		fixed := *c.BatchOverheadMs*1e-3 + math.Ceil(partitions/slots)**c.PartitionCommitMs*1e-3 + rate*(*c.RowNs+*c.NewKeyNs)*1e-9/min(partitions, slots)
+		return (s.Trigger.Std().Seconds() - fixed) / (*c.ScanKeyNs * 1e-9 * rate / min(partitions, slots))
+	}
+	q := byName(t, runLesson(t, s), "within-1h", "within-20m")
+	long, short := sparkOf(t, q["within-1h"]), sparkOf(t, q["within-20m"])
+	want := closedForm(4, 1)
+	if long.FallingBehindSinceSeconds == nil {
+		t.Fatalf("within-1h keeps up; the closed form says it falls behind at %.0f s", want)
+	}
+	// Arrivals are random: the keys at t* move by a few seconds of rows.
+	if got := *long.FallingBehindSinceSeconds; math.Abs(got-want) > 10 {
+		t.Errorf("within-1h falls behind at %g s; the closed form says %.0f s (±10 s)", got, want)
+	}
+	if short.FallingBehindSinceSeconds != nil {
+		t.Errorf("within-20m falls behind at %g s; its 40-minute horizon holds too few keys to", *short.FallingBehindSinceSeconds)
+	}
+	if d := short.BatchDurationMs; d == nil || d.Max >= 1000 {
+		t.Errorf("within-20m's batches %+v; want every one under the 1 s trigger", d)
+	}
+
+	// More partitions, with the cores to run them.
+	for _, v := range []struct {
+		partitions int64
+		behind     bool
+	}{{4, false}, {1, true}} {
+		s := shrunk(t)
+		s.Queries = s.Queries[:1]
+		s.Spark.CoresPerExecutor = 4
+		s.Spark.Partitions = v.partitions
+		sp := sparkOf(t, runLesson(t, s).Summary.Queries[0])
+		switch {
+		case !v.behind && sp.FallingBehindSinceSeconds != nil:
+			t.Errorf("4 cores, %d partitions: falls behind at %g s; want it to keep up", v.partitions, *sp.FallingBehindSinceSeconds)
+		case v.behind && sp.FallingBehindSinceSeconds == nil:
+			t.Errorf("4 cores, %d partition: keeps up; one partition is one task, on one core, so it should fall behind", v.partitions)
+		case v.behind && math.Abs(*sp.FallingBehindSinceSeconds-closedForm(1, 4)) > 10:
+			t.Errorf("4 cores, 1 partition: falls behind at %g s, the closed form says %.0f s", *sp.FallingBehindSinceSeconds, closedForm(1, 4))
+		}
+	}
+}
+
+// TestLessonExecutorMemory: the same job on the two providers, 200
+// partitions on 4 executors: 50 stores per executor. HDFS holds its keys
+// on the heap, about 300 bytes a key per executor with the versions it
+// retains, and no local disk; RocksDB holds at least a 1 MiB memtable
+// arena per instance while a batch writes (50 MiB per executor) and SST
+// files on disk, and less memory than HDFS at this state. Shrunk to 15
+// minutes of traffic (the 10-minute delay's state is near its peak).
+func TestLessonExecutorMemory(t *testing.T) {
+	peak := map[string]metrics.QuerySummary{}
+	for _, p := range []string{"hdfs", "rocksdb"} {
+		s := loadExperiment(t, "executor-memory-"+p+".yaml")
+		shrink(s, 15*time.Minute)
+		if s.Spark.Partitions != 200 || s.Spark.Executors != 4 || s.Spark.Provider != p {
+			t.Fatalf("%s: %+v; the lesson is about 200 partitions on 4 executors", p, s.Spark)
+		}
+		peak[p] = runLesson(t, s).Summary.Queries[0]
+	}
+	h, r := peak["hdfs"], peak["rocksdb"]
+	hs, rs := sparkOf(t, h), sparkOf(t, r)
+	if h.PeakStateRows != r.PeakStateRows {
+		t.Fatalf("peak state %d rows on hdfs, %d on rocksdb; the provider must not change a counter", h.PeakStateRows, r.PeakStateRows)
+	}
+	perExecutor := float64(hs.Partitions.PeakRowsMax) * 50 // an upper bound of an executor's keys
+	if b := float64(hs.ExecutorPeakMemoryBytes) / perExecutor; b < 200 || b > 400 {
+		t.Errorf("hdfs: %d bytes of heap for at most %.0f keys an executor, %.0f a key; want 200 to 400", hs.ExecutorPeakMemoryBytes, perExecutor, b)
+	}
+	if hs.ExecutorPeakDiskBytes != 0 {
+		t.Errorf("hdfs: %d bytes of local disk; its files are on the checkpoint location", hs.ExecutorPeakDiskBytes)
+	}
+	if rs.ExecutorPeakMemoryBytes < 50<<20 {
+		t.Errorf("rocksdb: %d bytes of native memory; 50 instances hold at least 50 MiB of memtable arenas", rs.ExecutorPeakMemoryBytes)
+	}
+	if rs.ExecutorPeakDiskBytes <= 0 {
+		t.Errorf("rocksdb: no local disk; its SST files are on the executor")
+	}
+	if rs.ExecutorPeakMemoryBytes >= hs.ExecutorPeakMemoryBytes {
+		t.Errorf("rocksdb %d bytes, hdfs %d: want rocksdb below hdfs at 12,000 keys a store", rs.ExecutorPeakMemoryBytes, hs.ExecutorPeakMemoryBytes)
+	}
+}
+
+// TestLessonPartitionSkew: event_id spreads within 15% of the mean over
+// 200 partitions; customer_id, 500 values, cannot: its fullest partition
+// holds at least twice the mean, the mean being 500 / 200 keys. Shrunk to
+// 5 minutes of traffic.
+func TestLessonPartitionSkew(t *testing.T) {
+	s := loadExperiment(t, "partition-skew.yaml")
+	shrink(s, 5*time.Minute)
+	q := byName(t, runLesson(t, s), "event-id", "customer-id")
+	ev, cu := sparkOf(t, q["event-id"]).Partitions, sparkOf(t, q["customer-id"]).Partitions
+	if sk := float64(ev.PeakRowsMax) / ev.PeakRowsMean; sk > 1.15 {
+		t.Errorf("event-id: skew %.2f (%d / %g); want an even split, under 1.15", sk, ev.PeakRowsMax, ev.PeakRowsMean)
+	}
+	if want := float64(s.Workload.Customers) / float64(cu.Count); cu.PeakRowsMean != want {
+		t.Errorf("customer-id: a mean of %g keys a partition; want one key per customer, %g", cu.PeakRowsMean, want)
+	}
+	if sk := float64(cu.PeakRowsMax) / cu.PeakRowsMean; sk < 2 {
+		t.Errorf("customer-id: skew %.2f (%d / %g); want at least 2", sk, cu.PeakRowsMax, cu.PeakRowsMean)
+	}
+}
