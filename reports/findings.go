@@ -506,6 +506,11 @@ func (res *results) lagFinding(r *run) (finding, bool) {
 					formatOffset(m.At), formatOffset(*m.Until))
 				break
 			}
+			if m.Kind == downtimeKind && m.Until != nil && at >= m.At && at <= *m.Until+2*trigger {
+				tail = fmt.Sprintf(", after the query was down from %s to %s: no batch ran, so the watermark, and with it eviction, waited for the first one after.",
+					formatOffset(m.At), formatOffset(*m.Until))
+				break
+			}
 		}
 	}
 	return finding{one: one + tail, many: many + tail}, true

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/dedupsim/dedupsim/metrics"
@@ -22,6 +23,30 @@ import (
 // so the executor holding it needs about twice the memory the even split
 // would suggest, and its tasks take twice as long.
 const skewFinding = 2.0
+
+// markDowntime adds a marker for each span of the scenario's
+// spark.downtime, in which the query did not run, to a copy of the
+// summary's markers: charts shade it as they shade a stall. Results
+// without one keep their summary as it is.
+func (res *results) markDowntime() {
+	if res.sc.Spark == nil || len(res.sc.Spark.Downtime) == 0 {
+		return
+	}
+	s := *res.sum
+	s.Markers = slices.Clone(s.Markers)
+	for _, d := range res.sc.Spark.Downtime {
+		at, span := seconds(d.At), seconds(d.For)
+		if at <= 0 || span <= 0 {
+			continue
+		}
+		until := at + span
+		s.Markers = append(s.Markers, metrics.Marker{Kind: downtimeKind, At: at, Until: &until, Label: "query down (spark.downtime)"})
+	}
+	res.sum = &s
+}
+
+// downtimeKind is the marker kind of a span of spark.downtime.
+const downtimeKind = "downtime"
 
 // readSpark reads dir/spark.csv; nil, and no error, when the folder has
 // none (a run without a spark: block).

@@ -146,3 +146,89 @@ func TestLessonPartitionSkew(t *testing.T) {
 		t.Errorf("customer-id: skew %.2f (%d / %g); want at least 2", sk, cu.PeakRowsMax, cu.PeakRowsMean)
 	}
 }
+
+// TestLessonBacklogAfterDowntime: the query is down from 40 to 70
+// minutes. Without a row limit the first batch after takes the whole
+// backlog, runs with the watermark of before the downtime and moves it
+// some 30 minutes at once; its state peaks at more than twice the capped
+// run's, and it drops fewer rows as late. With maxRowsPerBatch the
+// backlog takes full batches, oldest first, each moving the watermark
+// less than 2 minutes, until it is drained. Shrunk to a quarter of the
+// rate and of the limit, which keeps the number of backlog batches.
+func TestLessonBacklogAfterDowntime(t *testing.T) {
+	type out struct {
+		sum  metrics.QuerySummary
+		recs []metrics.BatchRecord
+	}
+	runs := map[string]out{}
+	var s *scenario.Scenario
+	for _, name := range []string{"backlog-after-downtime", "backlog-after-downtime-capped"} {
+		s = loadExperiment(t, name+".yaml")
+		r := generators.Rate(float64(*s.Workload.Rate) / 4)
+		s.Workload.Rate = &r
+		s.Spark.MaxRowsPerBatch /= 4
+		res := runLesson(t, s)
+		runs[name] = out{res.Summary.Queries[0], records(res, "within-10m")}
+	}
+	down := s.Spark.Downtime[0]
+	from, until := down.At.Std().Milliseconds(), (down.At + down.For).Std().Milliseconds()
+	limit := s.Spark.MaxRowsPerBatch
+	// first returns the index of the first batch at or after the
+	// downtime's end, checking that none ran in it.
+	first := func(name string) int {
+		for i, b := range runs[name].recs {
+			switch p := at(s, b); {
+			case p > from && p < until:
+				t.Fatalf("%s: a batch at %d ms, in the downtime", name, p)
+			case p >= until:
+				if p != until {
+					t.Errorf("%s: the first batch after the downtime at %d ms, want at its end, %d ms", name, p, until)
+				}
+				return i
+			}
+		}
+		t.Fatalf("%s: no batch after the downtime", name)
+		return 0
+	}
+	minute := int64(60_000)
+
+	un := runs["backlog-after-downtime"]
+	i := first("backlog-after-downtime")
+	big := un.recs[i]
+	if perMinute := float64(big.InputRows) / 30; perMinute < 0.9*60*float64(*s.Workload.Rate) {
+		t.Errorf("uncapped: the first batch after the downtime holds %d rows; want the 30 minutes that waited", big.InputRows)
+	}
+	if jump := un.recs[i+1].Watermark - big.Watermark; jump < 25*minute {
+		t.Errorf("uncapped: the watermark moved %d ms in the backlog's batch; want about 30 minutes at once", jump)
+	}
+
+	ca := runs["backlog-after-downtime-capped"]
+	j := first("backlog-after-downtime-capped")
+	n := 0
+	for k := j; k < len(ca.recs) && ca.recs[k].InputRows == limit; k++ {
+		if step := ca.recs[k+1].Watermark - ca.recs[k].Watermark; step > 2*minute {
+			t.Errorf("capped: batch %d moved the watermark %d ms; want less than 2 minutes a batch", ca.recs[k].BatchID, step)
+		}
+		n++
+	}
+	// 30 minutes of rows, less what the full batches take net of new
+	// arrivals: the file's numbers give 38 batches.
+	if n < 30 || n > 45 {
+		t.Errorf("capped: %d full batches after the downtime; want the backlog taken in about 38", n)
+	}
+
+	if un.sum.PeakStateRows < 2*ca.sum.PeakStateRows {
+		t.Errorf("peak state %d rows uncapped, %d capped; want the backlog's batch to more than double it", un.sum.PeakStateRows, ca.sum.PeakStateRows)
+	}
+	if sparkOf(t, un.sum).ExecutorPeakMemoryBytes <= sparkOf(t, ca.sum).ExecutorPeakMemoryBytes {
+		t.Errorf("executor memory %d uncapped, %d capped; want more uncapped", un.sum.ExecutorPeakMemoryBytes, ca.sum.ExecutorPeakMemoryBytes)
+	}
+	if un.sum.FalseDropsByCause.Late >= ca.sum.FalseDropsByCause.Late {
+		t.Errorf("late drops %d uncapped, %d capped; want fewer uncapped (its one batch ran with the watermark of before the downtime)", un.sum.FalseDropsByCause.Late, ca.sum.FalseDropsByCause.Late)
+	}
+	for _, o := range []out{un, ca} {
+		if l := sparkOf(t, o.sum).MaxProcessingLagSeconds; l == nil || *l < 30*60 {
+			t.Errorf("max processing lag %v; want the 30 minutes the oldest row waited", l)
+		}
+	}
+}

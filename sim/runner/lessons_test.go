@@ -46,6 +46,8 @@ var lessonFiles = []string{
 	"executor-memory-hdfs.yaml",
 	"executor-memory-rocksdb.yaml",
 	"partition-skew.yaml",
+	"backlog-after-downtime.yaml",
+	"backlog-after-downtime-capped.yaml",
 }
 
 func experimentFiles(t *testing.T) []string {
