@@ -225,7 +225,7 @@ func (res *results) points(r *run, a timeAxis, value func(b metrics.BatchRecord)
 		}
 		xys = append(xys, plotter.XY{X: sec / a.unit.sec, Y: value(b)})
 	}
-	return xys
+	return res.holdOverDowntime(xys, a.unit.sec)
 }
 
 // timelineChart draws spec's value over processing time, one line per

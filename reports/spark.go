@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 
+	"gonum.org/v1/plot/plotter"
+
 	"github.com/dedupsim/dedupsim/metrics"
 )
 
@@ -47,6 +49,61 @@ func (res *results) markDowntime() {
 
 // downtimeKind is the marker kind of a span of spark.downtime.
 const downtimeKind = "downtime"
+
+// downtimes returns the spans of spark.downtime, in seconds after the
+// start.
+func (res *results) downtimes() [][2]float64 {
+	var out [][2]float64
+	for _, m := range res.sum.Markers {
+		if m.Kind == downtimeKind && m.Until != nil {
+			out = append(out, [2]float64{m.At, *m.Until})
+		}
+	}
+	return out
+}
+
+// holdOverDowntime draws a value that no batch changed during a
+// downtime (state rows, say) as a step: the last value before the span
+// holds until the first batch after it, rather than a line sloping across
+// the span as if it had changed gradually. x is in units of unit seconds.
+// Without a downtime, xys is returned as is.
+func (res *results) holdOverDowntime(xys plotter.XYs, unit float64) plotter.XYs {
+	spans := res.downtimes()
+	if len(spans) == 0 {
+		return xys
+	}
+	out := make(plotter.XYs, 0, len(xys)+len(spans))
+	for i, p := range xys {
+		if i > 0 {
+			prev := xys[i-1]
+			for _, sp := range spans {
+				if end := sp[1] / unit; prev.X < end && p.X >= end && p.X > prev.X {
+					out = append(out, plotter.XY{X: p.X, Y: prev.Y})
+				}
+			}
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// splitAtDowntime cuts a line of per-batch values (x in seconds) where
+// it crosses a downtime, in which no batch ran to give one.
+func (res *results) splitAtDowntime(xys plotter.XYs) []plotter.XYs {
+	spans := res.downtimes()
+	var out []plotter.XYs
+	start := 0
+	for i := 1; i < len(xys); i++ {
+		for _, sp := range spans {
+			if xys[i-1].X < sp[1] && xys[i].X >= sp[1] && xys[i-1].X <= sp[0] {
+				out = append(out, xys[start:i])
+				start = i
+				break
+			}
+		}
+	}
+	return append(out, xys[start:])
+}
 
 // readSpark reads dir/spark.csv; nil, and no error, when the folder has
 // none (a run without a spark: block).
@@ -178,7 +235,7 @@ func (res *results) sparkFindings(r *run) []finding {
 	var out []finding
 	trig := formatSpan(res.triggerSeconds())
 	if b := sp.FallingBehindSinceSeconds; b != nil {
-		s := fmt.Sprintf("%s falls behind from %s: from then to the end of the traffic every batch overran the %s trigger and the next one started at once, larger",
+		s := fmt.Sprintf("%s falls behind from %s: from then to the end of the traffic every batch overran the %s trigger, the next one starting at once",
 			subject, formatOffset(*b), trig)
 		if d := sp.BatchDurationMs; d != nil {
 			s += fmt.Sprintf(" (batches up to %s", formatMs(d.Max))
@@ -187,7 +244,7 @@ func (res *results) sparkFindings(r *run) []finding {
 			}
 			s += ")"
 		}
-		s += "; a query that keeps its state (" + scanWords(r.sum) + ") and slows as it grows does not catch up: shorten the delay, or add cores and partitions."
+		s += ". " + scanWords(r.sum) + ": shorten the delay, or add cores, with the partitions to use them."
 		out = append(out, named(r.sum.Name, s))
 	} else if d := sp.BatchDurationMs; d != nil && d.Max > 1000*res.triggerSeconds() {
 		out = append(out, named(r.sum.Name, fmt.Sprintf("%s overran its %s trigger at times (its longest batch took %s) but caught up before the traffic ended.",
@@ -195,7 +252,7 @@ func (res *results) sparkFindings(r *run) []finding {
 	}
 	if p := sp.Partitions; p.PeakRowsMean > 0 && float64(p.PeakRowsMax) >= skewFinding*p.PeakRowsMean {
 		out = append(out, named(r.sum.Name, fmt.Sprintf("%s's state is skewed over its %s partitions: the fullest held %s rows at its peak, %.1f times the mean's peak of %s; "+
-			"its executor needs that much more memory, and its task is the batch's slowest. A key with few distinct values (a few hot customers) does this.",
+			"the executor holding it needs that much more state memory, and its task is the batch's slowest. A key of few distinct values, such as customer_id, does this: Spark's hash puts every row of one value in one partition.",
 			subject, metrics.FormatCount(int64(p.Count)), metrics.FormatCount(p.PeakRowsMax), float64(p.PeakRowsMax)/p.PeakRowsMean,
 			meanRows(p.PeakRowsMean))))
 	}
@@ -204,10 +261,10 @@ func (res *results) sparkFindings(r *run) []finding {
 
 // scanWords says why the query's batches slow as its state grows.
 func scanWords(q *metrics.QuerySummary) string {
-	if flavourOf(q) == metrics.FlavourWithin || flavourOf(q) == metrics.FlavourPairKeyed {
-		return "its eviction scan visits every key of every store on every batch"
+	if f := flavourOf(q); f == metrics.FlavourWithin || f == metrics.FlavourPairKeyed {
+		return "Its eviction scan visits every key of every store on every batch, so its batches slow as its state grows"
 	}
-	return "every key costs its batch"
+	return "Its batches slow as its state and its traffic grow"
 }
 
 // meanRows renders a mean number of rows: whole above 100 ("3,024"),

@@ -28,6 +28,8 @@ type sparkSeries struct {
 	name  string
 	style draw.LineStyle
 	xys   plotter.XYs // x in seconds, y in the chart's unit
+	// segs are the lines drawn: xys cut at downtimes, x in the axis' unit.
+	segs []plotter.XYs
 }
 
 // sparkChartSpec is one spark chart.
@@ -41,7 +43,10 @@ type sparkChartSpec struct {
 	refName string
 	// behind marks each query's fallingBehindSinceSeconds.
 	behind bool
-	note   string
+	// hold draws a value across a downtime as a step (state, which no
+	// batch changed); otherwise the line breaks there (per-batch values).
+	hold bool
+	note string
 }
 
 // sparkCharts returns the spark charts the results call for: none
@@ -67,7 +72,7 @@ func (res *results) sparkCharts() []sparkChartSpec {
 						xys = append(xys, plotter.XY{X: res.offsetSeconds(b.StartMs), Y: *b.DurationMs / 1000})
 					}
 				}
-				return []sparkSeries{{r, label, st, xys}}
+				return []sparkSeries{{r: r, name: label, style: st, xys: xys}}
 			},
 			note: "Each batch at the time it started. A batch above the trigger line overran: the next starts at its end, with the rows that arrived meanwhile. " +
 				"A query falls behind when overruns last to the end of the traffic (marked where it begins).",
@@ -83,13 +88,13 @@ func (res *results) sparkCharts() []sparkChartSpec {
 					xys = append(xys, plotter.XY{X: res.offsetSeconds(b.StartMs), Y: *b.ProcessingLagSeconds})
 				}
 			}
-			return []sparkSeries{{r, label, st, xys}}
+			return []sparkSeries{{r: r, name: label, style: st, xys: xys}}
 		},
 		note: "A data batch's end minus the arrival of its oldest row: how long a row waits for its result. It stays under two triggers while the query keeps up.",
 	})
 	out = append(out, sparkChartSpec{
 		name: "partition-rows", title: "State rows per shuffle partition (modelled split)", yLabel: "state rows in one partition",
-		ticks: humanTicks{n: 6},
+		ticks: humanTicks{n: 6}, hold: true,
 		series: func(r *run, st draw.LineStyle, label string) []sparkSeries {
 			var mx, mean plotter.XYs
 			for _, b := range r.spark {
@@ -98,7 +103,7 @@ func (res *results) sparkCharts() []sparkChartSpec {
 				mean = append(mean, plotter.XY{X: x, Y: b.MeanPartitionRows})
 			}
 			ms := draw.LineStyle{Color: st.Color, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(1.5), vg.Points(2.5)}}
-			return []sparkSeries{{r, "fullest partition: " + label, st, mx}, {r, "mean partition: " + label, ms, mean}}
+			return []sparkSeries{{r: r, name: "fullest partition: " + label, style: st, xys: mx}, {r: r, name: "mean partition: " + label, style: ms, xys: mean}}
 		},
 		note: "After each batch, the state rows of the fullest partition (solid) and of the mean partition (dotted), all dedup operators' stores of a partition together. " +
 			"Keys go to partitions by Spark's hash: the lines part when a few keys hold many rows (skew); the fullest partition sizes its executor.",
@@ -126,13 +131,22 @@ func sparkChart(res *results, spec sparkChartSpec) (d drawing, title, note strin
 				if p.X > ax.end+1e-6 {
 					break
 				}
-				xys = append(xys, plotter.XY{X: p.X / ax.unit.sec, Y: p.Y})
+				xys = append(xys, p)
 				yMax = max(yMax, p.Y)
 			}
 			if len(xys) == 0 {
 				continue
 			}
-			s.xys = xys
+			segs := res.splitAtDowntime(xys)
+			if spec.hold {
+				segs = []plotter.XYs{res.holdOverDowntime(xys, 1)}
+			}
+			for _, seg := range segs {
+				for k := range seg {
+					seg[k].X /= ax.unit.sec
+				}
+			}
+			s.segs = segs
 			series = append(series, s)
 			items = append(items, legendItem{name: s.name, thumbs: []plot.Thumbnailer{lineThumb(s.style)}})
 		}
@@ -192,7 +206,7 @@ func sparkChart(res *results, spec sparkChartSpec) (d drawing, title, note strin
 			p.Add(l)
 		}
 		for _, s := range series {
-			ls, err := lines1(s.xys, s.style)
+			ls, err := lines(s.segs, s.style)
 			if err != nil {
 				return fmt.Errorf("query %s: %w", s.r.sum.Name, err)
 			}
