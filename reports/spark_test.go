@@ -238,3 +238,57 @@ func keys(m map[string][]byte) []string {
 	}
 	return out
 }
+
+// TestCommittedSparkReports: every committed result with spark.csv shows
+// the spark charts and the cluster table, says when a query falls behind
+// and names a skew of 2 or more, and says neither of a query that keeps
+// up or splits evenly.
+func TestCommittedSparkReports(t *testing.T) {
+	dirs, err := filepath.Glob(filepath.Join(committedDir, "*", "spark.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dirs) < 6 {
+		t.Fatalf("%d committed results with spark.csv; the six spark experiments have one each", len(dirs))
+	}
+	for _, f := range dirs {
+		dir := filepath.Dir(f)
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			s, _, err := ReadResults(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			md, err := os.ReadFile(filepath.Join(dir, "report.md"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			report := string(md)
+			for _, ch := range []string{"processing-lag", "partition-rows"} {
+				if !strings.Contains(report, "("+ch+".png)") {
+					t.Errorf("report.md does not show %s", ch)
+				}
+			}
+			if !strings.Contains(report, "## Spark cluster (modelled)") {
+				t.Error("no cluster table")
+			}
+			findings := sectionItems(report, "## Findings")
+			for _, q := range s.Queries {
+				sp := q.SparkSummary
+				if sp == nil {
+					t.Fatalf("%s: no spark fields", q.Name)
+				}
+				if sp.BatchDurationMs != nil && !strings.Contains(report, "(batch-duration.png)") {
+					t.Errorf("%s has durations and the report no batch-duration chart", q.Name)
+				}
+				behind := containsAll(findings, q.Name+" falls behind from")
+				if want := sp.FallingBehindSinceSeconds != nil; behind != want {
+					t.Errorf("%s: falls behind %v, a finding says so %v", q.Name, want, behind)
+				}
+				skewed := containsAll(findings, q.Name+"'s state is skewed")
+				if want := sp.Partitions.PeakRowsMean > 0 && float64(sp.Partitions.PeakRowsMax) >= skewFinding*sp.Partitions.PeakRowsMean; skewed != want {
+					t.Errorf("%s: skew %d / %g, a finding names it %v", q.Name, sp.Partitions.PeakRowsMax, sp.Partitions.PeakRowsMean, skewed)
+				}
+			}
+		})
+	}
+}
