@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/plot/plotter"
+
 	"github.com/dedupsim/dedupsim/metrics"
 )
 
@@ -290,5 +292,39 @@ func TestCommittedSparkReports(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestDowntimeOnCharts: a scenario's spark.downtime becomes a "query
+// down" span on the charts (the summary's own markers untouched); state
+// holds its value across it, as a step at the first batch after it, and
+// per-batch lines break there.
+func TestDowntimeOnCharts(t *testing.T) {
+	s := &metrics.Summary{Format: metrics.ResultsFormat, Scenario: []byte(`{"name":"d","duration":"1h","trigger":"10s","spark":{"downtime":[{"at":"20m","for":"30m"}]}}`),
+		Queries: []metrics.QuerySummary{{Name: "q"}}}
+	res := newResults(s, nil)
+	if len(s.Markers) != 0 {
+		t.Errorf("the summary's markers changed: %+v", s.Markers)
+	}
+	if rows := res.markerRows(); len(rows) != 1 || rows[0].Kind != "query down" || rows[0].At != "00:20" || rows[0].Until != "00:50" {
+		t.Errorf("markers %+v; want one query down from 00:20 to 00:50", rows)
+	}
+	// Batches at 19:50 and 20:00 (minutes), then 50:00 after the downtime.
+	xys := plotter.XYs{{X: 19 + 50.0/60, Y: 5}, {X: 20, Y: 6}, {X: 50, Y: 20}, {X: 50 + 10.0/60, Y: 7}}
+	held := res.holdOverDowntime(xys, 60)
+	want := plotter.XYs{xys[0], xys[1], {X: 50, Y: 6}, xys[2], xys[3]}
+	if !slices.Equal(held, want) {
+		t.Errorf("held %v, want %v", held, want)
+	}
+	sec := make(plotter.XYs, len(xys))
+	for i, p := range xys {
+		sec[i] = plotter.XY{X: p.X * 60, Y: p.Y}
+	}
+	if segs := res.splitAtDowntime(sec); len(segs) != 2 || len(segs[0]) != 2 || len(segs[1]) != 2 {
+		t.Errorf("split into %v; want the two batches before and the two after", segs)
+	}
+	plain := newResults(&metrics.Summary{Format: metrics.ResultsFormat, Queries: []metrics.QuerySummary{{Name: "q"}}}, nil)
+	if got := plain.holdOverDowntime(xys, 60); !slices.Equal(got, xys) {
+		t.Errorf("without a downtime the line changed: %v", got)
 	}
 }
