@@ -46,7 +46,9 @@ type sparkChartSpec struct {
 	// hold draws a value across a downtime as a step (state, which no
 	// batch changed); otherwise the line breaks there (per-batch values).
 	hold bool
-	note string
+	// perRun draws each query on a panel of its own.
+	perRun bool
+	note   string
 }
 
 // sparkCharts returns the spark charts the results call for: none
@@ -94,7 +96,7 @@ func (res *results) sparkCharts() []sparkChartSpec {
 	})
 	out = append(out, sparkChartSpec{
 		name: "partition-rows", title: "State rows per shuffle partition (modelled split)", yLabel: "state rows in one partition",
-		ticks: humanTicks{n: 6}, hold: true,
+		ticks: humanTicks{n: 6}, hold: true, perRun: true,
 		series: func(r *run, st draw.LineStyle, label string) []sparkSeries {
 			var mx, mean plotter.XYs
 			for _, b := range r.spark {
@@ -181,41 +183,96 @@ func sparkChart(res *results, spec sparkChartSpec) (d drawing, title, note strin
 		note = joinSentences(capitalize(sweepNote)+".", note)
 	}
 	toX := func(s float64) float64 { return s / ax.unit.sec }
-	d = drawing{w: 8 * vg.Inch, h: 5 * vg.Inch, draw: func(dc draw.Canvas) error {
+	// groups are the panels: every series on one, or, for a chart per
+	// query, each query's series on its own with its own y scale (a small
+	// state would lie flat on zero beside a large one).
+	groups := [][]sparkSeries{series}
+	if spec.perRun && len(runs) > 1 {
+		groups = nil
+		for _, r := range runs {
+			var g []sparkSeries
+			for _, s := range series {
+				if s.r == r {
+					g = append(g, s)
+				}
+			}
+			if len(g) > 0 {
+				groups = append(groups, g)
+			}
+		}
+	}
+	h := 5 * vg.Inch
+	if len(groups) > 1 {
+		h = 2*vg.Inch + vg.Length(len(groups))*2*vg.Inch
+		note = joinSentences("One panel per query, each on its own scale.", note)
+	}
+	d = drawing{w: 8 * vg.Inch, h: h, draw: func(dc draw.Canvas) error {
 		area := frame(dc, title, res.subtitle(sweepNote), items)
-		p := newPlot("processing time since start ("+ax.unit.name+")", spec.yLabel)
-		p.X.Tick.Marker = timeTicks{ax.unit.name}
-		p.Y.Tick.Marker = spec.ticks
-		ml := &markerLayer{markers: res.sum.Markers, toX: toX, coarse: ax.unit.name != "min", labels: true, drain: ax.drain}
-		p.Add(ml)
-		if spec.ref != nil {
-			l, err := plotter.NewLine(plotter.XYs{{X: 0, Y: *spec.ref}, {X: toX(ax.end), Y: *spec.ref}})
-			if err != nil {
-				return err
+		plots := make([]*plot.Plot, len(groups))
+		layers := make([]*markerLayer, len(groups))
+		tops := make([]float64, len(groups))
+		for k, g := range groups {
+			xl := ""
+			if k == len(groups)-1 {
+				xl = "processing time since start (" + ax.unit.name + ")"
 			}
-			l.LineStyle = refStyle
-			p.Add(l)
-		}
-		for _, r := range behind {
-			x := toX(*r.sum.SparkSummary.FallingBehindSinceSeconds)
-			l, err := plotter.NewLine(plotter.XYs{{X: x, Y: 0}, {X: x, Y: yMax * 1.03}})
-			if err != nil {
-				return err
+			yl := spec.yLabel
+			if len(groups) > 1 {
+				yl = g[0].r.label(res.isSweep() && g[0].r.sum.Delay != nil) + ": rows"
 			}
-			l.LineStyle = behindStyle(r)
-			p.Add(l)
-		}
-		for _, s := range series {
-			ls, err := lines(s.segs, s.style)
-			if err != nil {
-				return fmt.Errorf("query %s: %w", s.r.sum.Name, err)
+			p := newPlot(xl, yl)
+			p.X.Tick.Marker = timeTicks{ax.unit.name}
+			p.Y.Tick.Marker = spec.ticks
+			ml := &markerLayer{markers: res.sum.Markers, toX: toX, coarse: ax.unit.name != "min", labels: k == 0, drain: ax.drain}
+			p.Add(ml)
+			top := yMax
+			if len(groups) > 1 {
+				top = 0
+				for _, s := range g {
+					for _, seg := range s.segs {
+						for _, pt := range seg {
+							top = max(top, pt.Y)
+						}
+					}
+				}
+				top = max(top, 1)
 			}
-			p.Add(ls...)
+			if spec.ref != nil {
+				l, err := plotter.NewLine(plotter.XYs{{X: 0, Y: *spec.ref}, {X: toX(ax.end), Y: *spec.ref}})
+				if err != nil {
+					return err
+				}
+				l.LineStyle = refStyle
+				p.Add(l)
+			}
+			for _, r := range behind {
+				if len(groups) > 1 && r != g[0].r {
+					continue
+				}
+				x := toX(*r.sum.SparkSummary.FallingBehindSinceSeconds)
+				l, err := plotter.NewLine(plotter.XYs{{X: x, Y: 0}, {X: x, Y: top * 1.03}})
+				if err != nil {
+					return err
+				}
+				l.LineStyle = behindStyle(r)
+				p.Add(l)
+			}
+			for _, s := range g {
+				ls, err := lines(s.segs, s.style)
+				if err != nil {
+					return fmt.Errorf("query %s: %w", s.r.sum.Name, err)
+				}
+				p.Add(ls...)
+			}
+			p.X.Min, p.X.Max = 0, toX(ax.end)
+			p.Y.Min, p.Y.Max = 0, top*1.03
+			plots[k], layers[k], tops[k] = p, ml, top*1.03
 		}
-		p.X.Min, p.X.Max = 0, toX(ax.end)
-		p.Y.Min, p.Y.Max = 0, yMax*1.03
-		ml.reserveBand(p, area, yMax*1.03)
-		p.Draw(area)
+		gap := vg.Points(10)
+		layers[0].reserveBand(plots[0], stack(plots, area, gap)[0], tops[0])
+		for k, c := range stack(plots, area, gap) {
+			plots[k].Draw(c)
+		}
 		return nil
 	}}
 	return d, title, note, true
