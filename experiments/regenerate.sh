@@ -1,23 +1,33 @@
 #!/usr/bin/env bash
-# Regenerates every committed results folder under results/ from the
+# Regenerates the committed results folders under results/ from the
 # scenarios in experiments/: one `simulate run` per scenario (a scenario with
 # a sweep: block runs its sweep), then the store comparison.
-# Usage: ./experiments/regenerate.sh      (from the repository root)
+# Usage: ./experiments/regenerate.sh            every experiment
+#        ./experiments/regenerate.sh NAME...    only these (death-spiral ...)
+# (from the repository root)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 bin=$tmp/simulate
 go build -o "$bin" ./cmd/simulate
-for f in experiments/*.yaml; do
-  name=$(basename "$f" .yaml)
-  if [ "$name" = store-comparison ]; then
-    continue
+if [ $# -gt 0 ]; then
+  names=("$@")
+else
+  names=()
+  for f in experiments/*.yaml; do
+    names+=("$(basename "$f" .yaml)")
+  done
+fi
+for name in "${names[@]}"; do
+  if [ ! -f "experiments/$name.yaml" ]; then
+    echo "regenerate.sh: no experiments/$name.yaml" >&2
+    exit 2
   fi
   echo "== $name" >&2
-  "$bin" run "$f" --quiet --out "results/$name" >/dev/null
+  if [ "$name" = store-comparison ]; then
+    "$bin" bench-stores experiments/store-comparison.yaml --quiet --out results/store-comparison >/dev/null
+  else
+    "$bin" run "experiments/$name.yaml" --quiet --out "results/$name" >/dev/null
+  fi
 done
-if [ -f experiments/store-comparison.yaml ]; then
-  echo "== store-comparison" >&2
-  "$bin" bench-stores experiments/store-comparison.yaml --quiet --out results/store-comparison >/dev/null
-fi

@@ -3,6 +3,8 @@ package metrics
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/dedupsim/dedupsim/engines/fileio"
 )
 
 // SparkSummary is what a job's summary gains when its scenario has a
@@ -134,11 +136,11 @@ func ParseSparkRow(f []string) (SparkRow, error) {
 	}{{&r.BatchID, 2}, {&r.InputRows, 6}, {&r.MaxPartitionRows, 7}, {&r.ExecutorMemoryBytes, 10}, {&r.ExecutorDiskBytes, 11}}
 	for _, x := range ints {
 		if *x.dst, err = strconv.ParseInt(f[x.i], 10, 64); err != nil {
-			return r, fmt.Errorf("%s: want a whole number, got %q", SparkHeader[x.i], f[x.i])
+			return r, fmt.Errorf("%s: want a whole number, got %s", SparkHeader[x.i], fileio.Show(f[x.i]))
 		}
 	}
 	if r.MeanPartitionRows, err = strconv.ParseFloat(f[8], 64); err != nil {
-		return r, fmt.Errorf("%s: want a number, got %q", SparkHeader[8], f[8])
+		return r, fmt.Errorf("%s: want a number, got %s", SparkHeader[8], fileio.Show(f[8]))
 	}
 	opt := func(i int) (*float64, error) {
 		if f[i] == "" {
@@ -146,7 +148,7 @@ func ParseSparkRow(f []string) (SparkRow, error) {
 		}
 		v, err := strconv.ParseFloat(f[i], 64)
 		if err != nil {
-			return nil, fmt.Errorf("%s: want a number or nothing, got %q", SparkHeader[i], f[i])
+			return nil, fmt.Errorf("%s: want a number or nothing, got %s", SparkHeader[i], fileio.Show(f[i]))
 		}
 		return &v, nil
 	}

@@ -49,6 +49,11 @@ func buildCharts(res *results) ([]chartFile, error) {
 	if d, title, note, ok := horizonChart(res); ok {
 		specs = append(specs, spec{"horizon-tradeoff", title, note, d})
 	}
+	for _, sc := range res.sparkCharts() {
+		if d, title, note, ok := sparkChart(res, sc); ok {
+			specs = append(specs, spec{sc.name, title, note, d})
+		}
+	}
 	out := make([]chartFile, 0, len(specs))
 	for _, s := range specs {
 		png, err := renderPNG(s.d)
@@ -220,7 +225,7 @@ func (res *results) points(r *run, a timeAxis, value func(b metrics.BatchRecord)
 		}
 		xys = append(xys, plotter.XY{X: sec / a.unit.sec, Y: value(b)})
 	}
-	return xys
+	return res.holdOverDowntime(xys, a.unit.sec)
 }
 
 // timelineChart draws spec's value over processing time, one line per

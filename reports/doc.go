@@ -19,4 +19,8 @@
 //	watermark.{png,svg}         the watermark and the watermark lag over processing time
 //	horizon-tradeoff.{png,svg}  with a sweep: delay against missed duplicates,
 //	                            false drops and peak state
+//
+// With spark.csv (a scenario with a spark: block) it adds the Spark
+// cluster table and the charts of sparkcharts.go: batch-duration,
+// processing-lag and partition-rows.
 package reports

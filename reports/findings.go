@@ -126,6 +126,7 @@ func (res *results) runFindings(r *run) []finding {
 	if f, ok := res.saturationFinding(r); ok {
 		out = append(out, f)
 	}
+	out = append(out, res.sparkFindings(r)...)
 	if q.SinkDuplicates > 0 {
 		out = append(out, named(q.Name, fmt.Sprintf("%s's sink wrote %s rows more than once after failed batches were retried, duplicates that no dedup operator can see.",
 			subject, metrics.FormatCount(q.SinkDuplicates))))
@@ -502,6 +503,11 @@ func (res *results) lagFinding(r *run) (finding, bool) {
 		for _, m := range res.sum.Markers {
 			if m.Kind == "stall" && m.Until != nil && at >= m.At && at <= *m.Until+2*trigger {
 				tail = fmt.Sprintf(", during the stall from %s to %s: with no newer event time arriving, the watermark, and with it eviction, stood still.",
+					formatOffset(m.At), formatOffset(*m.Until))
+				break
+			}
+			if m.Kind == downtimeKind && m.Until != nil && at >= m.At && at <= *m.Until+2*trigger {
+				tail = fmt.Sprintf(", after the query was down from %s to %s: no batch ran, so the watermark, and with it eviction, waited for the first one after.",
 					formatOffset(m.At), formatOffset(*m.Until))
 				break
 			}

@@ -16,13 +16,35 @@ import (
 )
 
 // markerKinds lists the marker kinds of metrics.Marker in legend order.
-func markerKinds() []string { return []string{"stall", "restart", "lose-checkpoint", "bad-clock"} }
+func markerKinds() []string {
+	return []string{"stall", downtimeKind, "restart", "lose-checkpoint", "bad-clock"}
+}
+
+// isSpan reports whether a marker is drawn as a shaded span: a stall or
+// a downtime with its end.
+func isSpan(mk metrics.Marker) bool {
+	return (mk.Kind == "stall" || mk.Kind == downtimeKind) && mk.Until != nil
+}
+
+// spanFill is the shading of a span marker of the kind.
+func spanFill(kind string) color.Color {
+	if kind == downtimeKind {
+		return downtimeFill()
+	}
+	return stallFill()
+}
+
+// downtimeFill is the shading of a downtime: a light red, apart from a
+// stall's orange.
+func downtimeFill() color.Color { return color.NRGBA{R: 0xE0, G: 0x6C, B: 0x75, A: 0x40} }
 
 // markerName is how a chart names a marker kind.
 func markerName(kind string) string {
 	switch kind {
 	case "stall":
 		return "stall"
+	case downtimeKind:
+		return "query down"
 	case "restart":
 		return "restart"
 	case "lose-checkpoint":
@@ -55,8 +77,8 @@ type markerThumb struct{ kind string }
 
 // Thumbnail implements plot.Thumbnailer.
 func (m markerThumb) Thumbnail(c *draw.Canvas) {
-	if m.kind == "stall" {
-		c.FillPolygon(stallFill(), []vg.Point{c.Min, {X: c.Max.X, Y: c.Min.Y}, c.Max, {X: c.Min.X, Y: c.Max.Y}})
+	if m.kind == "stall" || m.kind == downtimeKind {
+		c.FillPolygon(spanFill(m.kind), []vg.Point{c.Min, {X: c.Max.X, Y: c.Min.Y}, c.Max, {X: c.Min.X, Y: c.Max.Y}})
 		return
 	}
 	x := (c.Min.X + c.Max.X) / 2
@@ -167,7 +189,7 @@ func (m *markerLayer) groups(c draw.Canvas, trX func(float64) vg.Length) []label
 		if x < c.Min.X || x > c.Max.X {
 			continue
 		}
-		if mk.Kind == "stall" && mk.Until != nil {
+		if isSpan(mk) {
 			out = append(out, labelGroup{kind: mk.Kind, x: x, first: mk.At, last: mk.At, until: mk.Until, n: 1, isStall: true})
 			continue
 		}
@@ -214,7 +236,7 @@ func (m *markerLayer) layout(c draw.Canvas, trX func(float64) vg.Length) ([]plac
 	type spanX struct{ lo, hi vg.Length }
 	var spans []spanX
 	for _, mk := range m.markers {
-		if mk.Kind != "stall" || mk.Until == nil {
+		if !isSpan(mk) {
 			lineXs = append(lineXs, trX(m.toX(mk.At)))
 		} else {
 			spans = append(spans, spanX{trX(m.toX(mk.At)), trX(m.toX(*mk.Until))})
@@ -328,7 +350,7 @@ func (m *markerLayer) Plot(c draw.Canvas, p *plot.Plot) {
 		}
 	}
 	for _, mk := range m.markers {
-		if mk.Kind != "stall" || mk.Until == nil {
+		if !isSpan(mk) {
 			continue
 		}
 		x0 := max(trX(m.toX(mk.At)), c.Min.X)
@@ -339,10 +361,10 @@ func (m *markerLayer) Plot(c draw.Canvas, p *plot.Plot) {
 		if x0 >= c.Max.X || x1 <= c.Min.X {
 			continue
 		}
-		c.FillPolygon(stallFill(), []vg.Point{{X: x0, Y: c.Min.Y}, {X: x1, Y: c.Min.Y}, {X: x1, Y: c.Max.Y}, {X: x0, Y: c.Max.Y}})
+		c.FillPolygon(spanFill(mk.Kind), []vg.Point{{X: x0, Y: c.Min.Y}, {X: x1, Y: c.Min.Y}, {X: x1, Y: c.Max.Y}, {X: x0, Y: c.Max.Y}})
 	}
 	for _, mk := range m.markers {
-		if mk.Kind == "stall" && mk.Until != nil {
+		if isSpan(mk) {
 			continue
 		}
 		x := trX(m.toX(mk.At))

@@ -18,7 +18,7 @@ import (
 // removes charts the results no longer call for (a sweep rerun as a
 // single run leaves no stale horizon-tradeoff behind).
 func chartNames() []string {
-	return []string{"state-rows", "state-bytes", "watermark", "horizon-tradeoff"}
+	return []string{"state-rows", "state-bytes", "watermark", "horizon-tradeoff", "batch-duration", "processing-lag", "partition-rows"}
 }
 
 // Render reads the results folder dir (summary.json and timeseries.csv)
@@ -33,6 +33,11 @@ func Render(dir string) error {
 		return err
 	}
 	res := newResults(s, ts)
+	sp, err := readSpark(dir)
+	if err != nil {
+		return err
+	}
+	res.attachSpark(sp)
 	charts, err := buildCharts(res)
 	if err != nil {
 		return fmt.Errorf("%s: %w", dir, err)
@@ -262,6 +267,9 @@ func writeMarkdown(b *bytes.Buffer, res *results, charts []chartFile, findings, 
 		return err
 	}
 	fmt.Fprintf(b, "\n%s\n\n", tableNote())
+	if res.hasSparkSummary() {
+		res.writeSparkMarkdown(b)
+	}
 	b.WriteString("## Charts\n\n")
 	if len(charts) == 0 {
 		b.WriteString("The timeseries holds no batches to draw.\n\n")
@@ -358,6 +366,9 @@ func writeHTML(b *bytes.Buffer, res *results, charts []chartFile, findings, recs
 		"Scenario":  res.scenarioWarnings(),
 		"ScNote":    scenarioWarningsNote(),
 	}
+	if res.hasSparkSummary() {
+		data["SparkHeader"], data["SparkRows"], data["SparkNote"] = sparkHeader(), res.sparkRows(), res.sparkNote()
+	}
 	return t.Execute(b, data)
 }
 
@@ -426,7 +437,18 @@ ul.findings li { margin: 6px 0; }
 </table>
 </div>
 <p class="note">{{.TableNote}}</p>
-
+{{if .SparkRows}}
+<h2>Spark cluster (modelled)</h2>
+<div class="table-wrap">
+<table>
+<thead><tr>{{range $i, $h := .SparkHeader}}<th class="{{if eq $i 0}}text{{else}}num{{end}}">{{$h}}</th>{{end}}</tr></thead>
+<tbody>
+{{range .SparkRows}}<tr>{{range $i, $c := .}}<td class="{{if eq $i 0}}text{{else}}num{{end}}">{{$c}}</td>{{end}}</tr>
+{{end}}</tbody>
+</table>
+</div>
+<p class="note">{{.SparkNote}}</p>
+{{end}}
 <h2>Charts</h2>
 {{range .Charts}}<figure aria-label="{{.Title}}">
 {{.SVG}}

@@ -34,6 +34,12 @@ type scenarioInfo struct {
 	Sweep *struct {
 		Delay []string `json:"delay"`
 	} `json:"sweep"`
+	Spark *struct {
+		Downtime []struct {
+			At  string `json:"at"`
+			For string `json:"for"`
+		} `json:"downtime"`
+	} `json:"spark"`
 }
 
 // parseScenario decodes what it can of raw; a missing or odd scenario
@@ -52,6 +58,8 @@ func parseScenario(raw json.RawMessage) scenarioInfo {
 type run struct {
 	sum     *metrics.QuerySummary
 	batches []metrics.BatchRecord
+	// spark is the run's rows of spark.csv, in order; nil without one.
+	spark []metrics.SparkBatch
 }
 
 // label names the run in legends and tables: the query name, plus the
@@ -89,6 +97,7 @@ type runKey struct{ query, delay string }
 // entry are ignored: the summary is what the report is about.
 func newResults(s *metrics.Summary, ts []metrics.BatchRecord) *results {
 	res := &results{sum: s, sc: parseScenario(s.Scenario)}
+	res.markDowntime()
 	byKey := make(map[runKey]*run, len(s.Queries))
 	for i := range s.Queries {
 		q := &s.Queries[i]

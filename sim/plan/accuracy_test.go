@@ -67,6 +67,9 @@ func outOfScope(sc *scenario.Scenario) string {
 	if slices.ContainsFunc(sc.Faults, func(f scenario.Fault) bool { return f.Kind == scenario.LoseCheckpoint }) {
 		why = append(why, "lost checkpoint")
 	}
+	if sc.Spark != nil && len(sc.Spark.Downtime) > 0 {
+		why = append(why, "downtime")
+	}
 	return strings.Join(why, ", ")
 }
 
@@ -188,7 +191,7 @@ row in scope leaves the tolerances below.
 
 A row is *in scope* when the model describes its scenario and query: one
 dedup operator keyed on ` + "`event_id`" + ` (with or without the event time) that evicts,
-steady traffic (no stall), no bad clock, no lost checkpoint. Other rows are
+steady traffic (no stall), no bad clock, no lost checkpoint, no query downtime. Other rows are
 listed with the reason, and the model's values where it gives some, but are
 left out of the tolerances.
 

@@ -42,6 +42,12 @@ var lessonFiles = []string{
 	"capacity-plan.yaml",
 	"exactly-once.yaml",
 	"store-comparison.yaml",
+	"death-spiral.yaml",
+	"executor-memory-hdfs.yaml",
+	"executor-memory-rocksdb.yaml",
+	"partition-skew.yaml",
+	"backlog-after-downtime.yaml",
+	"backlog-after-downtime-capped.yaml",
 }
 
 func experimentFiles(t *testing.T) []string {

@@ -28,8 +28,8 @@ func TestSparkBadInputOneLineEach(t *testing.T) {
 		{"spark: {cost: {partitionCommitMs: -2}}", "scenario s.yaml: spark.cost.partitionCommitMs: must be a cost of 0 or more, got -2"},
 		{"spark: {cost: {scanKeyNs: lots}}", "scenario s.yaml: spark.cost.scanKeyNs: must be a cost in nanoseconds per key, 0 or more, got lots"},
 		{"spark: {partitions: 2.5}", "scenario s.yaml: spark.partitions: must be a whole number of shuffle partitions from 1 to 10000, got 2.5"},
-		{"spark: {provder: rocksdb}", "scenario s.yaml: spark.provder: unknown key (line 5), must be one of partitions, provider, executors, coresPerExecutor, maxRowsPerBatch, cost"},
-		{"spark: 200", "scenario s.yaml: spark: must be a mapping of partitions, provider, executors, coresPerExecutor, maxRowsPerBatch, cost, got 200"},
+		{"spark: {provder: rocksdb}", "scenario s.yaml: spark.provder: unknown key (line 5), must be one of partitions, provider, executors, coresPerExecutor, maxRowsPerBatch, cost, downtime"},
+		{"spark: 200", "scenario s.yaml: spark: must be a mapping of partitions, provider, executors, coresPerExecutor, maxRowsPerBatch, cost, downtime, got 200"},
 	} {
 		_, err := Parse([]byte(sparkBase+c.block+"\n"), "s.yaml")
 		if err == nil {

@@ -69,6 +69,9 @@ type Config struct {
 	MaxRowsPerBatch int64 `json:"maxRowsPerBatch" yaml:"maxRowsPerBatch" want:"a whole number of rows, 0 for no limit"`
 	// Cost is the batch duration model; nil keeps batches instantaneous.
 	Cost *Cost `json:"cost,omitempty" yaml:"cost" want:"a mapping of batchOverheadMs, rowNs, newKeyNs, scanKeyNs, removeKeyNs, partitionCommitMs"`
+	// Downtime lists spans in which the query does not run (Downtime);
+	// absent, the query runs throughout.
+	Downtime []Downtime `json:"downtime,omitempty" yaml:"downtime" item:"a mapping of at and for"`
 }
 
 // Cost is the spark.cost block: the coefficients of a batch's duration
@@ -156,6 +159,7 @@ func (c *Config) Check() []Problem {
 	if c.MaxRowsPerBatch < 0 {
 		add("maxRowsPerBatch", "must be 0 (no limit) or more, got %d", c.MaxRowsPerBatch)
 	}
+	out = append(out, c.checkDowntime()...)
 	if c.Cost != nil {
 		for t, p := range c.Cost.terms() {
 			if v := *p; v != nil && !(*v >= 0 && !math.IsInf(*v, 1)) {

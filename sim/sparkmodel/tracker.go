@@ -29,6 +29,8 @@ type Tracker struct {
 	trigger  int64 // µs
 	winStart int64 // µs
 	winEnd   int64 // µs
+	// down is the downtime, [from, to) in µs, in time order.
+	down [][2]int64
 
 	st TrackerState
 
@@ -79,6 +81,7 @@ func NewTracker(cfg Config, shapes []Shape, origin, trigger, winStart, winEnd in
 		mem: make([]int64, cfg.Executors), disk: make([]int64, cfg.Executors),
 	}
 	t.costs, t.hasCost = cfg.Costs()
+	t.down = cfg.downSpans(winStart)
 	for _, s := range shapes {
 		t.entries = append(t.entries, RocksDBEntryOf(s, t.rocks))
 	}
@@ -168,9 +171,15 @@ type BatchResult struct {
 // from start to end (end = start for a trigger that ran none): at the
 // next boundary of the trigger lattice after start, or at end when the
 // batch overran it, as Spark's ProcessingTimeExecutor waits until the
-// next multiple of the interval, and not at all when it is past.
+// next multiple of the interval, and not at all when it is past. A
+// trigger that would fire in a span of spark.downtime fires at its end
+// instead (Downtime).
 func (t *Tracker) NextTrigger(start, end int64) int64 {
-	return max(t.nextBoundary(start), end)
+	next := max(t.nextBoundary(start), end)
+	if len(t.down) > 0 {
+		next = afterDowntime(t.down, next)
+	}
+	return next
 }
 
 func (t *Tracker) nextBoundary(at int64) int64 {

@@ -1,0 +1,279 @@
+package reports
+
+import (
+	"fmt"
+	"image/color"
+	"slices"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/dedupsim/dedupsim/metrics"
+)
+
+// The charts of a run with a spark: block, drawn from spark.csv:
+//
+//	batch-duration.{png,svg}  each batch's modelled duration at its start, the
+//	                          trigger as a line: a batch above it overran
+//	processing-lag.{png,svg}  each data batch's end minus its oldest row's arrival
+//	partition-rows.{png,svg}  state rows of the fullest partition and of the
+//	                          mean partition after each batch: the gap is the skew
+
+// sparkSeries is one line of a spark chart: a run's values over batch
+// start, in seconds after the start.
+type sparkSeries struct {
+	r     *run
+	name  string
+	style draw.LineStyle
+	xys   plotter.XYs // x in seconds, y in the chart's unit
+	// segs are the lines drawn: xys cut at downtimes, x in the axis' unit.
+	segs []plotter.XYs
+}
+
+// sparkChartSpec is one spark chart.
+type sparkChartSpec struct {
+	name, title, yLabel string
+	ticks               plot.Ticker
+	// series returns the lines of a run; none to leave it out.
+	series func(r *run, st draw.LineStyle, label string) []sparkSeries
+	// ref, when set, is a horizontal reference line and its legend name.
+	ref     *float64
+	refName string
+	// behind marks each query's fallingBehindSinceSeconds.
+	behind bool
+	// hold draws a value across a downtime as a step (state, which no
+	// batch changed); otherwise the line breaks there (per-batch values).
+	hold bool
+	// perRun draws each query on a panel of its own.
+	perRun bool
+	note   string
+}
+
+// sparkCharts returns the spark charts the results call for: none
+// without spark.csv.
+func (res *results) sparkCharts() []sparkChartSpec {
+	all, _ := res.timelineRuns()
+	if !slices.ContainsFunc(all, func(r *run) bool { return len(r.spark) > 0 }) {
+		return nil
+	}
+	trig := res.triggerSeconds()
+	var out []sparkChartSpec
+	hasDur := slices.ContainsFunc(all, func(r *run) bool {
+		return slices.ContainsFunc(r.spark, func(b metrics.SparkBatch) bool { return b.DurationMs != nil })
+	})
+	if hasDur {
+		out = append(out, sparkChartSpec{
+			name: "batch-duration", title: "Batch duration against the trigger (modelled)", yLabel: "batch duration (s)",
+			ticks: humanTicks{n: 6}, ref: &trig, refName: "trigger " + formatSpan(trig) + ": above it a batch overran", behind: true,
+			series: func(r *run, st draw.LineStyle, label string) []sparkSeries {
+				var xys plotter.XYs
+				for _, b := range r.spark {
+					if b.DurationMs != nil {
+						xys = append(xys, plotter.XY{X: res.offsetSeconds(b.StartMs), Y: *b.DurationMs / 1000})
+					}
+				}
+				return []sparkSeries{{r: r, name: label, style: st, xys: xys}}
+			},
+			note: "Each batch at the time it started. A batch above the trigger line overran: the next starts at its end, with the rows that arrived meanwhile. " +
+				"A query falls behind when overruns last to the end of the traffic (marked where it begins).",
+		})
+	}
+	out = append(out, sparkChartSpec{
+		name: "processing-lag", title: "Processing lag over processing time (modelled)", yLabel: "processing lag (s)",
+		ticks: humanTicks{n: 6}, behind: true,
+		series: func(r *run, st draw.LineStyle, label string) []sparkSeries {
+			var xys plotter.XYs
+			for _, b := range r.spark {
+				if b.ProcessingLagSeconds != nil {
+					xys = append(xys, plotter.XY{X: res.offsetSeconds(b.StartMs), Y: *b.ProcessingLagSeconds})
+				}
+			}
+			return []sparkSeries{{r: r, name: label, style: st, xys: xys}}
+		},
+		note: "A data batch's end minus the arrival of its oldest row: how long a row waits for its result. It stays under two triggers while the query keeps up.",
+	})
+	out = append(out, sparkChartSpec{
+		name: "partition-rows", title: "State rows per shuffle partition (modelled split)", yLabel: "state rows in one partition",
+		ticks: humanTicks{n: 6}, hold: true, perRun: true,
+		series: func(r *run, st draw.LineStyle, label string) []sparkSeries {
+			var mx, mean plotter.XYs
+			for _, b := range r.spark {
+				x := res.offsetSeconds(b.StartMs)
+				mx = append(mx, plotter.XY{X: x, Y: float64(b.MaxPartitionRows)})
+				mean = append(mean, plotter.XY{X: x, Y: b.MeanPartitionRows})
+			}
+			ms := draw.LineStyle{Color: st.Color, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(1.5), vg.Points(2.5)}}
+			return []sparkSeries{{r: r, name: "fullest partition: " + label, style: st, xys: mx}, {r: r, name: "mean partition: " + label, style: ms, xys: mean}}
+		},
+		note: "After each batch, the state rows of the fullest partition (solid) and of the mean partition (dotted), all dedup operators' stores of a partition together. " +
+			"Keys go to partitions by Spark's hash: the lines part when a few keys hold many rows (skew); the fullest partition sizes its executor.",
+	})
+	return out
+}
+
+// sparkChart draws spec over processing time, one line (or two) per
+// query, with the run's markers.
+func sparkChart(res *results, spec sparkChartSpec) (d drawing, title, note string, ok bool) {
+	all, sweepNote := res.timelineRuns()
+	runs := slices.DeleteFunc(slices.Clone(all), func(r *run) bool { return len(r.spark) == 0 })
+	if len(runs) == 0 {
+		return d, "", "", false
+	}
+	ax := res.newTimeAxis(runs)
+	st := newStyles(all)
+	var series []sparkSeries
+	var items []legendItem
+	yMax := 0.0
+	for _, r := range runs {
+		for _, s := range spec.series(r, st[r], r.label(res.isSweep() && r.sum.Delay != nil)) {
+			var xys plotter.XYs
+			for _, p := range s.xys {
+				if p.X > ax.end+1e-6 {
+					break
+				}
+				xys = append(xys, p)
+				yMax = max(yMax, p.Y)
+			}
+			if len(xys) == 0 {
+				continue
+			}
+			segs := res.splitAtDowntime(xys)
+			if spec.hold {
+				segs = []plotter.XYs{res.holdOverDowntime(xys, 1)}
+			}
+			for _, seg := range segs {
+				for k := range seg {
+					seg[k].X /= ax.unit.sec
+				}
+			}
+			s.segs = segs
+			series = append(series, s)
+			items = append(items, legendItem{name: s.name, thumbs: []plot.Thumbnailer{lineThumb(s.style)}})
+		}
+	}
+	if len(series) == 0 {
+		return d, "", "", false
+	}
+	refStyle := draw.LineStyle{Color: color.RGBA{0xB0, 0x20, 0x20, 0xFF}, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}
+	if spec.ref != nil {
+		yMax = max(yMax, *spec.ref)
+		items = append(items, legendItem{name: spec.refName, thumbs: []plot.Thumbnailer{lineThumb(refStyle)}})
+	}
+	behindStyle := func(r *run) draw.LineStyle {
+		return draw.LineStyle{Color: st[r].Color, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(2), vg.Points(2)}}
+	}
+	var behind []*run
+	if spec.behind {
+		for _, r := range runs {
+			if sp := r.sum.SparkSummary; sp != nil && sp.FallingBehindSinceSeconds != nil && *sp.FallingBehindSinceSeconds <= ax.end {
+				behind = append(behind, r)
+				items = append(items, legendItem{name: "falls behind: " + r.label(res.isSweep() && r.sum.Delay != nil), thumbs: []plot.Thumbnailer{lineThumb(behindStyle(r))}})
+			}
+		}
+	}
+	items = append(items, markerLegend(res.sum.Markers)...)
+	if yMax <= 0 {
+		yMax = 1
+	}
+	title = spec.title
+	note = joinSentences(spec.note, ax.note)
+	if sweepNote != "" {
+		note = joinSentences(capitalize(sweepNote)+".", note)
+	}
+	toX := func(s float64) float64 { return s / ax.unit.sec }
+	// groups are the panels: every series on one, or, for a chart per
+	// query, each query's series on its own with its own y scale (a small
+	// state would lie flat on zero beside a large one).
+	groups := [][]sparkSeries{series}
+	if spec.perRun && len(runs) > 1 {
+		groups = nil
+		for _, r := range runs {
+			var g []sparkSeries
+			for _, s := range series {
+				if s.r == r {
+					g = append(g, s)
+				}
+			}
+			if len(g) > 0 {
+				groups = append(groups, g)
+			}
+		}
+	}
+	h := 5 * vg.Inch
+	if len(groups) > 1 {
+		h = 2*vg.Inch + vg.Length(len(groups))*2*vg.Inch
+		note = joinSentences("One panel per query, each on its own scale.", note)
+	}
+	d = drawing{w: 8 * vg.Inch, h: h, draw: func(dc draw.Canvas) error {
+		area := frame(dc, title, res.subtitle(sweepNote), items)
+		plots := make([]*plot.Plot, len(groups))
+		layers := make([]*markerLayer, len(groups))
+		tops := make([]float64, len(groups))
+		for k, g := range groups {
+			xl := ""
+			if k == len(groups)-1 {
+				xl = "processing time since start (" + ax.unit.name + ")"
+			}
+			yl := spec.yLabel
+			if len(groups) > 1 {
+				yl = g[0].r.label(res.isSweep() && g[0].r.sum.Delay != nil) + ": rows"
+			}
+			p := newPlot(xl, yl)
+			p.X.Tick.Marker = timeTicks{ax.unit.name}
+			p.Y.Tick.Marker = spec.ticks
+			ml := &markerLayer{markers: res.sum.Markers, toX: toX, coarse: ax.unit.name != "min", labels: k == 0, drain: ax.drain}
+			p.Add(ml)
+			top := yMax
+			if len(groups) > 1 {
+				top = 0
+				for _, s := range g {
+					for _, seg := range s.segs {
+						for _, pt := range seg {
+							top = max(top, pt.Y)
+						}
+					}
+				}
+				top = max(top, 1)
+			}
+			if spec.ref != nil {
+				l, err := plotter.NewLine(plotter.XYs{{X: 0, Y: *spec.ref}, {X: toX(ax.end), Y: *spec.ref}})
+				if err != nil {
+					return err
+				}
+				l.LineStyle = refStyle
+				p.Add(l)
+			}
+			for _, r := range behind {
+				if len(groups) > 1 && r != g[0].r {
+					continue
+				}
+				x := toX(*r.sum.SparkSummary.FallingBehindSinceSeconds)
+				l, err := plotter.NewLine(plotter.XYs{{X: x, Y: 0}, {X: x, Y: top * 1.03}})
+				if err != nil {
+					return err
+				}
+				l.LineStyle = behindStyle(r)
+				p.Add(l)
+			}
+			for _, s := range g {
+				ls, err := lines(s.segs, s.style)
+				if err != nil {
+					return fmt.Errorf("query %s: %w", s.r.sum.Name, err)
+				}
+				p.Add(ls...)
+			}
+			p.X.Min, p.X.Max = 0, toX(ax.end)
+			p.Y.Min, p.Y.Max = 0, top*1.03
+			plots[k], layers[k], tops[k] = p, ml, top*1.03
+		}
+		gap := vg.Points(10)
+		layers[0].reserveBand(plots[0], stack(plots, area, gap)[0], tops[0])
+		for k, c := range stack(plots, area, gap) {
+			plots[k].Draw(c)
+		}
+		return nil
+	}}
+	return d, title, note, true
+}
