@@ -195,10 +195,14 @@ func (r *execution) release() error {
 	return err
 }
 
-// runJobs runs the jobs, at most opts.Workers at once, in job order, and
-// returns their results in job order. The first job that fails stops the
-// others; its error, naming the query, is the run's. A cancelled ctx
-// returns its error.
+// runJobs runs the jobs and returns their results in job order. The
+// first job that fails stops the others; its error, naming the query, is
+// the run's. A cancelled ctx returns its error.
+//
+// A run that is not resumable reads one shared stream (see sharedStream):
+// every job runs at once, at most opts.Workers of them computing at a
+// time. A resumable run's jobs read their own generators, at most
+// opts.Workers jobs at once, in job order.
 func (r *execution) runJobs(ctx context.Context) ([]*jobResult, error) {
 	workers := r.opts.Workers
 	if workers <= 0 {
@@ -208,17 +212,21 @@ func (r *execution) runJobs(ctx context.Context) ([]*jobResult, error) {
 	results := make([]*jobResult, len(r.jobs))
 	errs := make([]error, len(r.jobs))
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(workers)
-	for i := range r.jobs {
-		if gctx.Err() != nil {
-			break
+	if r.rf != nil {
+		g.SetLimit(workers)
+		for i := range r.jobs {
+			if gctx.Err() != nil {
+				break
+			}
+			g.Go(func() error {
+				results[i], errs[i] = r.runJob(gctx, i, nil)
+				return errs[i]
+			})
 		}
-		g.Go(func() error {
-			results[i], errs[i] = r.runJob(gctx, i)
-			return errs[i]
-		})
+		g.Wait()
+	} else if err := r.runShared(gctx, g, workers, results, errs); err != nil {
+		return nil, err
 	}
-	g.Wait()
 	for i, err := range errs {
 		if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
 			return nil, fmt.Errorf("query %s: %w", r.jobs[i].FileName, err)
@@ -235,16 +243,55 @@ func (r *execution) runJobs(ctx context.Context) ([]*jobResult, error) {
 	return results, nil
 }
 
+// runShared runs every job at once over one shared stream, workers of
+// them computing at a time, and waits for them.
+func (r *execution) runShared(ctx context.Context, g *errgroup.Group, workers int, results []*jobResult, errs []error) error {
+	src, err := r.newSource(r.sc)
+	if err != nil {
+		return err
+	}
+	tokens := newCPUTokens(workers)
+	stream := newSharedStream(src, len(r.jobs), tokens)
+	stop := context.AfterFunc(ctx, stream.close)
+	defer stop()
+	produced := make(chan struct{})
+	go func() {
+		defer close(produced)
+		stream.run(ctx)
+	}()
+	for i := range r.jobs {
+		g.Go(func() error {
+			tok := &jobToken{t: tokens}
+			defer tok.give()
+			rd := stream.reader(ctx, i, tok)
+			defer rd.detach()
+			if errs[i] = tok.take(ctx); errs[i] != nil {
+				return errs[i]
+			}
+			results[i], errs[i] = r.runJob(ctx, i, func() (Source, error) { return rd, nil })
+			return errs[i]
+		})
+	}
+	g.Wait()
+	stream.close()
+	<-produced
+	return nil
+}
+
 // runJob runs job i in its environment.
-func (r *execution) runJob(ctx context.Context, i int) (*jobResult, error) {
+// newSource, if not nil, is the job's stream; else the job makes its own.
+func (r *execution) runJob(ctx context.Context, i int, newSource func() (Source, error)) (*jobResult, error) {
 	j := r.jobs[i]
+	if newSource == nil {
+		newSource = func() (Source, error) { return r.newSource(r.sc) }
+	}
 	snapEvery := r.opts.SnapshotEvery
 	if snapEvery <= 0 {
 		snapEvery = time.Second
 	}
 	env := jobEnv{
 		sc:            r.sc,
-		newSource:     func() (Source, error) { return r.newSource(r.sc) },
+		newSource:     newSource,
 		openStore:     r.opts.StoreHook.wrap(j.FileName, r.storeName, opener(r.be.Open)),
 		resumeStore:   r.opts.StoreHook.wrap(j.FileName, r.storeName, opener(r.be.Resume)),
 		stateFiles:    r.be.Files,
