@@ -17,6 +17,7 @@ import (
 	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/metrics"
+	"github.com/dedupsim/dedupsim/sim"
 	"github.com/dedupsim/dedupsim/sim/scenario"
 	"github.com/dedupsim/dedupsim/sim/stores"
 	"golang.org/x/sync/errgroup"
@@ -128,6 +129,9 @@ type execution struct {
 	ckRoot   string
 	partsDir string
 	prog     Progress
+	// pool runs the partitions of partitioned queries, while the jobs
+	// run.
+	pool *sim.Pool
 }
 
 // prepare expands s into jobs and sets up everything they share. A
@@ -211,6 +215,11 @@ func (r *execution) runJobs(ctx context.Context) ([]*jobResult, error) {
 	r.prog.Start(float64(len(r.jobs)) * r.sc.Duration.Std().Seconds())
 	results := make([]*jobResult, len(r.jobs))
 	errs := make([]error, len(r.jobs))
+	if r.sc.Spark != nil {
+		// The partitions of every job's query share one pool.
+		r.pool = sim.NewPool(workers)
+		defer r.pool.Close()
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	if r.rf != nil {
 		g.SetLimit(workers)
@@ -304,6 +313,7 @@ func (r *execution) runJob(ctx context.Context, i int, newSource func() (Source,
 		progress:      r.prog.Add,
 		badClock:      i == 0,
 		notify:        r.opts.Notify,
+		pool:          r.pool,
 	}
 	if r.ckRoot != "" {
 		env.jobDir = filepath.Join(r.ckRoot, j.FileName)
