@@ -25,7 +25,11 @@ import (
 
 // Options configure a run.
 type Options struct {
-	// Workers is the number of jobs run at once [GOMAXPROCS].
+	// Workers is the number of jobs computing at once [GOMAXPROCS], and
+	// of the goroutines that run a partitioned query's partitions. A run
+	// that is not resumable starts every job at once over one shared
+	// stream, Workers of them computing at a time; a resumable run runs
+	// Workers jobs at once, each over its own generator.
 	Workers int
 	// CheckpointDir makes the run resumable: the queries' checkpoints and
 	// snapshots of every job live there, and running again with the same
