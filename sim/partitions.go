@@ -85,6 +85,12 @@ type opPartitions struct {
 	added     []bool
 	first     []int32
 	firstByte []int32
+	// out is the batch's decisions in candidate order, and evictAt the
+	// eviction's watermark, for the per-partition steps process and
+	// evict (run by the query's pool).
+	out            []bool
+	evictAt        int64
+	process, evict *partWork
 }
 
 // NewPartitionedQuery is NewQuery with each dedup operator's state split
@@ -114,6 +120,8 @@ func NewPartitionedQuery(plan chain.Plan, partitions int, stores PartitionStoreF
 			Removed: make([]int64, partitions), Total: make([]int64, partitions),
 			Scans: n.Evicts() && n.WatermarkReaches,
 		}
+		p.process = newPartWork(partitions, p.processOne)
+		p.evict = newPartWork(partitions, p.evictOne)
 		p.first = make([]int32, partitions+1)
 		p.firstByte = make([]int32, partitions+1)
 		parts = append(parts, p)
@@ -221,22 +229,30 @@ func (q *Query) processPartitions(d *dedupOp, added []bool) error {
 	}
 	clear(p.stats.Removed)
 	clear(p.stats.Updated)
-	for part, op := range p.ops {
-		lo, hi := p.first[part], p.first[part+1]
-		if lo == hi {
-			continue
-		}
-		keys := p.keys[p.firstByte[part]:p.firstByte[part+1]]
-		if err := op.ProcessBatch(keys, p.ends[lo:hi], p.ets[lo:hi], p.added[lo:hi]); err != nil {
-			return fmt.Errorf("partition %d: %w", part, err)
-		}
-		for e := lo; e < hi; e++ {
-			added[p.pos[e]] = p.added[e]
-			if p.added[e] {
-				p.stats.Updated[part]++
-			}
+	p.out = added
+	err := q.pool.run(p.process)
+	p.out = nil
+	return err
+}
+
+// processOne decides partition part's group of the batch's candidates.
+func (p *opPartitions) processOne(part int) error {
+	lo, hi := p.first[part], p.first[part+1]
+	if lo == hi {
+		return nil
+	}
+	keys := p.keys[p.firstByte[part]:p.firstByte[part+1]]
+	if err := p.ops[part].ProcessBatch(keys, p.ends[lo:hi], p.ets[lo:hi], p.added[lo:hi]); err != nil {
+		return fmt.Errorf("partition %d: %w", part, err)
+	}
+	updated := int64(0)
+	for e := lo; e < hi; e++ {
+		p.out[p.pos[e]] = p.added[e]
+		if p.added[e] {
+			updated++
 		}
 	}
+	p.stats.Updated[part] = updated
 	return nil
 }
 
@@ -244,16 +260,24 @@ func (q *Query) processPartitions(d *dedupOp, added []bool) error {
 // returns the keys removed in all.
 func (q *Query) evictPartitions(d *dedupOp, watermark int64) (int, error) {
 	p := d.parts
+	p.evictAt = watermark
+	clear(p.stats.Removed)
+	err := q.pool.run(p.evict)
 	total := 0
-	for part, op := range p.ops {
-		removed, err := op.Evict(watermark)
-		if err != nil {
-			return total, fmt.Errorf("partition %d: %w", part, err)
-		}
-		p.stats.Removed[part] = int64(removed)
-		total += removed
+	for _, n := range p.stats.Removed {
+		total += int(n)
 	}
-	return total, nil
+	return total, err
+}
+
+// evictOne evicts partition part's store.
+func (p *opPartitions) evictOne(part int) error {
+	removed, err := p.ops[part].Evict(p.evictAt)
+	if err != nil {
+		return fmt.Errorf("partition %d: %w", part, err)
+	}
+	p.stats.Removed[part] = int64(removed)
+	return nil
 }
 
 // countTotals records each partition's keys after the batch.

@@ -207,6 +207,8 @@ type Query struct {
 	// partitions is the number of shuffle partitions (NewPartitionedQuery);
 	// 0 with one store per operator.
 	partitions int
+	// pool runs the partitions' tasks (nil: this goroutine).
+	pool *Pool
 }
 
 // SetCheckpoint makes the query log every batch to cp (offsets before it

@@ -82,6 +82,10 @@ func accuracyRows(t *testing.T) []accuracyRow {
 	var rows []accuracyRow
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), ".yaml")
+		if name == "production-day" {
+			// A day of 1e9 rows, not in CI: no committed results.
+			continue
+		}
 		sc, err := scenario.Load(f)
 		if err != nil {
 			t.Fatal(err)

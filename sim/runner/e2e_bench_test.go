@@ -90,7 +90,7 @@ sweep:
 `
 
 // e2eScenario returns the scenario text for about rows stream rows.
-func e2eScenario(b *testing.B, text string, rows int) *scenario.Scenario {
+func e2eScenario(b testing.TB, text string, rows int) *scenario.Scenario {
 	secs := max(10, int(float64(rows)/rowsPerEvent/e2eRate))
 	s, err := scenario.Parse(fmt.Appendf(nil, text, secs, e2eRate), "e2e.yaml")
 	if err != nil {

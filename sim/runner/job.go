@@ -74,6 +74,9 @@ type jobEnv struct {
 	badClock bool
 	// notify, if set, receives the run's notices (see Options.Notify).
 	notify func(msg string)
+	// pool runs the partitions of a partitioned query (nil: the job's
+	// goroutine).
+	pool *sim.Pool
 }
 
 // jobResult is one job's output: its summary, the first bad-clock rows'

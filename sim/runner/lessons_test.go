@@ -48,6 +48,7 @@ var lessonFiles = []string{
 	"partition-skew.yaml",
 	"backlog-after-downtime.yaml",
 	"backlog-after-downtime-capped.yaml",
+	"production-day.yaml",
 }
 
 func experimentFiles(t *testing.T) []string {
@@ -238,6 +239,28 @@ func TestLessonQuickstart(t *testing.T) {
 	}
 	if ww.MissedDuplicates*100 > ww.TrueDuplicates {
 		t.Errorf("within-watermark: missed %d of %d copies; want under 1%%", ww.MissedDuplicates, ww.TrueDuplicates)
+	}
+	noLossNoMiss(t, ub)
+	if ub.FinalStateRows != ub.LogicalEvents {
+		t.Errorf("unbounded: final state %d rows, want the %d logical events", ub.FinalStateRows, ub.LogicalEvents)
+	}
+}
+
+// TestLessonProductionDay: the production day is the quickstart's lesson
+// at about 11,600 rows/s for 24 hours (1e9 rows, measured on its first 20
+// seconds), on Pebble since the unbounded query's keys do not fit in
+// memory; 20 seconds, in memory, keep the lesson.
+func TestLessonProductionDay(t *testing.T) {
+	s := loadExperiment(t, "production-day.yaml")
+	if s.Duration.Std() != 24*time.Hour || s.Store != scenario.StorePebble {
+		t.Fatalf("a day of %s on %s; want 24h on pebble", s.Duration.Std(), s.Store)
+	}
+	shrink(s, 20*time.Second)
+	s.Store = scenario.StoreMemory
+	q := byName(t, runLesson(t, s), "pair-keyed", "within-watermark", "unbounded")
+	ub := q["unbounded"]
+	if perDay := float64(ub.InputRows) / 20 * 86400; perDay < 0.95e9 || perDay > 1.1e9 {
+		t.Errorf("%.3g rows a day (%d in 20s), want about 1e9", perDay, ub.InputRows)
 	}
 	noLossNoMiss(t, ub)
 	if ub.FinalStateRows != ub.LogicalEvents {

@@ -17,6 +17,7 @@ import (
 	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/metrics"
+	"github.com/dedupsim/dedupsim/sim"
 	"github.com/dedupsim/dedupsim/sim/scenario"
 	"github.com/dedupsim/dedupsim/sim/stores"
 	"golang.org/x/sync/errgroup"
@@ -24,7 +25,11 @@ import (
 
 // Options configure a run.
 type Options struct {
-	// Workers is the number of jobs run at once [GOMAXPROCS].
+	// Workers is the number of jobs computing at once [GOMAXPROCS], and
+	// of the goroutines that run a partitioned query's partitions. A run
+	// that is not resumable starts every job at once over one shared
+	// stream, Workers of them computing at a time; a resumable run runs
+	// Workers jobs at once, each over its own generator.
 	Workers int
 	// CheckpointDir makes the run resumable: the queries' checkpoints and
 	// snapshots of every job live there, and running again with the same
@@ -128,6 +133,9 @@ type execution struct {
 	ckRoot   string
 	partsDir string
 	prog     Progress
+	// pool runs the partitions of partitioned queries, while the jobs
+	// run.
+	pool *sim.Pool
 }
 
 // prepare expands s into jobs and sets up everything they share. A
@@ -195,10 +203,14 @@ func (r *execution) release() error {
 	return err
 }
 
-// runJobs runs the jobs, at most opts.Workers at once, in job order, and
-// returns their results in job order. The first job that fails stops the
-// others; its error, naming the query, is the run's. A cancelled ctx
-// returns its error.
+// runJobs runs the jobs and returns their results in job order. The
+// first job that fails stops the others; its error, naming the query, is
+// the run's. A cancelled ctx returns its error.
+//
+// A run that is not resumable reads one shared stream (see sharedStream):
+// every job runs at once, at most opts.Workers of them computing at a
+// time. A resumable run's jobs read their own generators, at most
+// opts.Workers jobs at once, in job order.
 func (r *execution) runJobs(ctx context.Context) ([]*jobResult, error) {
 	workers := r.opts.Workers
 	if workers <= 0 {
@@ -207,18 +219,27 @@ func (r *execution) runJobs(ctx context.Context) ([]*jobResult, error) {
 	r.prog.Start(float64(len(r.jobs)) * r.sc.Duration.Std().Seconds())
 	results := make([]*jobResult, len(r.jobs))
 	errs := make([]error, len(r.jobs))
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(workers)
-	for i := range r.jobs {
-		if gctx.Err() != nil {
-			break
-		}
-		g.Go(func() error {
-			results[i], errs[i] = r.runJob(gctx, i)
-			return errs[i]
-		})
+	if r.sc.Spark != nil {
+		// The partitions of every job's query share one pool.
+		r.pool = sim.NewPool(workers)
+		defer r.pool.Close()
 	}
-	g.Wait()
+	g, gctx := errgroup.WithContext(ctx)
+	if r.rf != nil {
+		g.SetLimit(workers)
+		for i := range r.jobs {
+			if gctx.Err() != nil {
+				break
+			}
+			g.Go(func() error {
+				results[i], errs[i] = r.runJob(gctx, i, nil)
+				return errs[i]
+			})
+		}
+		g.Wait()
+	} else if err := r.runShared(gctx, g, workers, results, errs); err != nil {
+		return nil, err
+	}
 	for i, err := range errs {
 		if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
 			return nil, fmt.Errorf("query %s: %w", r.jobs[i].FileName, err)
@@ -235,16 +256,55 @@ func (r *execution) runJobs(ctx context.Context) ([]*jobResult, error) {
 	return results, nil
 }
 
+// runShared runs every job at once over one shared stream, workers of
+// them computing at a time, and waits for them.
+func (r *execution) runShared(ctx context.Context, g *errgroup.Group, workers int, results []*jobResult, errs []error) error {
+	src, err := r.newSource(r.sc)
+	if err != nil {
+		return err
+	}
+	tokens := newCPUTokens(workers)
+	stream := newSharedStream(src, len(r.jobs), tokens)
+	stop := context.AfterFunc(ctx, stream.close)
+	defer stop()
+	produced := make(chan struct{})
+	go func() {
+		defer close(produced)
+		stream.run(ctx)
+	}()
+	for i := range r.jobs {
+		g.Go(func() error {
+			tok := &jobToken{t: tokens}
+			defer tok.give()
+			rd := stream.reader(ctx, i, tok)
+			defer rd.detach()
+			if errs[i] = tok.take(ctx); errs[i] != nil {
+				return errs[i]
+			}
+			results[i], errs[i] = r.runJob(ctx, i, func() (Source, error) { return rd, nil })
+			return errs[i]
+		})
+	}
+	g.Wait()
+	stream.close()
+	<-produced
+	return nil
+}
+
 // runJob runs job i in its environment.
-func (r *execution) runJob(ctx context.Context, i int) (*jobResult, error) {
+// newSource, if not nil, is the job's stream; else the job makes its own.
+func (r *execution) runJob(ctx context.Context, i int, newSource func() (Source, error)) (*jobResult, error) {
 	j := r.jobs[i]
+	if newSource == nil {
+		newSource = func() (Source, error) { return r.newSource(r.sc) }
+	}
 	snapEvery := r.opts.SnapshotEvery
 	if snapEvery <= 0 {
 		snapEvery = time.Second
 	}
 	env := jobEnv{
 		sc:            r.sc,
-		newSource:     func() (Source, error) { return r.newSource(r.sc) },
+		newSource:     newSource,
 		openStore:     r.opts.StoreHook.wrap(j.FileName, r.storeName, opener(r.be.Open)),
 		resumeStore:   r.opts.StoreHook.wrap(j.FileName, r.storeName, opener(r.be.Resume)),
 		stateFiles:    r.be.Files,
@@ -257,6 +317,7 @@ func (r *execution) runJob(ctx context.Context, i int) (*jobResult, error) {
 		progress:      r.prog.Add,
 		badClock:      i == 0,
 		notify:        r.opts.Notify,
+		pool:          r.pool,
 	}
 	if r.ckRoot != "" {
 		env.jobDir = filepath.Join(r.ckRoot, j.FileName)

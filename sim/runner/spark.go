@@ -106,7 +106,12 @@ func (c *checkpointer) newQuery(cp *sim.Checkpoint, partitions int, open StoreOp
 		}
 		return open(cp.PartitionDir(op, part), op, state.NextBatchID)
 	}
-	return sim.NewPartitionedQuery(c.job.Plan, partitions, stores, state)
+	q, err := sim.NewPartitionedQuery(c.job.Plan, partitions, stores, state)
+	if err != nil {
+		return nil, err
+	}
+	q.SetPool(c.env.pool)
+	return q, nil
 }
 
 // keepPartitions returns the partition count of an existing checkpoint,
