@@ -29,6 +29,7 @@ type runFlags struct {
 	checkpoint string
 	snapshot   time.Duration
 	noReport   bool
+	shard      string // sweep --shard K/N
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
@@ -114,6 +115,7 @@ missed duplicates, false drops and peak state.`,
 	}
 	f.register(cmd)
 	cmd.Flags().StringVar(&delays, "delay", "", "comma-separated watermark delays (default: the scenario's sweep.delay)")
+	cmd.Flags().StringVar(&f.shard, "shard", "", "run only shard K of N of the sweep's jobs (K from 0 to N-1, as $JOB_COMPLETION_INDEX/N) into a shard folder; combine them with simulate merge")
 	return cmd
 }
 
@@ -132,6 +134,10 @@ func runScenario(ctx context.Context, sc *scenario.Scenario, f runFlags, stdout,
 	if out == "" {
 		out = filepath.Join("results", sc.Name)
 	}
+	publish, err := publisher(f.shard, &out, f.out == "")
+	if err != nil {
+		return err
+	}
 	opts := runner.Options{Workers: f.workers, CheckpointDir: f.checkpoint, Store: f.store, SnapshotEvery: f.snapshot}
 	opts.Notify = noticePrinter(stderr)
 	if err := applyTestHooks(&opts); err != nil {
@@ -145,7 +151,7 @@ func runScenario(ctx context.Context, sc *scenario.Scenario, f runFlags, stdout,
 	if !f.noReport {
 		render = reports.Render
 	}
-	res, err := runner.RunTo(ctx, sc, opts, out, render)
+	res, err := publish(ctx, sc, opts, out, render)
 	if bar != nil {
 		bar.finish()
 	}
