@@ -67,13 +67,20 @@ func TestShardedSweepMergesToTheSweep(t *testing.T) {
 			for _, n := range c.ns {
 				nd := filepath.Join(dir, fmt.Sprint(n))
 				shards := sweepShards(t, sc, nd, "1m,3m", n)
-				orders := [][]string{shards, reversed(shards)}
+				// The first merge renders the report; the others, in other
+				// orders, write the data files only (sameResults then
+				// compares those), to keep the test short.
+				orders := [][]string{reversed(shards)}
 				if n >= 3 {
-					orders = append(orders, append(slices.Clone(shards[1:]), shards[0]))
+					orders = append(orders, shards, append(slices.Clone(shards[1:]), shards[0]))
 				}
 				for i, order := range orders {
 					merged := filepath.Join(nd, fmt.Sprintf("merged-%d", i))
-					if code, _, errs := simulate(t, append(append([]string{"merge"}, order...), "--out", merged)...); code != 0 {
+					args := append(append([]string{"merge"}, order...), "--out", merged)
+					if i > 0 {
+						args = append(args, "--no-report")
+					}
+					if code, _, errs := simulate(t, args...); code != 0 {
 						t.Fatalf("N=%d order %d: merge: %s", n, i, errs)
 					}
 					sameResults(t, full, merged)
