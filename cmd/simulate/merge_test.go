@@ -264,3 +264,40 @@ func TestReportRefusesAShard(t *testing.T) {
 		t.Error("report changed the shard")
 	}
 }
+
+// TestMergeRefusesOtherInputs: two machines whose scenario files are the
+// same but whose empirical distribution files (same name, same number of
+// lines) differ make shards the merge refuses; with the same files it
+// merges them.
+func TestMergeRefusesOtherInputs(t *testing.T) {
+	dir := t.TempDir()
+	text := strings.Replace(smallScenario, "{dist: uniform, min: 1s, max: 20s}", "{dist: empirical, file: delays.csv}", 1)
+	var scs []string
+	for i, delays := range []string{"2s\n5s\n9s\n", "2s\n5s\n19s\n", "2s\n5s\n9s\n"} {
+		d := filepath.Join(dir, fmt.Sprintf("machine-%d", i))
+		os.Mkdir(d, 0o777)
+		os.WriteFile(filepath.Join(d, "delays.csv"), []byte(delays), 0o644)
+		os.WriteFile(filepath.Join(d, "sc.yaml"), []byte(text), 0o644)
+		scs = append(scs, filepath.Join(d, "sc.yaml"))
+	}
+	shard := func(sc, spec string) string {
+		out := filepath.Join(filepath.Dir(sc), "shard")
+		if code, _, errs := simulate(t, "sweep", sc, "--delay", "1m,2m", "--quiet", "--shard", spec, "--out", out); code != 0 {
+			t.Fatalf("%s: %s", sc, errs)
+		}
+		return out
+	}
+	s0, other, same := shard(scs[0], "0/2"), shard(scs[1], "1/2"), shard(scs[2], "1/2")
+	out := filepath.Join(dir, "merged")
+	code, _, stderr := simulate(t, "merge", s0, other, "--out", out)
+	want := "simulate merge: " + other + ": the scenario's input files (empirical distributions) differ from " + s0 + "'s"
+	if code == 0 || !strings.HasPrefix(stderr, want) || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("exit %d, stderr %q; want one line starting %q", code, stderr, want)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("the refused merge wrote its folder")
+	}
+	if code, _, errs := simulate(t, "merge", s0, same, "--out", out, "--no-report"); code != 0 {
+		t.Errorf("the same inputs on two machines: %s", errs)
+	}
+}

@@ -148,7 +148,9 @@ func checkSet(shards []shardFolder, out string) error {
 		case !slices.Equal(m.Sweep, f.Sweep):
 			return fmt.Errorf("%s: sweep delays %s, but %s has %s: every shard must run with the same --delay", s.dir, strings.Join(m.Sweep, ","), first.dir, strings.Join(f.Sweep, ","))
 		case m.ScenarioSHA256 != f.ScenarioSHA256 || m.TotalJobs != f.TotalJobs:
-			return fmt.Errorf("%s: another scenario than %s's: every shard must run the same scenario file, with the same inputs", s.dir, first.dir)
+			return fmt.Errorf("%s: another scenario than %s's: every shard must run the same scenario file", s.dir, first.dir)
+		case m.InputsSHA256 != f.InputsSHA256:
+			return fmt.Errorf("%s: the scenario's input files (empirical distributions) differ from %s's: give every shard the same files", s.dir, first.dir)
 		case m.Of != f.Of:
 			return fmt.Errorf("%s: shard %d/%d, but %s is shard %d/%d: every shard must be of the same N", s.dir, m.Shard, m.Of, first.dir, f.Shard, f.Of)
 		}

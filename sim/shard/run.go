@@ -56,7 +56,7 @@ func Run(ctx context.Context, s *scenario.Scenario, opts runner.Options, spec Sp
 	}
 	defer res.Close()
 	m := &Manifest{Format: Format, Shard: spec.K, Of: spec.N, Version: Version(), Seed: s.Seed,
-		Sweep: sweepDelays(s), TotalJobs: len(jobs), Jobs: []JobEntry{}, Summary: res.Summary}
+		Sweep: sweepDelays(s), InputsSHA256: inputsHash(s), TotalJobs: len(jobs), Jobs: []JobEntry{}, Summary: res.Summary}
 	if m.ScenarioSHA256, err = scenarioHash(res.Summary.Scenario); err != nil {
 		return nil, err
 	}

@@ -77,6 +77,9 @@ type Manifest struct {
 	// ScenarioSHA256 is the SHA-256 of the scenario as run (summary.json's
 	// scenario, compact), which includes the seed and the sweep.
 	ScenarioSHA256 string `json:"scenarioSHA256"`
+	// InputsSHA256 is the SHA-256 of the values the scenario's empirical
+	// distributions read from their files (inputsHash).
+	InputsSHA256 string `json:"inputsSHA256"`
 	// Seed and Sweep repeat the run's seed and delays, to name what
 	// differs when shards do not match.
 	Seed  uint64   `json:"seed"`
