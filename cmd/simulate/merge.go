@@ -63,13 +63,13 @@ the same files, byte for byte, except the wall-clock fields (eventsPerSecond,
 wallSeconds, and the events/s the report prints), with its report and charts.
 
 It refuses, with one line and nothing written: a folder that is not a shard,
-a missing or repeated shard, shards of different scenarios, seeds, delays, N or
-dedupsim versions, and an --out that is not dedupsim's (the rule of run).
+a missing or repeated shard, shards of different scenarios, input files, seeds,
+delays, N or dedupsim versions, and an --out that is not dedupsim's (the rule of run).
 See docs/sharding.md for running the shards as a Kubernetes Indexed Job or
 with GNU parallel.`,
-		Example: `  simulate sweep experiments/horizon-tradeoff.yaml --shard 0/2 --out shard-0
-  simulate sweep experiments/horizon-tradeoff.yaml --shard 1/2 --out shard-1
-  simulate merge shard-0 shard-1 --out results/horizon-tradeoff`,
+		Example: `  simulate sweep experiments/quickstart.yaml --delay 1m,5m --shard 0/2 --out /tmp/shard-0
+  simulate sweep experiments/quickstart.yaml --delay 1m,5m --shard 1/2 --out /tmp/shard-1
+  simulate merge /tmp/shard-1 /tmp/shard-0 --out /tmp/quickstart-sweep`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return fmt.Errorf("want the shard folders to merge (e.g. simulate merge shard-0 shard-1 --out results/NAME)")

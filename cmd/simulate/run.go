@@ -86,7 +86,9 @@ withWatermark is rerun with its delay replaced (queries without a watermark run
 once). The delays come from --delay or, without it, the scenario's sweep: block.
 Runs execute in parallel on all cores; the results are identical whatever the
 number of workers. The report gains the horizon-tradeoff chart: delay against
-missed duplicates, false drops and peak state.`,
+missed duplicates, false drops and peak state. With --shard K/N it runs only
+the K-th of N parts of the jobs (K from 0) into a shard folder; "simulate merge"
+combines the N shards into the folder the whole sweep writes (docs/sharding.md).`,
 		Example: `  simulate sweep experiments/quickstart.yaml --delay 1m,5m,10m,20m,40m
   simulate sweep experiments/horizon-tradeoff.yaml`,
 		Args: cobra.ExactArgs(1),
