@@ -113,6 +113,7 @@ duplicates slip through and which real events it loses.`,
 	root.AddCommand(
 		newRunCmd(stdout, stderr),
 		newSweepCmd(stdout, stderr),
+		newMergeCmd(stdout, stderr),
 		newReplayCmd(stdout),
 		newExplainCmd(stdout),
 		newReportCmd(stdout),

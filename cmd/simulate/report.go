@@ -39,6 +39,9 @@ so rendering twice yields byte-identical files.`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := args[0]
+			if err := notAShard(dir); err != nil {
+				return err
+			}
 			if err := reports.Rerender(dir); err != nil {
 				return err
 			}

@@ -29,6 +29,7 @@ type runFlags struct {
 	checkpoint string
 	snapshot   time.Duration
 	noReport   bool
+	shard      string // sweep --shard K/N
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
@@ -85,7 +86,9 @@ withWatermark is rerun with its delay replaced (queries without a watermark run
 once). The delays come from --delay or, without it, the scenario's sweep: block.
 Runs execute in parallel on all cores; the results are identical whatever the
 number of workers. The report gains the horizon-tradeoff chart: delay against
-missed duplicates, false drops and peak state.`,
+missed duplicates, false drops and peak state. With --shard K/N it runs only
+the K-th of N parts of the jobs (K from 0) into a shard folder; "simulate merge"
+combines the N shards into the folder the whole sweep writes (docs/sharding.md).`,
 		Example: `  simulate sweep experiments/quickstart.yaml --delay 1m,5m,10m,20m,40m
   simulate sweep experiments/horizon-tradeoff.yaml`,
 		Args: cobra.ExactArgs(1),
@@ -114,6 +117,7 @@ missed duplicates, false drops and peak state.`,
 	}
 	f.register(cmd)
 	cmd.Flags().StringVar(&delays, "delay", "", "comma-separated watermark delays (default: the scenario's sweep.delay)")
+	cmd.Flags().StringVar(&f.shard, "shard", "", "run only shard K of N of the sweep's jobs (K from 0 to N-1, as $JOB_COMPLETION_INDEX/N) into a shard folder; combine them with simulate merge")
 	return cmd
 }
 
@@ -132,6 +136,10 @@ func runScenario(ctx context.Context, sc *scenario.Scenario, f runFlags, stdout,
 	if out == "" {
 		out = filepath.Join("results", sc.Name)
 	}
+	publish, err := publisher(f.shard, &out, f.out == "")
+	if err != nil {
+		return err
+	}
 	opts := runner.Options{Workers: f.workers, CheckpointDir: f.checkpoint, Store: f.store, SnapshotEvery: f.snapshot}
 	opts.Notify = noticePrinter(stderr)
 	if err := applyTestHooks(&opts); err != nil {
@@ -145,7 +153,7 @@ func runScenario(ctx context.Context, sc *scenario.Scenario, f runFlags, stdout,
 	if !f.noReport {
 		render = reports.Render
 	}
-	res, err := runner.RunTo(ctx, sc, opts, out, render)
+	res, err := publish(ctx, sc, opts, out, render)
 	if bar != nil {
 		bar.finish()
 	}

@@ -1,0 +1,234 @@
+package shard
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/dedupsim/dedupsim/engines/fileio"
+	"github.com/dedupsim/dedupsim/metrics"
+	"github.com/dedupsim/dedupsim/sim/runner"
+)
+
+// shardFolder is a shard folder read for a merge.
+type shardFolder struct {
+	dir string
+	m   *Manifest
+}
+
+// IsShard reports whether dir holds a shard's manifest.
+func IsShard(dir string) bool {
+	fi, err := os.Lstat(filepath.Join(dir, ManifestFile))
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// ReadManifest reads and checks the shard.json of the shard folder dir. A
+// folder that is not a shard (a results folder, anything else) is refused
+// with one line saying what it is.
+func ReadManifest(dir string) (*Manifest, error) {
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("%s: no such folder", dir)
+	case err != nil:
+		return nil, err
+	case !fi.IsDir():
+		return nil, fmt.Errorf("%s: is a file, not a shard folder (merge takes the folders simulate sweep --shard K/N wrote)", dir)
+	}
+	path := filepath.Join(dir, ManifestFile)
+	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+		if _, err := os.Lstat(filepath.Join(dir, "summary.json")); err == nil {
+			return nil, fmt.Errorf("%s: a results folder, not a shard (it has no %s; merge takes the folders simulate sweep --shard K/N wrote)", dir, ManifestFile)
+		}
+		return nil, fmt.Errorf("%s: not a shard folder (it has no %s; merge takes the folders simulate sweep --shard K/N wrote)", dir, ManifestFile)
+	}
+	data, err := fileio.ReadFile(path, fileio.MaxSummaryBytes)
+	if err != nil {
+		return nil, err
+	}
+	var m Manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("%s: %s", path, fileio.Reason(err))
+	}
+	if m.Format != Format {
+		return nil, fmt.Errorf("%s: format %s, want %q (a shard of another dedupsim version?)", path, fileio.Quote(m.Format), Format)
+	}
+	if m.Of < 1 || m.Of > MaxShards || m.Shard < 0 || m.Shard >= m.Of || m.Summary == nil ||
+		m.Summary.Format != metrics.ResultsFormat || len(m.Summary.Queries) != len(m.Jobs) {
+		return nil, fmt.Errorf("%s: not a consistent shard manifest (shard, of, jobs and summary disagree)", path)
+	}
+	spec := Spec{K: m.Shard, N: m.Of}
+	var want []int
+	for i := spec.K; i < m.TotalJobs; i += spec.N {
+		want = append(want, i)
+	}
+	var got []int
+	for _, j := range m.Jobs {
+		got = append(got, j.Index)
+		if !validFileName(j.FileName) {
+			return nil, fmt.Errorf("%s: job file name %s: want a plain file name", path, fileio.Quote(j.FileName))
+		}
+	}
+	if !slices.Equal(got, want) {
+		return nil, fmt.Errorf("%s: lists jobs %v, but shard %s of %d jobs owns %v", path, got, spec, m.TotalJobs, want)
+	}
+	return &m, nil
+}
+
+// validFileName reports whether a job's file name stays in its folder.
+func validFileName(n string) bool {
+	return n != "" && n != "." && n != ".." && !strings.ContainsAny(n, `/\`) && !strings.ContainsRune(n, 0)
+}
+
+// Merge combines the shard folders dirs, given in any order, into the
+// results folder out, which it publishes as runner.RunTo does (same rule
+// for what out may replace, same staging and swap): summary.json,
+// timeseries.csv, progress/*.jsonl, spark.csv with a spark: block, and
+// the report when render is not nil, exactly as the unsharded sweep
+// writes them. It refuses, with one line and nothing written: a folder
+// that is not a shard, shards of different versions, scenarios, seeds,
+// sweeps or splits, a shard given twice, a missing shard, and an out that
+// is one of the shards. It returns the merged summary.
+func Merge(dirs []string, out string, render runner.Renderer) (*metrics.Summary, error) {
+	if len(dirs) == 0 {
+		return nil, fmt.Errorf("no shard folders to merge")
+	}
+	var shards []shardFolder
+	for _, d := range dirs {
+		m, err := ReadManifest(d)
+		if err != nil {
+			return nil, err
+		}
+		shards = append(shards, shardFolder{dir: d, m: m})
+	}
+	if err := checkSet(shards, out); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(shards, func(a, b shardFolder) int { return a.m.Shard - b.m.Shard })
+	res, err := assemble(shards)
+	if err != nil {
+		return nil, err
+	}
+	st, err := metrics.Stage(out)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Discard()
+	if err := runner.WriteFiles(st.Dir, res); err != nil {
+		return nil, err
+	}
+	if render != nil {
+		if err := render(st.Dir); err != nil {
+			return nil, err
+		}
+	}
+	if err := st.Publish(); err != nil {
+		return nil, err
+	}
+	return res.Summary, nil
+}
+
+// checkSet checks that shards are the N shards of one sweep, each once,
+// and that out is none of them.
+func checkSet(shards []shardFolder, out string) error {
+	first := shards[0]
+	f := first.m
+	for _, s := range shards[1:] {
+		m := s.m
+		switch {
+		case m.Version != f.Version:
+			return fmt.Errorf("%s: written by dedupsim %s, but %s by %s: run every shard with the same binary", s.dir, m.Version, first.dir, f.Version)
+		case m.Seed != f.Seed:
+			return fmt.Errorf("%s: seed %d, but %s has seed %d: every shard must run with the same seed", s.dir, m.Seed, first.dir, f.Seed)
+		case !slices.Equal(m.Sweep, f.Sweep):
+			return fmt.Errorf("%s: sweep delays %s, but %s has %s: every shard must run with the same --delay", s.dir, strings.Join(m.Sweep, ","), first.dir, strings.Join(f.Sweep, ","))
+		case m.ScenarioSHA256 != f.ScenarioSHA256 || m.TotalJobs != f.TotalJobs:
+			return fmt.Errorf("%s: another scenario than %s's: every shard must run the same scenario file", s.dir, first.dir)
+		case m.InputsSHA256 != f.InputsSHA256:
+			return fmt.Errorf("%s: the scenario's input files (empirical distributions) differ from %s's: give every shard the same files", s.dir, first.dir)
+		case m.Of != f.Of:
+			return fmt.Errorf("%s: shard %d/%d, but %s is shard %d/%d: every shard must be of the same N", s.dir, m.Shard, m.Of, first.dir, f.Shard, f.Of)
+		}
+	}
+	seen := map[int]string{}
+	for _, s := range shards {
+		if prev, ok := seen[s.m.Shard]; ok {
+			return fmt.Errorf("%s and %s are both shard %d/%d: give each shard once", prev, s.dir, s.m.Shard, s.m.Of)
+		}
+		seen[s.m.Shard] = s.dir
+	}
+	var missing []string
+	for k := range f.Of {
+		if _, ok := seen[k]; !ok {
+			missing = append(missing, fmt.Sprintf("%d/%d", k, f.Of))
+			if len(missing) == 10 {
+				missing = append(missing, "...")
+				break
+			}
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("missing shard %s: merge needs all %d shard folders", strings.Join(missing, ", "), f.Of)
+	}
+	oabs, err := filepath.Abs(out)
+	if err != nil {
+		return fmt.Errorf("%s: %w", out, err)
+	}
+	for _, s := range shards {
+		if sabs, err := filepath.Abs(s.dir); err == nil && sabs == oabs {
+			return fmt.Errorf("--out %s: is one of the shards; merge into another folder", out)
+		}
+	}
+	return nil
+}
+
+// assemble makes the results of the whole sweep from its shards, sorted
+// by K: the summary of shard 0 (which holds job 0, whose stream found the
+// bad-clock markers) with every shard's queries in job order, and each
+// job's files.
+func assemble(shards []shardFolder) (*runner.Results, error) {
+	s0 := shards[0].m.Summary
+	sum := &metrics.Summary{Format: s0.Format, Scenario: s0.Scenario, Seed: s0.Seed, Warnings: s0.Warnings,
+		Windows: s0.Windows, Markers: s0.Markers, Queries: []metrics.QuerySummary{}}
+	type entry struct {
+		job   runner.Job
+		q     metrics.QuerySummary
+		files runner.JobFiles
+	}
+	entries := make([]*entry, shards[0].m.TotalJobs)
+	spark := false
+	for _, s := range shards {
+		if _, err := os.Stat(filepath.Join(s.dir, sparkDir)); err == nil {
+			spark = true
+		}
+	}
+	for _, s := range shards {
+		for i, j := range s.m.Jobs {
+			entries[j.Index] = &entry{
+				job:   runner.Job{Index: j.Index, Name: j.Name, FileName: j.FileName},
+				q:     s.m.Summary.Queries[i],
+				files: jobFiles(s.dir, j.FileName, spark),
+			}
+		}
+	}
+	var jobs []runner.Job
+	var files []runner.JobFiles
+	for i, e := range entries {
+		if e == nil {
+			return nil, fmt.Errorf("job %d is in no shard", i)
+		}
+		jobs = append(jobs, e.job)
+		files = append(files, e.files)
+		sum.Queries = append(sum.Queries, e.q)
+	}
+	res, err := runner.ResultsFromFiles(sum, jobs, files)
+	if err != nil {
+		return nil, fmt.Errorf("merge: %w", err)
+	}
+	return res, nil
+}

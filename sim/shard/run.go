@@ -1,0 +1,140 @@
+package shard
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/dedupsim/dedupsim/engines/fileio"
+	"github.com/dedupsim/dedupsim/metrics"
+	"github.com/dedupsim/dedupsim/sim/runner"
+	"github.com/dedupsim/dedupsim/sim/scenario"
+)
+
+// The folders of a shard that hold each job's rows, one file per job
+// named after its FileName.
+const (
+	timeseriesDir = "timeseries"
+	progressDir   = "progress"
+	sparkDir      = "spark"
+)
+
+// Run runs shard spec of s's jobs and publishes the shard folder at out,
+// with the guarantees of runner.RunTo: out is checked first by the same
+// rule (absent, empty, or a folder dedupsim wrote), everything is written
+// into a staging folder beside it, and the staging folder replaces out in
+// one step, so a failure leaves out as it was. The folder holds shard.json
+// (written last) and each job's rows: timeseries/<job>.csv,
+// progress/<job>.jsonl and, with a spark: block, spark/<job>.csv. It
+// returns the shard's summary (its jobs only). opts.CheckpointDir must be
+// empty: a shard is not resumable.
+func Run(ctx context.Context, s *scenario.Scenario, opts runner.Options, spec Spec, out string) (*metrics.Summary, error) {
+	if opts.CheckpointDir != "" {
+		return nil, fmt.Errorf("--shard: a shard cannot be resumable (no --checkpoint); rerun a failed shard whole")
+	}
+	jobs, err := runner.Jobs(s)
+	if err != nil {
+		return nil, fmt.Errorf("scenario %s: %w", s.File, err)
+	}
+	st, err := metrics.Stage(out)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Discard()
+	if opts.ScratchDir == "" {
+		if opts.ScratchDir, err = st.ScratchDir(); err != nil {
+			return nil, err
+		}
+	}
+	res, err := runner.RunSelected(ctx, s, opts, func(j runner.Job) bool { return spec.Owns(j.Index) })
+	if err != nil {
+		return nil, err
+	}
+	defer res.Close()
+	m := &Manifest{Format: Format, Shard: spec.K, Of: spec.N, Version: Version(), Seed: s.Seed,
+		Sweep: sweepDelays(s), InputsSHA256: inputsHash(s), TotalJobs: len(jobs), Jobs: []JobEntry{}, Summary: res.Summary}
+	if m.ScenarioSHA256, err = scenarioHash(res.Summary.Scenario); err != nil {
+		return nil, err
+	}
+	if err := writeJobs(st.Dir, res, m); err != nil {
+		return nil, fmt.Errorf("shard folder %s: %w", out, err)
+	}
+	data, err := marshalManifest(m)
+	if err != nil {
+		return nil, err
+	}
+	if err := fileio.WriteFile(filepath.Join(st.Dir, ManifestFile), data); err != nil {
+		return nil, fmt.Errorf("shard folder %s: %w", out, err)
+	}
+	// Close before the swap: it removes the run's temporaries from the
+	// scratch folder.
+	if err := res.Close(); err != nil {
+		return nil, err
+	}
+	if err := st.Publish(); err != nil {
+		return nil, err
+	}
+	return res.Summary, nil
+}
+
+// writeJobs writes every job's rows into dir and lists the jobs in m.
+func writeJobs(dir string, res *runner.Results, m *Manifest) error {
+	dirs := []string{timeseriesDir, progressDir}
+	if res.HasSpark() {
+		dirs = append(dirs, sparkDir)
+	}
+	for _, d := range dirs {
+		if err := os.Mkdir(filepath.Join(dir, d), 0o777); err != nil && !errors.Is(err, os.ErrExist) {
+			return err
+		}
+	}
+	for i, j := range res.Jobs {
+		m.Jobs = append(m.Jobs, JobEntry{Index: j.Index, Name: j.Name, FileName: j.FileName})
+		files := jobFiles(dir, j.FileName, res.HasSpark())
+		if err := writeFile(files.Timeseries, func(w io.Writer) error { return res.WriteJobTimeseries(i, w) }); err != nil {
+			return err
+		}
+		if err := writeFile(files.Progress, func(w io.Writer) error { return res.WriteProgress(j.FileName, w) }); err != nil {
+			return err
+		}
+		if files.Spark != "" {
+			if err := writeFile(files.Spark, func(w io.Writer) error { return res.WriteJobSpark(i, w) }); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// jobFiles names the files of the job fileName in the shard folder dir.
+func jobFiles(dir, fileName string, spark bool) runner.JobFiles {
+	f := runner.JobFiles{
+		Timeseries: filepath.Join(dir, timeseriesDir, fileName+".csv"),
+		Progress:   filepath.Join(dir, progressDir, fileName+".jsonl"),
+	}
+	if spark {
+		f.Spark = filepath.Join(dir, sparkDir, fileName+".csv")
+	}
+	return f
+}
+
+// writeFile writes path atomically with what fill writes, streaming.
+func writeFile(path string, fill func(io.Writer) error) error {
+	f, err := fileio.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Abort()
+	w := bufio.NewWriterSize(f, 256<<10)
+	if err := fill(w); err != nil {
+		return fmt.Errorf("%s: %w", filepath.Base(path), err)
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	return f.Commit()
+}
