@@ -193,8 +193,8 @@ func prepare(s *scenario.Scenario, opts Options) (_ *execution, err error) {
 // release removes the run's temporaries and releases its locks.
 func (r *execution) release() error {
 	err := os.RemoveAll(r.work)
-	r.workLock.Unlock()
 	os.Remove(r.work + ".lock")
+	r.workLock.Unlock()
 	if r.rf != nil {
 		if uerr := r.rf.unlock(); err == nil {
 			err = uerr
@@ -371,22 +371,35 @@ func newWorkDir(scratch string) (string, *fileio.Lock, error) {
 		return "", nil, fmt.Errorf("scratch folder %s: %w", scratch, err)
 	}
 	sweepWorkDirs(scratch)
+	// The lock comes before the folder: a run's sweep removes only folders
+	// whose lock file it can take, so a folder created under a lock that
+	// is held (and still linked at its name) is never swept away.
 	for range 100 {
-		dir, err := fileio.MkdirTemp(scratch, "dedupsim-run-")
-		if err != nil {
-			return "", nil, fmt.Errorf("scratch folder %s: %w", scratch, err)
-		}
+		dir := filepath.Join(scratch, "dedupsim-run-"+fileio.RandomName())
 		lock, err := fileio.TryLock(dir + ".lock")
-		if err == nil {
-			return dir, lock, nil
-		}
-		os.RemoveAll(dir)
-		var locked *fileio.LockedError
-		if !errors.As(err, &locked) {
+		if err != nil {
+			var locked *fileio.LockedError
+			if errors.As(err, &locked) {
+				continue // another run's sweep holds it for a moment
+			}
 			return "", nil, fmt.Errorf("scratch folder %s: %w", scratch, err)
 		}
-		// Another run's sweep holds the new lock file for a moment:
-		// take another name.
+		if !lock.Holds(dir + ".lock") {
+			// Swept between our open and our flock: take another name.
+			lock.Unlock()
+			continue
+		}
+		if err := os.Mkdir(dir, 0o777); err != nil {
+			if errors.Is(err, os.ErrExist) {
+				// A dead run's folder: the next sweep removes both.
+				lock.Unlock()
+				continue
+			}
+			os.Remove(dir + ".lock")
+			lock.Unlock()
+			return "", nil, fmt.Errorf("scratch folder %s: %w", scratch, err)
+		}
+		return dir, lock, nil
 	}
 	return "", nil, fmt.Errorf("scratch folder %s: could not create a work folder", scratch)
 }
@@ -402,9 +415,12 @@ func sweepWorkDirs(scratch string) {
 		if err != nil {
 			continue
 		}
+		// Remove the lock file while holding it: a run that opened it
+		// before then finds its flock on a file no longer linked
+		// (Lock.Holds) and takes another name.
 		os.RemoveAll(strings.TrimSuffix(lockPath, ".lock"))
-		l.Unlock()
 		os.Remove(lockPath)
+		l.Unlock()
 	}
 }
 
