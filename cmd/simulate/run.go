@@ -30,6 +30,7 @@ type runFlags struct {
 	snapshot   time.Duration
 	noReport   bool
 	shard      string // sweep --shard K/N
+	memory     string
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
@@ -41,6 +42,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.store, "store", "", "state store backend: memory or pebble (default: the scenario's)")
 	fl.StringVar(&f.checkpoint, "checkpoint", "", "make the run resumable: keep checkpoints and run snapshots in this folder; rerun the same command to resume a killed run")
 	fl.DurationVar(&f.snapshot, "snapshot-interval", time.Second, "with --checkpoint: wall-clock time between run snapshots")
+	fl.StringVar(&f.memory, "memory", "", "memory budget of each Pebble state store, block cache and write buffer, e.g. 256MiB (default 32MiB); results do not depend on it")
 	fl.BoolVar(&f.noReport, "no-report", false, "write the results files only, not report.md, report.html and the charts")
 }
 
@@ -132,6 +134,10 @@ func runScenario(ctx context.Context, sc *scenario.Scenario, f runFlags, stdout,
 	if f.store != "" && f.store != scenario.StoreMemory && f.store != scenario.StorePebble {
 		return fmt.Errorf("--store %q: want memory or pebble", f.store)
 	}
+	memory, err := parseSize("--memory", f.memory)
+	if err != nil {
+		return err
+	}
 	out := f.out
 	if out == "" {
 		out = filepath.Join("results", sc.Name)
@@ -140,7 +146,7 @@ func runScenario(ctx context.Context, sc *scenario.Scenario, f runFlags, stdout,
 	if err != nil {
 		return err
 	}
-	opts := runner.Options{Workers: f.workers, CheckpointDir: f.checkpoint, Store: f.store, SnapshotEvery: f.snapshot}
+	opts := runner.Options{Workers: f.workers, CheckpointDir: f.checkpoint, Store: f.store, SnapshotEvery: f.snapshot, PebbleMemory: memory}
 	opts.Notify = noticePrinter(stderr)
 	if err := applyTestHooks(&opts); err != nil {
 		return err

@@ -46,6 +46,11 @@ type Options struct {
 	SnapshotEvery time.Duration
 	// Store overrides the scenario's store ("memory" or "pebble").
 	Store string
+	// PebbleMemory is the memory budget, in bytes, of each Pebble store
+	// the run opens: half block cache, half the overlay of keys added
+	// since the last flush [stores.DefaultPebbleMemory]. Results do not
+	// depend on it.
+	PebbleMemory int64
 	// ScratchDir is where the run puts every temporary file: the stores
 	// of Pebble without a checkpoint folder, the queries' checkpoints of
 	// a run with faults but no CheckpointDir, and the part files of the
@@ -162,7 +167,7 @@ func prepare(s *scenario.Scenario, opts Options) (_ *execution, err error) {
 			r.release()
 		}
 	}()
-	if r.be, err = stores.Lookup(r.storeName, filepath.Join(r.work, "pebble")); err != nil {
+	if r.be, err = stores.LookupMemory(r.storeName, filepath.Join(r.work, "pebble"), opts.PebbleMemory); err != nil {
 		return nil, err
 	}
 	switch {
