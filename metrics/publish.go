@@ -59,6 +59,7 @@ func Stage(target string) (*Staging, error) {
 		return nil, fmt.Errorf("results folder %s: %w", target, err)
 	}
 	sweepStaging(parent, filepath.Base(abs))
+	sweepPublishLock(abs)
 	for range 100 {
 		dir := fileio.TempName(abs, stagingKind)
 		lockPath := dir + ".lock"
@@ -71,6 +72,11 @@ func Stage(target string) (*Staging, error) {
 		}
 		if err != nil {
 			return nil, fmt.Errorf("results folder %s: %w", target, err)
+		}
+		if !lock.Holds(lockPath) {
+			// Swept between our open and our flock: take another name.
+			lock.Unlock()
+			continue
 		}
 		if err := os.Mkdir(dir, 0o777); err != nil {
 			lock.Unlock()
@@ -112,12 +118,19 @@ func (s *Staging) Publish() error {
 	if err := fileio.SyncDir(s.Dir); err != nil {
 		return fmt.Errorf("results folder %s: %w", s.Target, err)
 	}
+	pl, err := lockPublish(s.abs)
+	if err != nil {
+		return fmt.Errorf("results folder %s: %w", s.Target, err)
+	}
 	if err := CheckReplaceable(s.Target); err != nil {
+		unlockPublish(s.abs, pl)
 		return err
 	}
 	if err := fileio.SwapDir(s.Dir, s.abs); err != nil {
+		unlockPublish(s.abs, pl)
 		return fmt.Errorf("results folder %s: %w", s.Target, err)
 	}
+	unlockPublish(s.abs, pl)
 	s.published = true
 	// The swap is done; what follows only tidies up.
 	fileio.SyncDir(filepath.Dir(s.abs))
@@ -136,8 +149,8 @@ func (s *Staging) Discard() {
 }
 
 func (s *Staging) release() {
-	s.lock.Unlock()
 	os.Remove(s.lockPath)
+	s.lock.Unlock()
 }
 
 // sweepStaging removes the staging folders of target base in parent whose
@@ -149,9 +162,11 @@ func sweepStaging(parent, base string) {
 		if err != nil {
 			continue // a live run's, or not ours to judge
 		}
+		// The lock file goes while held: a run that opened it before
+		// then finds its lock on a file no longer there (Lock.Holds).
 		os.RemoveAll(strings.TrimSuffix(lockPath, ".lock"))
-		l.Unlock()
 		os.Remove(lockPath)
+		l.Unlock()
 	}
 }
 
