@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
 	"syscall"
 )
 
@@ -30,24 +29,7 @@ func TryLockNoFollow(path string) (*Lock, error) {
 		f.Close()
 		return nil, err
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, &LockedError{Path: path, PID: readPID(path)}
-		}
-		return nil, fmt.Errorf("%s: lock: %w", path, err)
-	}
-	if err := f.Truncate(0); err == nil {
-		_, err = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
-		if err != nil {
-			f.Close()
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-	} else {
-		f.Close()
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return &Lock{f: f}, nil
+	return lockOpen(f, path)
 }
 
 // ProbeLock reports whether the lock file at path is held by a process,

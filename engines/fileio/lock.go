@@ -40,6 +40,12 @@ func TryLock(path string) (*Lock, error) {
 	if err != nil {
 		return nil, err
 	}
+	return lockOpen(f, path)
+}
+
+// lockOpen takes the exclusive lock on the open file f (at path) without
+// waiting, and records the caller's pid in it; it closes f on failure.
+func lockOpen(f *os.File, path string) (*Lock, error) {
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
@@ -47,12 +53,13 @@ func TryLock(path string) (*Lock, error) {
 		}
 		return nil, fmt.Errorf("%s: lock: %w", path, err)
 	}
-	if err := f.Truncate(0); err == nil {
+	err := f.Truncate(0)
+	if err == nil {
 		_, err = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
-		if err != nil {
-			f.Close()
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &Lock{f: f}, nil
 }
