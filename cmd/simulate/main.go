@@ -70,10 +70,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			fmt.Fprintf(stderr, "%s: interrupted\n", cmd.CommandPath())
 			return 128 + int(se.sig)
 		}
-		// Every message is made safe to print as one line: control
+		// One line per problem (a scenario reports every problem at
+		// once, one per line), each made safe to print: control
 		// characters escaped, long quoted values cut.
-		msg := sim.CleanMessage(strings.TrimSpace(err.Error()))
-		fmt.Fprintf(stderr, "%s: %s\n", cmd.CommandPath(), msg)
+		for _, line := range strings.Split(strings.TrimSpace(err.Error()), "\n") {
+			if line = strings.TrimSpace(line); line != "" {
+				fmt.Fprintf(stderr, "%s: %s\n", cmd.CommandPath(), sim.CleanMessage(line))
+			}
+		}
 		return exitCode(err)
 	}
 	return 0
