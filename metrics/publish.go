@@ -59,7 +59,7 @@ func Stage(target string) (*Staging, error) {
 		return nil, fmt.Errorf("results folder %s: %w", target, err)
 	}
 	sweepStaging(parent, filepath.Base(abs))
-	sweepPublishLock(abs)
+	SweepPublishLock(abs)
 	for range 100 {
 		dir := fileio.TempName(abs, stagingKind)
 		lockPath := dir + ".lock"
@@ -118,19 +118,19 @@ func (s *Staging) Publish() error {
 	if err := fileio.SyncDir(s.Dir); err != nil {
 		return fmt.Errorf("results folder %s: %w", s.Target, err)
 	}
-	pl, err := lockPublish(s.abs)
+	pl, err := LockPublish(s.abs)
 	if err != nil {
 		return fmt.Errorf("results folder %s: %w", s.Target, err)
 	}
 	if err := CheckReplaceable(s.Target); err != nil {
-		unlockPublish(s.abs, pl)
+		UnlockPublish(s.abs, pl)
 		return err
 	}
 	if err := fileio.SwapDir(s.Dir, s.abs); err != nil {
-		unlockPublish(s.abs, pl)
+		UnlockPublish(s.abs, pl)
 		return fmt.Errorf("results folder %s: %w", s.Target, err)
 	}
-	unlockPublish(s.abs, pl)
+	UnlockPublish(s.abs, pl)
 	s.published = true
 	// The swap is done; what follows only tidies up.
 	fileio.SyncDir(filepath.Dir(s.abs))

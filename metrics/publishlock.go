@@ -20,14 +20,14 @@ func publishLockPath(abs string) string {
 	return filepath.Join(filepath.Dir(abs), "."+filepath.Base(abs)+".dedupsim-publish.lock")
 }
 
-// lockPublish takes the target's publish lock, waiting for another
+// LockPublish takes the publish lock of the folder abs (an absolute path), waiting for another
 // process's publish to end, so that checking the target and swapping it
 // are one step for every dedupsim process: two runs into one --out both
 // publish, one after the other, instead of the second finding a folder
 // where it checked there was none. The lock file is removed while held
-// (unlockPublish); a process that opened it before then finds its lock on
+// (UnlockPublish); a process that opened it before then finds its lock on
 // a file no longer there (Lock.Holds) and opens it again.
-func lockPublish(abs string) (*fileio.Lock, error) {
+func LockPublish(abs string) (*fileio.Lock, error) {
 	path := publishLockPath(abs)
 	deadline := time.Now().Add(publishWait)
 	for {
@@ -50,15 +50,15 @@ func lockPublish(abs string) (*fileio.Lock, error) {
 	}
 }
 
-// unlockPublish removes the publish lock file and releases it.
-func unlockPublish(abs string, l *fileio.Lock) {
+// UnlockPublish removes the publish lock file and releases it.
+func UnlockPublish(abs string, l *fileio.Lock) {
 	os.Remove(publishLockPath(abs))
 	l.Unlock()
 }
 
-// sweepPublishLock removes the publish lock file a killed process left,
+// SweepPublishLock removes the publish lock file a killed process left,
 // when no process holds it.
-func sweepPublishLock(abs string) {
+func SweepPublishLock(abs string) {
 	path := publishLockPath(abs)
 	if _, err := os.Lstat(path); err != nil {
 		return
@@ -67,5 +67,5 @@ func sweepPublishLock(abs string) {
 	if err != nil {
 		return
 	}
-	unlockPublish(abs, l)
+	UnlockPublish(abs, l)
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/dedupsim/dedupsim/engines/fileio"
+	"github.com/dedupsim/dedupsim/metrics"
 )
 
 // MarkerFile marks a folder as an export dedupsim wrote. It is written
@@ -90,6 +91,7 @@ func stage(target string) (*staging, error) {
 		return nil, fmt.Errorf("export folder %s: %s", target, fileio.Reason(err))
 	}
 	sweep(parent, filepath.Base(abs))
+	metrics.SweepPublishLock(abs)
 	for range 100 {
 		dir := fileio.TempName(abs, stagingKind)
 		lockPath := dir + ".lock"
@@ -100,6 +102,11 @@ func stage(target string) (*staging, error) {
 		}
 		if err != nil {
 			return nil, fmt.Errorf("export folder %s: %w", target, err)
+		}
+		if !lock.Holds(lockPath) {
+			// Swept between our open and our flock: take another name.
+			lock.Unlock()
+			continue
 		}
 		if err := os.Mkdir(dir, 0o777); err != nil {
 			lock.Unlock()
@@ -136,12 +143,21 @@ func (s *staging) publish() error {
 	if err := fileio.WriteFile(filepath.Join(s.dir, MarkerFile), []byte(markerContent)); err != nil {
 		return fmt.Errorf("export folder %s: %w", s.target, err)
 	}
+	// The publish lock makes checking and swapping one step for every
+	// dedupsim process publishing into the same folder.
+	pl, err := metrics.LockPublish(s.abs)
+	if err != nil {
+		return fmt.Errorf("export folder %s: %w", s.target, err)
+	}
 	if err := CheckOut(s.target); err != nil {
+		metrics.UnlockPublish(s.abs, pl)
 		return err
 	}
 	if err := fileio.SwapDir(s.dir, s.abs); err != nil {
+		metrics.UnlockPublish(s.abs, pl)
 		return fmt.Errorf("export folder %s: %w", s.target, err)
 	}
+	metrics.UnlockPublish(s.abs, pl)
 	s.published = true
 	fileio.SyncDir(filepath.Dir(s.abs))
 	s.release()
@@ -159,8 +175,8 @@ func (s *staging) discard() {
 }
 
 func (s *staging) release() {
-	s.lock.Unlock()
 	os.Remove(s.lockPath)
+	s.lock.Unlock()
 }
 
 // sweep removes the staging folders of target base in parent whose
@@ -174,7 +190,7 @@ func sweep(parent, base string) {
 			continue
 		}
 		os.RemoveAll(strings.TrimSuffix(lockPath, ".lock"))
+		os.Remove(lockPath) // while held: see fileio.Lock.Holds
 		l.Unlock()
-		os.Remove(lockPath)
 	}
 }
