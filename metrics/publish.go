@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/dedupsim/dedupsim/engines/fileio"
 )
@@ -37,8 +36,7 @@ type Staging struct {
 	Target string
 
 	abs       string
-	lock      *fileio.Lock
-	lockPath  string
+	staging   *fileio.StagingDir
 	published bool
 }
 
@@ -58,37 +56,12 @@ func Stage(target string) (*Staging, error) {
 	if err := os.MkdirAll(parent, 0o777); err != nil {
 		return nil, fmt.Errorf("results folder %s: %w", target, err)
 	}
-	sweepStaging(parent, filepath.Base(abs))
 	SweepPublishLock(abs)
-	for range 100 {
-		dir := fileio.TempName(abs, stagingKind)
-		lockPath := dir + ".lock"
-		lock, err := fileio.TryLock(lockPath)
-		var locked *fileio.LockedError
-		if errors.As(err, &locked) {
-			// Another run's sweep holds the new lock file for a moment
-			// (it took it for a dead run's): take another name.
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("results folder %s: %w", target, err)
-		}
-		if !lock.Holds(lockPath) {
-			// Swept between our open and our flock: take another name.
-			lock.Unlock()
-			continue
-		}
-		if err := os.Mkdir(dir, 0o777); err != nil {
-			lock.Unlock()
-			os.Remove(lockPath)
-			if errors.Is(err, fs.ErrExist) {
-				continue
-			}
-			return nil, fmt.Errorf("results folder %s: %w", target, err)
-		}
-		return &Staging{Dir: dir, Target: target, abs: abs, lock: lock, lockPath: lockPath}, nil
+	st, err := fileio.NewStagingDir(abs, stagingKind)
+	if err != nil {
+		return nil, fmt.Errorf("results folder %s: %w", target, err)
 	}
-	return nil, fmt.Errorf("results folder %s: could not create a staging folder beside it", target)
+	return &Staging{Dir: st.Dir, Target: target, abs: abs, staging: st}, nil
 }
 
 // ScratchDir returns a folder inside the staging folder for temporaries
@@ -148,32 +121,7 @@ func (s *Staging) Discard() {
 	s.release()
 }
 
-func (s *Staging) release() {
-	os.Remove(s.lockPath)
-	s.lock.Unlock()
-}
-
-// sweepStaging removes the staging folders of target base in parent whose
-// process is gone (their lock is free).
-func sweepStaging(parent, base string) {
-	locks, _ := filepath.Glob(filepath.Join(parent, "."+escapeGlob(base)+"."+stagingKind+"-*.lock"))
-	for _, lockPath := range locks {
-		l, err := fileio.TryLock(lockPath)
-		if err != nil {
-			continue // a live run's, or not ours to judge
-		}
-		// The lock file goes while held: a run that opened it before
-		// then finds its lock on a file no longer there (Lock.Holds).
-		os.RemoveAll(strings.TrimSuffix(lockPath, ".lock"))
-		os.Remove(lockPath)
-		l.Unlock()
-	}
-}
-
-func escapeGlob(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `*`, `\*`, `?`, `\?`, `[`, `\[`)
-	return r.Replace(s)
-}
+func (s *Staging) release() { s.staging.Release() }
 
 // CheckReplaceable reports whether dedupsim may replace the folder path
 // with a new results folder: when nothing is there, when it is an empty

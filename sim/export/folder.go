@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/metrics"
@@ -69,8 +68,7 @@ type staging struct {
 	dir       string
 	target    string
 	abs       string
-	lock      *fileio.Lock
-	lockPath  string
+	held      *fileio.StagingDir
 	published bool
 }
 
@@ -90,35 +88,12 @@ func stage(target string) (*staging, error) {
 	if err := os.MkdirAll(parent, 0o777); err != nil {
 		return nil, fmt.Errorf("export folder %s: %s", target, fileio.Reason(err))
 	}
-	sweep(parent, filepath.Base(abs))
 	metrics.SweepPublishLock(abs)
-	for range 100 {
-		dir := fileio.TempName(abs, stagingKind)
-		lockPath := dir + ".lock"
-		lock, err := fileio.TryLock(lockPath)
-		var locked *fileio.LockedError
-		if errors.As(err, &locked) {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("export folder %s: %w", target, err)
-		}
-		if !lock.Holds(lockPath) {
-			// Swept between our open and our flock: take another name.
-			lock.Unlock()
-			continue
-		}
-		if err := os.Mkdir(dir, 0o777); err != nil {
-			lock.Unlock()
-			os.Remove(lockPath)
-			if errors.Is(err, fs.ErrExist) {
-				continue
-			}
-			return nil, fmt.Errorf("export folder %s: %w", target, err)
-		}
-		return &staging{dir: dir, target: target, abs: abs, lock: lock, lockPath: lockPath}, nil
+	held, err := fileio.NewStagingDir(abs, stagingKind)
+	if err != nil {
+		return nil, fmt.Errorf("export folder %s: %w", target, err)
 	}
-	return nil, fmt.Errorf("export folder %s: could not create a staging folder beside it", target)
+	return &staging{dir: held.Dir, target: target, abs: abs, held: held}, nil
 }
 
 // scratch returns a folder inside the staging folder for temporaries
@@ -174,23 +149,4 @@ func (s *staging) discard() {
 	s.release()
 }
 
-func (s *staging) release() {
-	os.Remove(s.lockPath)
-	s.lock.Unlock()
-}
-
-// sweep removes the staging folders of target base in parent whose
-// process is gone (their lock is free).
-func sweep(parent, base string) {
-	r := strings.NewReplacer(`\`, `\\`, `*`, `\*`, `?`, `\?`, `[`, `\[`)
-	locks, _ := filepath.Glob(filepath.Join(parent, "."+r.Replace(base)+"."+stagingKind+"-*.lock"))
-	for _, lockPath := range locks {
-		l, err := fileio.TryLock(lockPath)
-		if err != nil {
-			continue
-		}
-		os.RemoveAll(strings.TrimSuffix(lockPath, ".lock"))
-		os.Remove(lockPath) // while held: see fileio.Lock.Holds
-		l.Unlock()
-	}
-}
+func (s *staging) release() { s.held.Release() }
