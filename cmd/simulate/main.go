@@ -59,11 +59,17 @@ func (e *signalError) Error() string { return "interrupted" }
 // the signal's number (130 for SIGINT), as shells do.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := newRootCmd(stdout, stderr)
+	var prof profiler
+	prof.addFlag(root)
+	root.PersistentPreRunE = func(*cobra.Command, []string) error { return prof.start() }
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	cmd, err := root.ExecuteContextC(ctx)
+	if perr := prof.stop(); err == nil {
+		err = perr
+	}
 	if err != nil {
 		var se *signalError
 		if errors.As(context.Cause(ctx), &se) {
