@@ -109,16 +109,23 @@ func e2eRows(b *testing.B) int {
 
 // cpuNow returns the process's CPU time (user + system).
 func cpuNow() time.Duration {
+	u, s := cpuSplit()
+	return u + s
+}
+
+// cpuSplit returns the process's user and system CPU time so far.
+func cpuSplit() (user, sys time.Duration) {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
+		return 0, 0
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return time.Duration(ru.Utime.Nano()), time.Duration(ru.Stime.Nano())
 }
 
 // measured is one timed loop: wall clock, CPU time and allocations.
 type measured struct {
 	wall, cpu time.Duration
+	sys       time.Duration // the part of cpu spent in the kernel
 	mallocs   uint64
 }
 
@@ -132,9 +139,12 @@ func measure(b *testing.B, f func()) measured {
 	if b != nil {
 		b.StartTimer()
 	}
-	cpu0, t0 := cpuNow(), time.Now()
+	u0, s0 := cpuSplit()
+	t0 := time.Now()
 	f()
-	m := measured{wall: time.Since(t0), cpu: cpuNow() - cpu0}
+	wall := time.Since(t0)
+	u1, s1 := cpuSplit()
+	m := measured{wall: wall, cpu: u1 - u0 + s1 - s0, sys: s1 - s0}
 	if b != nil {
 		b.StopTimer()
 	}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/dedupsim/dedupsim/generators"
 	"github.com/dedupsim/dedupsim/sim/runner"
@@ -169,7 +170,9 @@ spark:
 // and reports per stream row ns/row (two cores), 1core-ns/row, and
 // speedup, the one-core wall time over the two-core one, and cores-used,
 // the two-core run's CPU time over its wall time (below 2 when the
-// machine's other load took the second core):
+// machine's other load took the second core), and the CPU time per row of
+// each run, with the kernel's share of it (page faults of fresh memory,
+// futex waits), which tell more cores apart from more work per row:
 //
 //	scenario=partitions8   one query over 8 partitions (target >= 1.6)
 //	scenario=quickstart    the quickstart's three queries (target >= 1.7)
@@ -203,7 +206,21 @@ func benchCores(t testing.TB, b *testing.B, text string, rows0 int, report func(
 	report(float64(m1.wall.Nanoseconds())/n, "1core-ns/row")
 	report(float64(m1.wall)/float64(m2.wall), "speedup")
 	report(float64(m2.cpu)/float64(m2.wall), "cores-used")
+	report(float64(m1.cpu.Nanoseconds())/n, "1core-cpu-ns/row")
+	report(float64(m2.cpu.Nanoseconds())/n, "cpu-ns/row")
+	report(share(m1.sys, m1.cpu), "1core-sys-share")
+	report(share(m2.sys, m2.cpu), "sys-share")
 	report(n, "rows")
+}
+
+// share returns part/whole, or a tiny positive number when part is 0 (a
+// share of 0 is a measurement, but the smoke test wants every metric
+// positive).
+func share(part, whole time.Duration) float64 {
+	if whole <= 0 || part <= 0 {
+		return 1e-9
+	}
+	return float64(part) / float64(whole)
 }
 
 // TestBenchmarksSmoke runs the benchmarks above in their short form
