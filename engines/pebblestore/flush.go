@@ -14,7 +14,6 @@ import (
 	"github.com/cockroachdb/pebble/sstable"
 	"github.com/cockroachdb/pebble/vfs"
 
-	"github.com/dedupsim/dedupsim/engines"
 )
 
 // stagingDir is the folder, inside the store's, where a flush writes its
@@ -226,18 +225,16 @@ func (s *Store) write(j *flushJob) error {
 		e := &ov.ents[i]
 		return !j.evl.dead(e.exp, e.epoch)
 	})
-	nexp := 0
+	items, forever := ov.splitByExpiry(items)
+	nexp := len(items)
 	maxExp := int64(math.MinInt64)
 	for _, it := range items {
-		if e := &ov.ents[it.idx]; e.exp != engines.NoExpiry {
-			nexp++
-			maxExp = max(maxExp, e.exp)
-		}
+		maxExp = max(maxExp, ov.ents[it.idx].exp)
 	}
 	j.ref = flushRef{id: j.id, epoch: j.evl.epoch, maxExp: maxExp, entries: int64(nexp)}
 	j.m.live = append(j.m.live, j.ref)
 	j.filter = newBloom(nexp)
-	j.keys = int64(len(items))
+	j.keys = int64(nexp + len(forever))
 
 	staging := s.fs.PathJoin(s.dir, stagingDir)
 	if err := s.fs.MkdirAll(staging, 0o777); err != nil {
@@ -247,19 +244,24 @@ func (s *Store) write(j *flushJob) error {
 	var kbuf []byte
 	var val [8]byte
 	var sink uint32
+	// touch loads the key of items[a], and with filter its filter block,
+	// a few entries ahead of the one written.
+	touch := func(items []sortItem, a int, filter bool) {
+		if a >= len(items) {
+			return
+		}
+		e := &ov.ents[items[a].idx]
+		if e.klen > 0 {
+			sink += uint32(ov.key(int(items[a].idx))[0])
+		}
+		if filter {
+			sink += j.filter.block(e.hash)[0]
+		}
+	}
 	written, err := s.writeTable(fpath, s.fopts, func(w *sstable.Writer) error {
 		for i, it := range items {
-			if a := i + flushLookahead; a < len(items) {
-				e := &ov.ents[items[a].idx]
-				if e.klen > 0 {
-					sink += uint32(ov.key(int(items[a].idx))[0])
-				}
-				sink += j.filter.block(e.hash)[0]
-			}
+			touch(items, i+flushLookahead, true)
 			e := &ov.ents[it.idx]
-			if e.exp == engines.NoExpiry {
-				continue
-			}
 			kbuf = appendEntry(kbuf[:0], j.id, ov.key(int(it.idx)))
 			binary.BigEndian.PutUint64(val[:], uint64(e.exp))
 			if err := w.Set(kbuf, val[:]); err != nil {
@@ -270,34 +272,33 @@ func (s *Store) write(j *flushJob) error {
 		kbuf = append(appendFlush(kbuf[:0], j.id), metaKind)
 		return w.Set(kbuf, j.m.append(nil))
 	})
-	j.sink = sink
 	if err != nil {
+		j.sink = sink
 		return err
 	}
 	paths := []string{fpath}
-	if len(items) > nexp {
+	if len(forever) > 0 {
 		npath := s.fs.PathJoin(staging, strconv.FormatUint(j.id, 10)+".forever.sst")
 		n, err := s.writeTable(npath, s.wopts, func(w *sstable.Writer) error {
-			for _, it := range items {
-				e := &ov.ents[it.idx]
-				if e.exp != engines.NoExpiry {
-					continue
-				}
+			for i, it := range forever {
+				touch(forever, i+flushLookahead, false)
 				kbuf = appendForever(kbuf[:0], ov.key(int(it.idx)))
 				if err := w.Set(kbuf, nil); err != nil {
 					return err
 				}
-				j.forever = append(j.forever, e.hash)
+				j.forever = append(j.forever, ov.ents[it.idx].hash)
 			}
 			return nil
 		})
 		if err != nil {
 			s.fs.Remove(fpath)
+			j.sink = sink
 			return err
 		}
 		written += n
 		paths = append(paths, npath)
 	}
+	j.sink = sink
 	j.bytes = written
 	if s.hook != nil {
 		s.hook("ingest")

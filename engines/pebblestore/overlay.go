@@ -5,6 +5,8 @@ import (
 	"cmp"
 	"encoding/binary"
 	"slices"
+
+	"github.com/dedupsim/dedupsim/engines"
 )
 
 // overlay holds the keys added since the last flush, committed or not: the
@@ -27,8 +29,9 @@ type overlay struct {
 	// cur is the slab being filled and used its bytes in use.
 	cur, used int
 	keyBytes  int64
-	// order is sortedByKey's reusable buffer.
-	order []sortItem
+	// order is sortedByKey's reusable buffer, forever splitByExpiry's.
+	order   []sortItem
+	forever []sortItem
 }
 
 // oslot is one cell of the table: the low 32 bits of the key's hash and
@@ -159,6 +162,23 @@ func (o *overlay) reset() {
 	o.keyBytes = 0
 	clear(o.order)
 	o.order = o.order[:0]
+	o.forever = o.forever[:0]
+}
+
+// splitByExpiry splits items, in place and keeping their order, into the
+// entries that expire and those that never do (engines.NoExpiry); the
+// second slice is reused by the next call.
+func (o *overlay) splitByExpiry(items []sortItem) (expiring, forever []sortItem) {
+	expiring, forever = items[:0], o.forever[:0]
+	for _, it := range items {
+		if o.ents[it.idx].exp == engines.NoExpiry {
+			forever = append(forever, it)
+		} else {
+			expiring = append(expiring, it)
+		}
+	}
+	o.forever = forever
+	return expiring, forever
 }
 
 // bytes returns the memory the overlay holds.
