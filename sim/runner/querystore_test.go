@@ -109,21 +109,31 @@ func checkStores(t *testing.T, r *Results, seen *backendsSeen, want map[string]s
 // the same scenario run all in memory (Options.Store, --store, replacing
 // every query's store).
 func TestMixedStoresMatchAllMemory(t *testing.T) {
-	sc := load(t, mixedStores)
-	var mem, mixed backendsSeen
-	want, err := runOpts(t, sc, Options{Workers: 2, Store: "memory", StoreHook: mem.hook})
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkStores(t, want, &mem, mixedWant, "memory")
-	got, err := runOpts(t, sc, Options{Workers: 2, StoreHook: mixed.hook})
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkStores(t, got, &mixed, mixedWant, "")
-	sameResults(t, want, got)
-	if want.Summary.Queries[0].InputRows == 0 || want.Summary.Queries[0].Batches < 20 {
-		t.Fatalf("the run is too small to compare: %+v", want.Summary.Queries[0])
+	for _, c := range []struct{ name, extra string }{
+		{"one store per operator", ""},
+		{"spark partitions", "spark:\n  partitions: 3\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sc := load(t, mixedStores+c.extra)
+			var mem, mixed backendsSeen
+			want, err := runOpts(t, sc, Options{Workers: 2, Store: "memory", StoreHook: mem.hook})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkStores(t, want, &mem, mixedWant, "memory")
+			got, err := runOpts(t, sc, Options{Workers: 2, StoreHook: mixed.hook})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkStores(t, got, &mixed, mixedWant, "")
+			sameResults(t, want, got)
+			if q := want.Summary.Queries[0]; q.InputRows == 0 || q.Batches < 20 {
+				t.Fatalf("the run is too small to compare: %d rows in %d batches", q.InputRows, q.Batches)
+			}
+			if (c.extra != "") != (got.Summary.Queries[0].SparkSummary != nil) {
+				t.Fatalf("spark summary %v with a spark block %v", got.Summary.Queries[0].SparkSummary != nil, c.extra != "")
+			}
+		})
 	}
 }
 
