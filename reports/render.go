@@ -355,7 +355,8 @@ func writeHTML(b *bytes.Buffer, res *results, charts []chartFile, findings, recs
 		"Title":     res.reportTitle(),
 		"Intro":     strings.ReplaceAll(res.intro(), "`", ""),
 		"YAML":      yml,
-		"Header":    summaryHeader(),
+		"Header":    summaryHeader(res.sum),
+		"StoreCol":  mixedStores(res.sum),
 		"Rows":      summaryRows(res.sum),
 		"TableNote": tableNote(),
 		"Charts":    hc,
@@ -430,9 +431,9 @@ ul.findings li { margin: 6px 0; }
 <h2>Summary</h2>
 <div class="table-wrap">
 <table>
-<thead><tr>{{range $i, $h := .Header}}<th class="{{if eq $i 0}}text{{else}}num{{end}}">{{$h}}</th>{{end}}</tr></thead>
+<thead><tr>{{range $i, $h := .Header}}<th class="{{if or (eq $i 0) (and $.StoreCol (eq $i 1))}}text{{else}}num{{end}}">{{$h}}</th>{{end}}</tr></thead>
 <tbody>
-{{range .Rows}}<tr>{{range $i, $c := .}}<td class="{{if eq $i 0}}text{{else}}num{{end}}">{{$c}}</td>{{end}}</tr>
+{{range .Rows}}<tr>{{range $i, $c := .}}<td class="{{if or (eq $i 0) (and $.StoreCol (eq $i 1))}}text{{else}}num{{end}}">{{$c}}</td>{{end}}</tr>
 {{end}}</tbody>
 </table>
 </div>

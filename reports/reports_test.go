@@ -178,8 +178,8 @@ func TestSummaryTableHasARowPerQuery(t *testing.T) {
 			if got := strings.TrimSpace(cells[1]); got != formatDelay(q.Delay) {
 				t.Errorf("row %d delay %q, want %q", i, got, formatDelay(q.Delay))
 			}
-			if len(cells) != len(summaryHeader()) {
-				t.Errorf("row %d has %d cells, want %d", i, len(cells), len(summaryHeader()))
+			if len(cells) != len(summaryHeader(s)) {
+				t.Errorf("row %d has %d cells, want %d", i, len(cells), len(summaryHeader(s)))
 			}
 		}
 

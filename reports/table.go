@@ -14,21 +14,46 @@ import (
 	"github.com/dedupsim/dedupsim/metrics"
 )
 
-// summaryHeader names the columns of the summary table of the reports.
-func summaryHeader() []string {
-	return []string{
+// mixedStores reports whether the queries of s ran on more than one state
+// store backend (each query's store, scenario queries[].store): the
+// summary tables then gain a store column after the query's name. When
+// every query shares one store, the tables are as they were before
+// queries had stores of their own.
+func mixedStores(s *metrics.Summary) bool {
+	for _, q := range s.Queries {
+		if q.Store != s.Queries[0].Store {
+			return true
+		}
+	}
+	return false
+}
+
+// withStore inserts v after the first cell of cells when mixed.
+func withStore(cells []string, mixed bool, v string) []string {
+	if !mixed {
+		return cells
+	}
+	return append([]string{cells[0], v}, cells[1:]...)
+}
+
+// summaryHeader names the columns of the summary table of s in the
+// reports: a store column after the query's when its queries ran on
+// different stores (mixedStores).
+func summaryHeader(s *metrics.Summary) []string {
+	return withStore([]string{
 		"query", "delay", "emitted", "missed duplicates", "false drops (late/bad clock/collision)",
 		"peak state rows", "peak state bytes", "events/s",
-	}
+	}, mixedStores(s), "store")
 }
 
 // summaryRows returns one row per summary entry, in the summary's order.
 func summaryRows(s *metrics.Summary) [][]string {
 	rows := make([][]string, 0, len(s.Queries))
+	mixed := mixedStores(s)
 	for i := range s.Queries {
 		q := &s.Queries[i]
 		c := q.FalseDropsByCause
-		rows = append(rows, []string{
+		rows = append(rows, withStore([]string{
 			q.Name,
 			formatDelay(q.Delay),
 			metrics.FormatCount(q.EmittedRows),
@@ -39,7 +64,7 @@ func summaryRows(s *metrics.Summary) [][]string {
 			metrics.FormatCount(q.PeakStateRows),
 			metrics.FormatBytes(q.PeakStateBytes),
 			metrics.FormatCount(int64(math.Round(q.EventsPerSecond))),
-		})
+		}, mixed, q.Store))
 	}
 	return rows
 }
@@ -56,7 +81,8 @@ const TerminalWidth = 100
 // lost events with their rates, the main cause of the losses, peak state
 // and throughput, a cell wrapped onto a second line where the table would
 // be wider. Numbers are right-aligned so that rows of a sweep compare at a
-// glance.
+// glance. When the queries ran on different state stores, both tables
+// show each query's store after its name.
 func SummaryTable(w io.Writer, s *metrics.Summary, markdown bool) error {
 	if !markdown {
 		_, err := io.WriteString(w, terminalTable(s))
@@ -64,6 +90,10 @@ func SummaryTable(w io.Writer, s *metrics.Summary, markdown bool) error {
 	}
 	align := []tw.Align{tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight,
 		tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight}
+	if mixedStores(s) {
+		align = append(align, tw.AlignRight)
+		align[1] = tw.AlignLeft
+	}
 	opts := []tablewriter.Option{
 		// Header auto-format would upper-case the headers and mangle
 		// "events/s"; keep them as written.
@@ -76,7 +106,7 @@ func SummaryTable(w io.Writer, s *metrics.Summary, markdown bool) error {
 		tablewriter.WithRenderer(renderer.NewMarkdown()),
 	}
 	t := tablewriter.NewTable(w, opts...)
-	t.Header(summaryHeader())
+	t.Header(summaryHeader(s))
 	for _, row := range summaryRows(s) {
 		if err := t.Append(row); err != nil {
 			return fmt.Errorf("summary table: %w", err)
@@ -106,7 +136,13 @@ func mainCause(q *metrics.QuerySummary) string {
 // terminalTable renders the summary for a terminal: plain columns two
 // spaces apart under a ruled header, at most TerminalWidth wide.
 func terminalTable(s *metrics.Summary) string {
-	header := []string{"query", "delay", "missed dups", "lost events", "cause", "peak rows", "peak bytes", "events/s"}
+	mixed := mixedStores(s)
+	header := withStore([]string{"query", "delay", "missed dups", "lost events", "cause", "peak rows", "peak bytes", "events/s"}, mixed, "store")
+	// The text columns, left-aligned: the query, its store, the cause.
+	text := map[int]bool{0: true, 4: true}
+	if mixed {
+		text = map[int]bool{0: true, 1: true, 5: true}
+	}
 	// Each cell has a one-line form and a two-line one, used when the
 	// one-line table is too wide.
 	type cell struct{ one, two1, two2 string }
@@ -125,12 +161,16 @@ func terminalTable(s *metrics.Summary) string {
 			cause = "-"
 		}
 		plain := func(v string) cell { return cell{one: v, two1: v} }
-		rows = append(rows, []cell{
-			plain(q.Name), plain(formatDelay(q.Delay)),
+		name := []cell{plain(q.Name)}
+		if mixed {
+			name = append(name, plain(q.Store))
+		}
+		rows = append(rows, append(name,
+			plain(formatDelay(q.Delay)),
 			count(q.MissedDuplicates, q.TrueDuplicates), count(q.FalseDrops, q.LogicalEvents),
 			plain(cause), plain(metrics.FormatCount(q.PeakStateRows)), plain(metrics.FormatBytes(q.PeakStateBytes)),
 			plain(metrics.FormatCount(int64(math.Round(q.EventsPerSecond)))),
-		})
+		))
 	}
 	const gap = 2
 	widths := func(two bool) []int {
@@ -186,7 +226,7 @@ func terminalTable(s *metrics.Summary) string {
 				if j > 0 {
 					l.WriteString(strings.Repeat(" ", gap))
 				}
-				if j == 0 || j == 4 {
+				if text[j] {
 					l.WriteString(v + pad)
 				} else {
 					l.WriteString(pad + v)

@@ -38,7 +38,8 @@ field, if not) and reports per query and backend:
   recovery            time to reopen the stores from their last checkpoint
 
 Queries run one at a time, memory first, so that each measurement holds one
-query's state alone. The results folder gets the memory run's results
+query's state alone. Each run puts every query on its backend: the scenario's
+store and the queries' own stores (queries[].store) are ignored. The results folder gets the memory run's results
 (summary.json, timeseries.csv, progress/), stores.json with every number,
 stores.md with how each was measured, the chart stores.png and .svg, and
 report.md and report.html with a section on the backends.`,

@@ -36,7 +36,7 @@ import (
 // runInputs lists the inputs that make a run what it is: the resolved
 // scenario (its JSON form, with the seed, the sweep and every default),
 // the values of every empirical distribution (read from CSV files the
-// JSON form names but does not hold), and the store.
+// JSON form names but does not hold), and the stores (runStores).
 func runInputs(s *scenario.Scenario, store string) ([]runfolder.Input, error) {
 	scJSON, err := json.Marshal(fingerprintView(s))
 	if err != nil {
@@ -323,12 +323,31 @@ func inputDiff(have, want runfolder.Meta) string {
 		case in.What == "scenario":
 			return "the scenario differs (a setting, the seed or the sweep)"
 		case in.What == "store":
-			return "it was made with another state store"
+			return "it was made with another state store (the scenario's, a query's or --store)"
 		default:
 			return fmt.Sprintf("the values of %s differ from the run's", in.What)
 		}
 	}
 	return "its inputs differ (scenario, seed, empirical files or store)"
+}
+
+// runStores names the state stores the jobs run on, for a run's
+// fingerprint: the one backend's name when every job runs on it (as
+// before queries had stores of their own), else each job's
+// "file=store", in job order.
+func runStores(jobs []Job) string {
+	one := true
+	for _, j := range jobs {
+		one = one && j.Store == jobs[0].Store
+	}
+	if one && len(jobs) > 0 {
+		return jobs[0].Store
+	}
+	parts := make([]string, len(jobs))
+	for i, j := range jobs {
+		parts[i] = j.FileName + "=" + j.Store
+	}
+	return strings.Join(parts, ",")
 }
 
 // quote renders a name read from a file or a folder for an error message:

@@ -28,12 +28,16 @@ type Job struct {
 	Delay *float64
 	// FileName names the job's progress file (without extension).
 	FileName string
+	// Store is the state store backend of the job's operators: the
+	// query's store, else the scenario's (scenario.QueryStore); a run's
+	// Options.Store replaces it for every job.
+	Store string
 }
 
 // Jobs expands s into jobs. Without a sweep, one job per query. With a
 // sweep, every query that has a withWatermark runs once per delay (its
 // delay replaced); a query without a watermark runs once, since no delay
-// changes it.
+// changes it. Every job of a query runs on the query's store.
 func Jobs(s *scenario.Scenario) ([]Job, error) {
 	var jobs []Job
 	for qi, q := range s.Queries {
@@ -48,7 +52,7 @@ func Jobs(s *scenario.Scenario) ([]Job, error) {
 			}
 		}
 		if len(delays) == 0 {
-			j, err := newJob(len(jobs), q.Name, q.Name, c)
+			j, err := newJob(len(jobs), q.Name, q.Name, s.QueryStore(qi), c)
 			if err != nil {
 				return nil, fmt.Errorf("queries[%d].query: %w", qi, err)
 			}
@@ -57,7 +61,7 @@ func Jobs(s *scenario.Scenario) ([]Job, error) {
 		}
 		for _, d := range delays {
 			cd := WithDelay(c, d)
-			j, err := newJob(len(jobs), q.Name, q.Name+"@"+interval.Format(d), cd)
+			j, err := newJob(len(jobs), q.Name, q.Name+"@"+interval.Format(d), s.QueryStore(qi), cd)
 			if err != nil {
 				return nil, fmt.Errorf("queries[%d].query with delay %s: %w", qi, interval.Format(d), err)
 			}
@@ -67,12 +71,12 @@ func Jobs(s *scenario.Scenario) ([]Job, error) {
 	return jobs, nil
 }
 
-func newJob(index int, name, file string, c chain.Chain) (Job, error) {
+func newJob(index int, name, file, store string, c chain.Chain) (Job, error) {
 	plan, err := chain.PlanFor(c, scenario.Schema())
 	if err != nil {
 		return Job{}, err
 	}
-	j := Job{Index: index, Name: name, Query: c.Text, Plan: plan, FileName: file}
+	j := Job{Index: index, Name: name, Query: c.Text, Plan: plan, FileName: file, Store: store}
 	for _, n := range plan.Nodes {
 		if n.Op.Kind == chain.WithWatermark {
 			d := float64(n.DelayMs) / 1000

@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -44,7 +43,8 @@ type Options struct {
 	// SnapshotEvery is the wall-clock interval between snapshots of a
 	// resumable run [1s].
 	SnapshotEvery time.Duration
-	// Store overrides the scenario's store ("memory" or "pebble").
+	// Store, when set ("memory" or "pebble"), replaces the store of
+	// every query: the queries' own stores and the scenario's.
 	Store string
 	// PebbleMemory is the memory budget, in bytes, of each Pebble store
 	// the run opens: half block cache, half the overlay of keys added
@@ -125,9 +125,10 @@ type execution struct {
 	sc        *scenario.Scenario
 	opts      Options
 	jobs      []Job
-	storeName string
 	newSource func(sc *scenario.Scenario) (Source, error)
-	be        stores.Backend
+	// backends holds the backend of every store name the jobs run on
+	// (Job.Store).
+	backends map[string]stores.Backend
 	// work is the run's own folder of temporaries, locked by workLock:
 	// removed on failure, or by the results' Close.
 	work     string
@@ -152,7 +153,13 @@ func prepare(s *scenario.Scenario, opts Options) (_ *execution, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", s.File, err)
 	}
-	r := &execution{sc: s, opts: opts, jobs: jobs, storeName: cmp.Or(opts.Store, s.Store), newSource: opts.NewSource, prog: opts.Progress}
+	if opts.Store != "" {
+		// The command line's store replaces every query's.
+		for i := range jobs {
+			jobs[i].Store = opts.Store
+		}
+	}
+	r := &execution{sc: s, opts: opts, jobs: jobs, newSource: opts.NewSource, prog: opts.Progress}
 	if r.newSource == nil {
 		r.newSource = defaultSource
 	}
@@ -167,8 +174,16 @@ func prepare(s *scenario.Scenario, opts Options) (_ *execution, err error) {
 			r.release()
 		}
 	}()
-	if r.be, err = stores.LookupMemory(r.storeName, filepath.Join(r.work, "pebble"), opts.PebbleMemory); err != nil {
-		return nil, err
+	r.backends = map[string]stores.Backend{}
+	for _, j := range jobs {
+		if _, ok := r.backends[j.Store]; ok {
+			continue
+		}
+		be, err := stores.LookupMemory(j.Store, filepath.Join(r.work, "pebble"), opts.PebbleMemory)
+		if err != nil {
+			return nil, err
+		}
+		r.backends[j.Store] = be
 	}
 	switch {
 	case opts.CheckpointDir != "":
@@ -176,10 +191,10 @@ func prepare(s *scenario.Scenario, opts Options) (_ *execution, err error) {
 		if r.rf, err = openRunFolder(r.ckRoot); err != nil {
 			return nil, err
 		}
-		if err := r.rf.claim(s, r.storeName); err != nil {
+		if err := r.rf.claim(s, runStores(jobs)); err != nil {
 			return nil, err
 		}
-		if err := checkResume(r.ckRoot, s, jobs, r.be, r.storeName, r.newSource); err != nil {
+		if err := checkResume(r.ckRoot, s, jobs, r.backends, r.newSource); err != nil {
 			return nil, err
 		}
 		// From here on the run writes in the folder.
@@ -300,6 +315,7 @@ func (r *execution) runShared(ctx context.Context, g *errgroup.Group, workers in
 // newSource, if not nil, is the job's stream; else the job makes its own.
 func (r *execution) runJob(ctx context.Context, i int, newSource func() (Source, error)) (*jobResult, error) {
 	j := r.jobs[i]
+	be := r.backends[j.Store]
 	if newSource == nil {
 		newSource = func() (Source, error) { return r.newSource(r.sc) }
 	}
@@ -310,10 +326,10 @@ func (r *execution) runJob(ctx context.Context, i int, newSource func() (Source,
 	env := jobEnv{
 		sc:            r.sc,
 		newSource:     newSource,
-		openStore:     r.opts.StoreHook.wrap(j.FileName, r.storeName, opener(r.be.Open)),
-		resumeStore:   r.opts.StoreHook.wrap(j.FileName, r.storeName, opener(r.be.Resume)),
-		stateFiles:    r.be.Files,
-		storeName:     r.storeName,
+		openStore:     r.opts.StoreHook.wrap(j.FileName, j.Store, opener(be.Open)),
+		resumeStore:   r.opts.StoreHook.wrap(j.FileName, j.Store, opener(be.Resume)),
+		stateFiles:    be.Files,
+		storeName:     j.Store,
 		partsDir:      r.partsDir,
 		resumable:     r.rf != nil,
 		snapshotEvery: snapEvery,

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 
 	"github.com/dedupsim/dedupsim/engines"
 	"github.com/dedupsim/dedupsim/generators"
@@ -129,15 +130,23 @@ func (c *checkpointer) keepPartitions(meta sim.CheckpointMeta) int {
 // fingerprintView returns the scenario as a run checkpoint's fingerprint
 // sees it: without spark.partitions, which a resumed run may change,
 // since each query's checkpoint keeps the count it was made with
-// (keepPartitions), as Spark does.
+// (keepPartitions), as Spark does; and without the queries' own stores,
+// which the fingerprint's store input holds as the jobs run on them
+// (runStores), so that a query's store written out or left to the
+// scenario's is the same run.
 func fingerprintView(s *scenario.Scenario) *scenario.Scenario {
-	if s.Spark == nil {
-		return s
-	}
 	c := *s
-	spark := *s.Spark
-	spark.Partitions = 0
-	c.Spark = &spark
+	if s.Spark != nil {
+		spark := *s.Spark
+		spark.Partitions = 0
+		c.Spark = &spark
+	}
+	if slices.ContainsFunc(s.Queries, func(q scenario.Query) bool { return q.Store != "" }) {
+		c.Queries = slices.Clone(s.Queries)
+		for i := range c.Queries {
+			c.Queries[i].Store = ""
+		}
+	}
 	return &c
 }
 

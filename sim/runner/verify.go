@@ -211,21 +211,22 @@ func checkRunFolder(dir string, jobs []Job) error {
 // checkpoint files and every state store file the resume reads, the list
 // of those files included. It writes nothing. Each error names the file at
 // fault.
-func checkResume(root string, sc *scenario.Scenario, jobs []Job, be stores.Backend, storeName string, newSource func(*scenario.Scenario) (Source, error)) error {
+func checkResume(root string, sc *scenario.Scenario, jobs []Job, backends map[string]stores.Backend, newSource func(*scenario.Scenario) (Source, error)) error {
 	if err := checkRunFolder(root, jobs); err != nil {
 		return err
 	}
 	for _, j := range jobs {
 		dir := filepath.Join(root, j.FileName)
-		if err := checkJob(dir, sc, j, be, storeName, newSource); err != nil {
+		if err := checkJob(dir, sc, j, backends[j.Store], newSource); err != nil {
 			return fmt.Errorf("resume from %s: %w", dir, err)
 		}
 	}
 	return nil
 }
 
-// checkJob checks one job's folder for checkResume.
-func checkJob(dir string, sc *scenario.Scenario, j Job, be stores.Backend, storeName string, newSource func(*scenario.Scenario) (Source, error)) error {
+// checkJob checks one job's folder for checkResume; be is the backend of
+// the job's store (j.Store).
+func checkJob(dir string, sc *scenario.Scenario, j Job, be stores.Backend, newSource func(*scenario.Scenario) (Source, error)) error {
 	if err := runfolder.CheckJobFolder(dir); err != nil {
 		return err
 	}
@@ -272,9 +273,9 @@ func checkJob(dir string, sc *scenario.Scenario, j Job, be stores.Backend, store
 	if err != nil {
 		return fmt.Errorf("%s resumes query.%d: %w", filepath.Join(dir, runfolder.JobStateFile), r.ck.gen, err)
 	}
-	if meta.Query != j.Query || meta.Store != storeName {
+	if meta.Query != j.Query || meta.Store != j.Store {
 		return fmt.Errorf("%s: the checkpoint of query %s on store %s, not %s on %s", filepath.Join(qdir, "metadata"),
-			quote(meta.Query), quote(meta.Store), quote(j.Query), storeName)
+			quote(meta.Query), quote(meta.Store), quote(j.Query), j.Store)
 	}
 	ops := len(j.Plan.Dedups())
 	if len(snap.StoreFiles) != ops {

@@ -14,6 +14,7 @@
 package scenario
 
 import (
+	"cmp"
 	"slices"
 	"time"
 
@@ -100,6 +101,29 @@ type Query struct {
 	Name string `json:"name" yaml:"name" want:"a name"`
 	// Query is the PySpark-style chain, as sim/chain parses it.
 	Query string `json:"query" yaml:"query" want:"a query such as dropDuplicates([\"event_id\"])"`
+	// Store, when set, is the state store backend of this query's
+	// operators (StoreMemory or StorePebble), in place of the scenario's
+	// Store; "" runs the query on the scenario's. It is left out of the
+	// JSON form when unset, so scenarios without it resolve as before.
+	Store string `json:"store,omitempty" yaml:"store" want:"memory or pebble"`
+}
+
+// QueryStore returns the state store backend query i runs on when no
+// command line flag overrides it: the query's own store, else the
+// scenario's.
+func (s *Scenario) QueryStore(i int) string {
+	return cmp.Or(s.Queries[i].Store, s.Store)
+}
+
+// MixedStores reports whether the queries of s run on more than one
+// state store backend (see QueryStore).
+func (s *Scenario) MixedStores() bool {
+	for i := range s.Queries {
+		if s.QueryStore(i) != s.QueryStore(0) {
+			return true
+		}
+	}
+	return false
 }
 
 // The state store backends (sim/stores knows them).

@@ -87,6 +87,9 @@ func (s *Scenario) checkQueries(p *problems, opt options) {
 		default:
 			first[lower] = i + 1
 		}
+		if q.Store != "" && !slices.Contains(stores.Names(), q.Store) {
+			p.add(key(path, "store"), "must be one of %s (or left out for the scenario's store), got %s", strings.Join(stores.Names(), ", "), fileio.Show(q.Store))
+		}
 		if strings.TrimSpace(q.Query) == "" {
 			p.add(key(path, "query"), "must be set to a query such as dropDuplicates([\"event_id\"]), got nothing")
 			continue
