@@ -13,7 +13,6 @@ import (
 	"github.com/cockroachdb/pebble/objstorage"
 	"github.com/cockroachdb/pebble/sstable"
 	"github.com/cockroachdb/pebble/vfs"
-
 )
 
 // stagingDir is the folder, inside the store's, where a flush writes its
