@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/cockroachdb/pebble"
@@ -57,6 +58,9 @@ type flushJob struct {
 	superseded uint64
 	hasSuper   bool
 	done       chan struct{}
+	// cancelled, set by Close, makes write stop before it ingests: the
+	// staged sstables are removed and the changelogs keep every batch.
+	cancelled atomic.Bool
 
 	// Results.
 	ref     flushRef
@@ -210,6 +214,13 @@ func (s *Store) runJob(j *flushJob) {
 	j.err = s.write(j)
 }
 
+// cancelCheckEvery is how many entries a flush writes between two looks
+// at its cancelled flag.
+const cancelCheckEvery = 4096
+
+// errFlushCancelled is the result of a flush that Close cancelled.
+var errFlushCancelled = errors.New("flush cancelled by Close")
+
 // flushLookahead is how many entries ahead of the one it writes a flush
 // loads the key and the filter block of: the entries are read in key
 // order, at random in the overlay's memory.
@@ -259,6 +270,9 @@ func (s *Store) write(j *flushJob) error {
 	}
 	written, err := s.writeTable(fpath, s.fopts, func(w *sstable.Writer) error {
 		for i, it := range items {
+			if i%cancelCheckEvery == 0 && j.cancelled.Load() {
+				return errFlushCancelled
+			}
 			touch(items, i+flushLookahead, true)
 			e := &ov.ents[it.idx]
 			kbuf = appendEntry(kbuf[:0], j.id, ov.key(int(it.idx)))
@@ -280,6 +294,9 @@ func (s *Store) write(j *flushJob) error {
 		npath := s.fs.PathJoin(staging, strconv.FormatUint(j.id, 10)+".forever.sst")
 		n, err := s.writeTable(npath, s.wopts, func(w *sstable.Writer) error {
 			for i, it := range forever {
+				if i%cancelCheckEvery == 0 && j.cancelled.Load() {
+					return errFlushCancelled
+				}
 				touch(forever, i+flushLookahead, false)
 				kbuf = appendForever(kbuf[:0], ov.key(int(it.idx)))
 				if err := w.Set(kbuf, nil); err != nil {
@@ -301,6 +318,12 @@ func (s *Store) write(j *flushJob) error {
 	j.bytes = written
 	if s.hook != nil {
 		s.hook("ingest")
+	}
+	if j.cancelled.Load() {
+		for _, p := range paths {
+			s.fs.Remove(p)
+		}
+		return errFlushCancelled
 	}
 	err = s.db.Ingest(paths)
 	for _, p := range paths {

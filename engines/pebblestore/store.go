@@ -829,8 +829,12 @@ func (s *Store) Close() error {
 	}
 	s.closed = true
 	if s.job != nil {
-		// The flush is finished, not installed: its changelogs stay, and
-		// a reopen skips them.
+		// A running flush stops before it ingests (an interrupted run
+		// must not wait for an overlay of gigabytes to be written); one
+		// that got past that point finishes. Either way it is not
+		// installed: its changelogs stay, and a reopen replays them, or
+		// skips those an ingested flush covers.
+		s.job.cancelled.Store(true)
 		<-s.job.done
 		if s.job.fatal {
 			s.broken = true
