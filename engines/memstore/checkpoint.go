@@ -1,12 +1,10 @@
 package memstore
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -19,19 +17,28 @@ import (
 
 // Checkpoint files, laid out like Spark's HDFSBackedStateStore: the state
 // of version V (after batch V-1) is the newest V'.snapshot with V' <= V
-// plus the deltas V'+1 .. V. Each commit writes one delta with the keys put
-// and removed in that batch. Full snapshots are written in the background,
-// as Spark's maintenance task writes them, so that recovery reads a
-// bounded number of deltas (see Checkpointed).
+// plus the deltas V'+1 .. V. Each commit writes one delta with the batch's
+// changes, in the order they were made: a put record per key added, and an
+// evict record per eviction that removed keys, holding the watermark it
+// ran with rather than the keys it removed (eviction removes exactly the
+// keys whose expiry is at or below the watermark's bound, so replaying it
+// on the same state removes the same keys: half the bytes of a bounded
+// query's delta, whose every key is put once and removed once). Full
+// snapshots, put records only, are written in the background, as Spark's
+// maintenance task writes them, so that recovery reads a bounded number of
+// deltas (see Checkpointed).
 const (
-	deltaMagic    = "DDSMDLT1"
+	deltaMagic    = "DDSMDLT2"
 	snapshotMagic = "DDSMSNP1"
+	// oldDeltaMagic heads the deltas of dedupsim versions that logged
+	// every removed key ('R' records); they are refused, not misread.
+	oldDeltaMagic = "DDSMDLT1"
 	// DefaultSnapshotEvery mirrors Spark's
 	// spark.sql.streaming.stateStore.minDeltasForSnapshot (10).
 	DefaultSnapshotEvery = 10
 
-	recPut    = 'P'
-	recRemove = 'R'
+	recPut   = 'P'
+	recEvict = 'E'
 )
 
 // changeLog collects a batch's changes for its delta file.
@@ -49,11 +56,11 @@ func (l *changeLog) put(key []byte, expiresAt int64) {
 	l.n++
 }
 
-func (l *changeLog) remove(key []byte) {
-	l.buf = append(l.buf, recRemove)
-	l.buf = binary.AppendUvarint(l.buf, uint64(len(key)))
-	l.buf = append(l.buf, key...)
-	l.n++
+// evict records an eviction at watermark that removed n keys.
+func (l *changeLog) evict(watermark int64, n int) {
+	l.buf = append(l.buf, recEvict)
+	l.buf = binary.AppendVarint(l.buf, watermark)
+	l.n += n
 }
 
 // Options configure a checkpointed store.
@@ -282,13 +289,14 @@ func (c *Checkpointed) writeFile(name string, data []byte) (int64, error) {
 }
 
 // load rebuilds the state of version v from the newest snapshot at or
-// below v and the deltas after it.
+// below v and the deltas after it, replaying their records on the store
+// (with the change log off) in the order they were written: a put adds
+// its key, an evict record evicts at its watermark, as the batch did.
 func (c *Checkpointed) load(v int64) error {
 	snaps, deltas, err := c.listVersions()
 	if err != nil {
 		return err
 	}
-	state := make(map[string]int64)
 	base := int64(0)
 	for _, s := range snaps {
 		if s <= v && s > base {
@@ -299,7 +307,7 @@ func (c *Checkpointed) load(v int64) error {
 	// snapshot at or below v, and the bytes of the deltas since.
 	c.lastSnap, c.lastSnapBytes, c.deltaSince = base, 0, 0
 	if base > 0 {
-		n, err := c.apply(fmt.Sprintf("%d.snapshot", base), snapshotMagic, state)
+		n, err := c.apply(fmt.Sprintf("%d.snapshot", base), snapshotMagic)
 		if err != nil {
 			return err
 		}
@@ -309,18 +317,11 @@ func (c *Checkpointed) load(v int64) error {
 		if !deltas[u] {
 			return fmt.Errorf("memstore %s: %d.delta is missing: cannot rebuild state version %d", c.dir, u, v)
 		}
-		n, err := c.apply(fmt.Sprintf("%d.delta", u), deltaMagic, state)
+		n, err := c.apply(fmt.Sprintf("%d.delta", u), deltaMagic)
 		if err != nil {
 			return err
 		}
 		c.deltaSince += n
-	}
-	// The store is built only from the final state: a key put and removed
-	// within the replayed deltas never enters the expiry index.
-	for k, exp := range state {
-		if _, err := c.Add([]byte(k), exp); err != nil {
-			return fmt.Errorf("memstore %s: %w", c.dir, err)
-		}
 	}
 	return nil
 }
@@ -357,46 +358,68 @@ func (c *Checkpointed) listVersions() (snaps []int64, deltas map[int64]bool, err
 
 var errCorrupt = errors.New("corrupt state file")
 
-// apply reads one delta or snapshot file into state and returns its size.
-func (c *Checkpointed) apply(name, magic string, state map[string]int64) (int64, error) {
+// checkHeader checks a state file's magic and CRC-32 trailer and returns
+// its records. A delta of the older format is refused in one line.
+func checkHeader(path string, data []byte, magic string) ([]byte, error) {
+	if magic == deltaMagic && len(data) >= len(oldDeltaMagic) && string(data[:len(oldDeltaMagic)]) == oldDeltaMagic {
+		return nil, fmt.Errorf("memstore: %s: %w: a delta of an older dedupsim (format %s, this version reads %s); use a new checkpoint folder", path, errCorrupt, oldDeltaMagic, deltaMagic)
+	}
+	if len(data) < len(magic)+4 || string(data[:len(magic)]) != magic {
+		return nil, fmt.Errorf("memstore: %s: %w: bad header", path, errCorrupt)
+	}
+	body, sum := data[:len(data)-4], binary.BigEndian.Uint32(data[len(data)-4:])
+	if crc32.ChecksumIEEE(body) != sum {
+		return nil, fmt.Errorf("memstore: %s: %w: checksum mismatch", path, errCorrupt)
+	}
+	return body[len(magic):], nil
+}
+
+// apply replays one delta or snapshot file on the store and returns its
+// size. A snapshot holds put records only.
+func (c *Checkpointed) apply(name, magic string) (int64, error) {
 	path := filepath.Join(c.dir, name)
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return 0, fmt.Errorf("memstore %s: %w", c.dir, err)
 	}
+	recs, err := checkHeader(path, data, magic)
+	if err != nil {
+		return 0, err
+	}
 	fail := func(why string) (int64, error) {
 		return 0, fmt.Errorf("memstore: %s: %w: %s", path, errCorrupt, why)
 	}
-	if len(data) < len(magic)+4 || string(data[:len(magic)]) != magic {
-		return fail("bad header")
-	}
-	body, sum := data[:len(data)-4], binary.BigEndian.Uint32(data[len(data)-4:])
-	if crc32.ChecksumIEEE(body) != sum {
-		return fail("checksum mismatch")
-	}
-	r := bytes.NewReader(body[len(magic):])
-	for {
-		op, err := r.ReadByte()
-		if err == io.EOF {
-			return int64(len(data)), nil
-		}
-		n, err := binary.ReadUvarint(r)
-		if err != nil || n > uint64(r.Len()) {
-			return fail("bad key length")
-		}
-		key := make([]byte, n)
-		io.ReadFull(r, key)
-		switch op {
-		case recPut:
-			exp, err := binary.ReadVarint(r)
-			if err != nil {
+	for len(recs) > 0 {
+		op := recs[0]
+		recs = recs[1:]
+		switch {
+		case op == recPut:
+			n, k := binary.Uvarint(recs)
+			if k <= 0 || n > uint64(len(recs)-k) {
+				return fail("bad key length")
+			}
+			key := recs[k : k+int(n)]
+			recs = recs[k+int(n):]
+			exp, k := binary.Varint(recs)
+			if k <= 0 {
 				return fail("bad expiry")
 			}
-			state[string(key)] = exp
-		case recRemove:
-			delete(state, string(key))
+			recs = recs[k:]
+			if _, err := c.Add(key, exp); err != nil {
+				return 0, fmt.Errorf("memstore %s: %w", c.dir, err)
+			}
+		case op == recEvict && magic == deltaMagic:
+			w, k := binary.Varint(recs)
+			if k <= 0 {
+				return fail("bad watermark")
+			}
+			recs = recs[k:]
+			if _, err := c.Evict(w); err != nil {
+				return 0, fmt.Errorf("memstore %s: %w", c.dir, err)
+			}
 		default:
 			return fail(fmt.Sprintf("unknown record %q", op))
 		}
 	}
+	return int64(len(data)), nil
 }

@@ -90,13 +90,20 @@ func (s *Store) add(key []byte, tag uint32, expiresAt int64) (bool, error) {
 	return true, nil
 }
 
-// Evict removes every key whose expiry is at or below watermark.
+// Evict removes every key whose expiry is at or below watermark. With a
+// change log, an eviction that removed keys is logged as one record with
+// the watermark: replayed on the same state it removes the same keys.
 func (s *Store) Evict(watermark int64) (int, error) {
-	return s.index.PopUpTo(expiry.OrderKey(engines.EvictBound(watermark)), s.evictFn), nil
+	n := s.index.PopUpTo(expiry.OrderKey(engines.EvictBound(watermark)), s.evictFn)
+	if s.log.on && n > 0 {
+		s.log.evict(watermark, n)
+	}
+	return n, nil
 }
 
-// evictItems removes a run of expired keys. Without a change log it never
-// reads a key: the table finds each slot by ref.
+// evictItems removes a run of expired keys. It never reads a key: the
+// table finds each slot by ref (the change log records the eviction's
+// watermark, not the keys, see Evict).
 //
 // The slots of expired keys are scattered over the table, so each removal
 // is a cache miss. A first pass loads the home slot of every item in the
@@ -115,9 +122,6 @@ func (s *Store) evictItems(its []expiry.Item) {
 	}
 	s.sink += sink
 	for _, it := range its {
-		if s.log.on {
-			s.log.remove(s.arena.key(it.Ref))
-		}
 		t.remove(it.Tag, it.Ref)
 		s.arena.release(it.Ref)
 	}

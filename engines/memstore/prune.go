@@ -1,10 +1,8 @@
 package memstore
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -169,12 +167,6 @@ func (c *Checkpointed) verify(name, magic string) error {
 	if err != nil {
 		return fmt.Errorf("memstore %s: %w", c.dir, err)
 	}
-	if len(data) < len(magic)+4 || string(data[:len(magic)]) != magic {
-		return fmt.Errorf("memstore: %s: %w: bad header", path, errCorrupt)
-	}
-	body, sum := data[:len(data)-4], binary.BigEndian.Uint32(data[len(data)-4:])
-	if crc32.ChecksumIEEE(body) != sum {
-		return fmt.Errorf("memstore: %s: %w: checksum mismatch", path, errCorrupt)
-	}
-	return nil
+	_, err = checkHeader(path, data, magic)
+	return err
 }

@@ -45,8 +45,13 @@ import (
 // state stores are reopened from (the memory store's snapshot and deltas,
 // the files of Pebble's checkpoint), which a resume compares, list and
 // content, with what it finds.
+//
+// Format 4: the memory store's deltas record each eviction as its
+// watermark, not the keys it removed (format DDSMDLT2). A job snapshot of
+// format 3 names deltas of the older format: it is refused, in one line,
+// before anything is written.
 const (
-	snapshotFormat = "dedupsim-job/3"
+	snapshotFormat = "dedupsim-job/4"
 	doneFormat     = "dedupsim-done/3"
 )
 
