@@ -33,6 +33,7 @@ package plan
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -85,6 +86,13 @@ type Options struct {
 	// is the smallest delay meeting them on at least that share: the
 	// per-seed delays' quantile (nearest rank).
 	Quantile float64
+
+	// simulate replaces runner.Run (tests).
+	simulate simulateFunc
+	// maxBatch, when above 0, replaces maxBatch (measurements).
+	maxBatch int
+	// onPool, if set, sees the pool before the searches start (tests).
+	onPool func(*pool)
 }
 
 // MaxSeeds bounds Options.Seeds.
@@ -306,37 +314,58 @@ func Search(ctx context.Context, sc *scenario.Scenario, query string, t Targets,
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	// The seeds share the workers; each seed's search runs its delays on
-	// its share. Nothing in a result depends on either.
-	par := min(n, workers)
-	per := Options{Workers: max(workers/par, 1), Progress: opts.Progress}
+	sim := opts.simulate
+	if sim == nil {
+		sim = runnerSimulate
+	}
+	// The seeds' searches share one pool of workers (see pool.go).
+	// Nothing in a result depends on the workers or the scheduling.
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	batch := opts.maxBatch
+	if batch <= 0 {
+		batch = maxBatch
+	}
+	p := newPool(pctx, workers, batch, sim, opts.Progress, float64(n)*estimateTotal(sc))
+	defer p.close()
+	if opts.onPool != nil {
+		opts.onPool(p)
+	}
 	type seedRun struct {
 		res *Result
 		s   *searcher
 	}
 	runs := make([]seedRun, n)
-	if opts.Progress != nil {
-		opts.Progress.Start(float64(n) * estimateTotal(sc))
-		per.Progress = roundProgress{opts.Progress}
-	}
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(par)
+	errs := make([]error, n)
+	var g errgroup.Group
 	for i := range runs {
 		g.Go(func() error {
 			seeded := *sc
 			seeded.Seed = sc.Seed + uint64(i)
-			r, s, err := searchSeed(gctx, &seeded, query, t, per)
+			r, s, err := searchSeed(pctx, p, &seeded, query, t)
+			if err != nil {
+				errs[i] = err
+				cancel()
+				return err
+			}
 			runs[i] = seedRun{r, s}
-			return err
+			if n > 1 {
+				p.finished(s, q)
+			}
+			return nil
 		})
 	}
 	if err := g.Wait(); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		// The first seed's own error, not the cancellations it caused.
+		for _, err := range errs {
+			if err != nil && !errors.Is(err, context.Canceled) {
+				return nil, err
+			}
+		}
 		return nil, err
-	}
-	// The group's context ends with it; the seeds' last simulations run
-	// under the caller's.
-	for _, r := range runs {
-		r.s.ctx = ctx
 	}
 	res := *runs[0].res
 	res.Quantile = q
@@ -410,11 +439,16 @@ func combine(res *Result, base *searcher, seedSearch func(i int) *searcher) (*Re
 	}
 	d := *rec
 	met := 0
+	// Every seed's simulation at d at once.
+	var g errgroup.Group
+	for i := range res.Seeds {
+		g.Go(func() error { return seedSearch(i).run([]time.Duration{d}) })
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
 	for i := range res.Seeds {
 		s := seedSearch(i)
-		if err := s.run([]time.Duration{d}); err != nil {
-			return nil, err
-		}
 		res.Seeds[i].At = s.seen[d]
 		res.Seeds[i].Simulated = len(s.seen)
 		if s.seen[d].Meets {
@@ -509,7 +543,7 @@ func (r *Result) binding() {
 
 // searchSeed plans the watermark delay of the query named query on sc,
 // one seed: the search, and each rate target's own delay.
-func searchSeed(ctx context.Context, sc *scenario.Scenario, query string, t Targets, opts Options) (*Result, *searcher, error) {
+func searchSeed(ctx context.Context, p *pool, sc *scenario.Scenario, query string, t Targets) (*Result, *searcher, error) {
 	qi := -1
 	var names []string
 	for i, q := range sc.Queries {
@@ -529,7 +563,8 @@ func searchSeed(ctx context.Context, sc *scenario.Scenario, query string, t Targ
 	if rate <= 0 {
 		return nil, nil, fmt.Errorf("%s: workload: no originals at any rate: nothing to plan", sc.File)
 	}
-	s := &searcher{ctx: ctx, sc: sc, q: sc.Queries[qi], info: info, t: t, opts: opts, seen: map[time.Duration]Point{}}
+	s := &searcher{ctx: ctx, sc: sc, q: sc.Queries[qi], info: info, t: t, seen: map[time.Duration]Point{}}
+	p.add(s)
 	res := &Result{Query: query, Shape: info.shape, Targets: t, ScenarioRate: rate, Scale: 1, Quantile: 1}
 	if t.ProductionRate > 0 {
 		res.Scale = t.ProductionRate / rate
@@ -587,8 +622,19 @@ type searcher struct {
 	q    scenario.Query
 	info queryInfo
 	t    Targets
-	opts Options
+	// seen is what the search asked for: the plan reads nothing else.
 	seen map[time.Duration]Point
+	// pool runs the simulations; memo (its results and running
+	// simulations), hint (what the search may ask next), final and done
+	// (the seed's delay once its search is over) are the pool's, under
+	// its lock.
+	pool  *pool
+	memo  map[time.Duration]*task
+	hint  hintFunc
+	final *time.Duration
+	done  bool
+	// waitingOn is what the search waits for (tests).
+	waitingOn []*task
 	// missedAlone and fdAlone are the smallest delays meeting each rate
 	// target alone (nil: none does, or not searched); meetsAt the
 	// smallest meeting both, the budget aside.
@@ -610,57 +656,28 @@ func (s *searcher) meets(q metrics.QuerySummary) bool {
 }
 
 // run simulates the query at each delay not simulated yet.
-func (s *searcher) run(delays []time.Duration) error {
-	var todo []interval.Duration
+func (s *searcher) run(delays []time.Duration) error { return s.runNext(delays, nil) }
+
+// runNext simulates the query at each delay not simulated yet; next
+// names what the search may ask after them, for the pool's idle workers.
+func (s *searcher) runNext(delays []time.Duration, next hintFunc) error {
+	var todo []time.Duration
 	for _, d := range delays {
-		if _, ok := s.seen[d]; !ok && !slices.Contains(todo, interval.Duration(d)) {
-			todo = append(todo, interval.Duration(d))
+		if _, ok := s.seen[d]; !ok && !slices.Contains(todo, d) {
+			todo = append(todo, d)
 		}
 	}
 	if len(todo) == 0 {
 		return nil
 	}
-	sc := *s.sc
-	sc.Queries = []scenario.Query{s.q}
-	sc.Sweep = &scenario.Sweep{Delay: todo}
-	res, err := runner.Run(s.ctx, &sc, runner.Options{Workers: s.opts.Workers, Progress: s.opts.Progress})
+	sums, err := s.pool.request(s, todo, next)
 	if err != nil {
-		return fmt.Errorf("simulating %s at %s: %w", s.q.Name, delayList(todo), err)
-	}
-	// The plan reads the summary only.
-	if err := res.Close(); err != nil {
 		return err
 	}
-	if len(res.Summary.Queries) != len(todo) {
-		return fmt.Errorf("simulating %s: %d results for %d delays", s.q.Name, len(res.Summary.Queries), len(todo))
-	}
 	for i, d := range todo {
-		q := res.Summary.Queries[i]
-		s.seen[d.Std()] = Point{Delay: d.Std(), HasDelay: true, Summary: q, Meets: s.meets(q)}
+		s.seen[d] = s.point(d, sums[i])
 	}
 	return nil
-}
-
-func delayList(ds []interval.Duration) string {
-	var parts []string
-	for _, d := range ds {
-		parts = append(parts, d.String())
-	}
-	return strings.Join(parts, ", ")
-}
-
-// roundProgress forwards a round's progress to the search's bar, which
-// was started once for the whole search.
-type roundProgress struct{ p runner.Progress }
-
-// Start implements runner.Progress; the bar's total was set once.
-func (r roundProgress) Start(float64) {}
-
-// Add implements runner.Progress.
-func (r roundProgress) Add(sec float64) {
-	if r.p != nil {
-		r.p.Add(sec)
-	}
 }
 
 // points returns the simulated points by increasing delay.
@@ -676,19 +693,12 @@ func (s *searcher) points() []Point {
 // planNoDelay handles a query no watermark delay changes: it is simulated
 // once, as written.
 func (s *searcher) planNoDelay(res *Result) error {
-	sc := *s.sc
-	sc.Queries = []scenario.Query{s.q}
-	sc.Sweep = nil
-	r, err := runner.Run(s.ctx, &sc, runner.Options{Workers: s.opts.Workers, Progress: s.opts.Progress})
+	sums, err := s.pool.request(s, []time.Duration{noDelay}, nil)
 	if err != nil {
-		return fmt.Errorf("simulating %s: %w", s.q.Name, err)
-	}
-	// The plan reads the summary only.
-	if err := r.Close(); err != nil {
 		return err
 	}
-	q := r.Summary.Queries[0]
-	p := Point{Summary: q, Meets: s.meets(q)}
+	q := sums[0]
+	p := s.point(noDelay, q)
 	res.Point = p
 	why := "no withWatermark reaches its dedup"
 	if s.info.plan.HasWatermark {
@@ -753,18 +763,12 @@ func (s *searcher) smallest(grid []time.Duration, ok func(Point) bool) (time.Dur
 		lo = grid[first-1]
 	}
 	if first > 0 {
-		for hi-lo > max(time.Second, hi/100) {
-			var mids []time.Duration
-			for k := 1; k <= 3; k++ {
-				m := (lo + (hi-lo)*time.Duration(k)/4).Round(time.Second)
-				if m > lo && m < hi && !slices.Contains(mids, m) {
-					mids = append(mids, m)
-				}
-			}
+		for {
+			mids := bisectMids(lo, hi)
 			if len(mids) == 0 {
 				break
 			}
-			if err := s.run(mids); err != nil {
+			if err := s.runNext(mids, bisectHint(lo, hi, mids, ok)); err != nil {
 				return 0, 0, 0, err
 			}
 			for _, m := range mids {
@@ -868,7 +872,7 @@ func (s *searcher) bracket(grid []time.Duration, ok func(Point) bool) (int, erro
 	first := -1
 	for i := start; i < len(grid) && first < 0; i += gridChunk {
 		chunk := grid[i:min(i+gridChunk, len(grid))]
-		if err := s.run(chunk); err != nil {
+		if err := s.runNext(chunk, bracketHint(grid, i, s.triedWith(chunk), ok)); err != nil {
 			return 0, err
 		}
 		for j, d := range chunk {
@@ -893,7 +897,11 @@ func (s *searcher) bracket(grid []time.Duration, ok func(Point) bool) (int, erro
 			continue
 		}
 		lo := max(first-gridChunk, 0)
-		if err := s.run(grid[lo:first]); err != nil {
+		have, f := s.triedWith(grid[lo:first]), first
+		next := func(known func(time.Duration) (Point, bool)) []time.Duration {
+			return afterFirst(grid, f, have, ok, known)
+		}
+		if err := s.runNext(grid[lo:first], next); err != nil {
 			return 0, err
 		}
 	}
