@@ -16,11 +16,18 @@
 // failing and the first passing delay is split by three evenly spaced
 // delays (whole seconds) per round until it is at most max(1s, 1% of the
 // passing delay) wide. Like any bisection it assumes the rates fall as the
-// delay grows. Each round is one runner.Run of the scenario
-// restricted to the query with a sweep block of the round's delays, so the
-// jobs run in parallel on all workers and, the rounds being fixed by the
-// results alone, the recommendation does not depend on the number of
-// workers.
+// delay grows.
+//
+// The search of each seed is sequential and asks for the simulations of
+// given delays; one pool of workers shared by every seed's search runs
+// them (pool.go): the delays a search waits for first, and with the
+// workers left, the delays its next step may ask for given the results
+// known so far (speculation, cancelled once a result rules it out). Each
+// simulation is a runner.Run of the scenario restricted to the query with
+// a sweep block of up to four of one seed's delays, on one worker, so that
+// the delays share one generated stream. The search reads only what it
+// asked for, so the recommendation and every byte of the plan do not
+// depend on the number of workers.
 //
 // The rates the targets bound (missed duplicates per true duplicate,
 // false drops per logical event) do not depend on the traffic's rate;
@@ -71,15 +78,16 @@ var DefaultTargets = Targets{MaxMissedRate: 0.001, MaxFalseDropRate: 0.0001}
 
 // Options configure a search.
 type Options struct {
-	// Workers is the number of simulations run at once [GOMAXPROCS]; the
-	// result does not depend on it.
+	// Workers is the number of simulations (of a batch of up to four
+	// delays each) run at once [GOMAXPROCS]; the seeds' searches share
+	// them. The result does not depend on it.
 	Workers int
 	// Progress, if set, receives the simulated seconds, as runner's.
 	Progress runner.Progress
 	// Seeds is the number of seeds the plan simulates, each a search of
 	// its own: the scenario's seed and the ones after it (seed, seed+1,
-	// ...) [1]. The seeds run in parallel; the result does not depend on
-	// Workers.
+	// ...) [1]. The seeds are searched at once, on the shared workers;
+	// the result does not depend on Workers.
 	Seeds int
 	// Quantile is the share of the seeds on which the recommended delay
 	// must meet the targets, in (0, 1] [1: every seed]. The recommendation

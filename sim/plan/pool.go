@@ -20,33 +20,37 @@ import (
 // asks for the simulations of given delays (searcher.run) and waits for
 // them. The simulations come from one pool shared by every seed: a memo
 // of delay -> result per seed, fed by Workers goroutines. A worker runs
-// one batch at a time: one runner.Run on one worker of one seed's query
-// at up to maxBatch delays (a sweep block), which generates the seed's
+// one batch at a time: one runner.Run, on one worker, of one seed's query
+// at one or more delays (a sweep block), which generates the seed's
 // stream once for all of them. It takes, in this order:
 //
 //  1. delays a search waits for, oldest request first and, within a
-//     request, the largest delay first (it runs longest); a batch takes
-//     its share of them, the waiting delays over the free workers, so
-//     that a request's delays spread over the idle workers;
-//  2. delays a search may ask next (its hint: the delays of every request
-//     its next step can make, given the results known so far), seeds in
-//     order, again its share over the free workers;
-//  3. for a seed whose search is over, the other seeds' delays, which the
-//     combination of the seeds may simulate on it.
+//     request, the largest delay first (it runs longest): as one batch,
+//     its seed's share of the waiting delays over the workers not running
+//     a batch (at most maxBatch), so that a request spreads over the idle
+//     workers and, when there is more work than workers, delays share
+//     streams;
+//  2. one delay a search may ask next (its hint: the delays of every
+//     request its next step can make, given the results known so far),
+//     seeds in order;
+//  3. for a seed whose search is over, one of the other seeds' delays,
+//     which the combination of the seeds may simulate on it.
 //
 // So no worker waits for a round to finish while there is work a search
 // will or may need. Speculation is bounded: a speculative simulation is
 // always one of the delays of a seed's very next possible requests (at
 // most 12 for a bisection round, 4 for the grid, one per other seed at
-// the end), and a batch of them is cancelled as soon as none of its
-// delays is any more (a result decided the step otherwise). The search
-// reads only what it asked for, so the plan, every byte of it, does not
-// depend on the workers, the batches, the speculation or the timing.
+// the end), it is cancelled as soon as it is not any more (a result
+// decided the step otherwise), and it never delays a simulation a search
+// waits for by more than the one it runs. The search reads only what it
+// asked for, so the plan, every byte of it, does not depend on the
+// workers, the batches, the speculation or the timing.
 
 // noDelay is the memo key of a simulation of the query as written.
 const noDelay = time.Duration(-1)
 
-// maxBatch bounds the delays of one batch, as a grid round did.
+// maxBatch bounds the delays of one batch of waited-for delays, as a grid
+// round did.
 const maxBatch = gridChunk
 
 // simulateFunc simulates the one query of sc (with its sweep block of
@@ -289,28 +293,23 @@ func (p *pool) next() []*task {
 		return p.share(need, len(need), free)
 	}
 	// The searches' hints first, then those of the seeds whose search is
-	// over.
-	var spec []*task
+	// over. A speculative batch is one delay: it is cancelled alone, and
+	// its result is in as soon as it is done.
 	for _, over := range []bool{false, true} {
 		for _, s := range p.seeds {
 			if s.hint == nil || s.done != over {
 				continue
 			}
 			for _, d := range s.hint(p.known(s)) {
-				if _, ok := s.memo[d]; !ok && !slices.ContainsFunc(spec, func(t *task) bool { return t.s == s && t.d == d }) {
-					spec = append(spec, &task{s: s, d: d, done: make(chan struct{})})
+				if _, ok := s.memo[d]; !ok {
+					t := &task{s: s, d: d, done: make(chan struct{})}
+					s.memo[d] = t
+					return []*task{t}
 				}
 			}
 		}
 	}
-	if len(spec) == 0 {
-		return nil
-	}
-	b := p.share(spec, len(spec), free)
-	for _, t := range b {
-		t.s.memo[t.d] = t
-	}
-	return b
+	return nil
 }
 
 // share returns the first of ts and the ones after it of the same seed,
