@@ -3,6 +3,7 @@ package plan
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -199,6 +200,13 @@ func runVirtual(t *testing.T, workers, seeds int) (*Result, []schedRequest, []sn
 			if o.err != nil {
 				t.Fatal(o.err)
 			}
+			// The plan ends with no simulation left running: the
+			// speculative ones were cancelled.
+			f.mu.Lock()
+			if n := len(f.running); n > 0 {
+				t.Errorf("%d workers, %d seeds: %d simulations still run after the plan", workers, seeds, n)
+			}
+			f.mu.Unlock()
 			return o.r, reqs, snaps, idleTime, f.now
 		default:
 		}
@@ -328,4 +336,46 @@ func TestPoolKeepsWorkersBusy(t *testing.T) {
 		t.Error("no worker ever idled, not even at the end: the harness sees no idle worker")
 	}
 	t.Logf("%d idle moments before a request checked", allChecked)
+}
+
+// TestPlanEndsPromptlyWhenCancelled: cancelling the caller's context
+// ends the plan with its error while simulations run, and no simulation
+// outlives it.
+func TestPlanEndsPromptlyWhenCancelled(t *testing.T) {
+	sc := parse(t, knownGaps)
+	ctx, cancel := context.WithCancel(context.Background())
+	var mu sync.Mutex
+	running, started := 0, 0
+	sim := func(ctx context.Context, _ *scenario.Scenario, _ runner.Progress) ([]metrics.QuerySummary, error) {
+		mu.Lock()
+		running++
+		started++
+		if started == 3 {
+			cancel()
+		}
+		mu.Unlock()
+		<-ctx.Done()
+		mu.Lock()
+		running--
+		mu.Unlock()
+		return nil, ctx.Err()
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := Search(ctx, sc, "within-watermark", DefaultTargets, Options{Workers: 3, Seeds: 3, simulate: sim})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("cancelled plan: error %v, want context.Canceled", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the cancelled plan did not end")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if running != 0 {
+		t.Errorf("%d simulations still run after the plan returned", running)
+	}
 }
