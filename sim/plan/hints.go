@@ -149,3 +149,50 @@ func (p *pool) finished(s *searcher, q float64) {
 	}
 	p.wake()
 }
+
+// joinHints returns the delays of a, then those of b; nil when both are.
+func joinHints(a, b hintFunc) hintFunc {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	}
+	return func(known func(time.Duration) (Point, bool)) []time.Duration {
+		return append(a(known), b(known)...)
+	}
+}
+
+// aloneHint is the first step of the search of one rate target alone
+// (ok), as far as the results known tell it: its bracket starts at the
+// same grid delay as the targets' and walks up the grid delays already
+// simulated; at the first that passes, the chunk below it when the delay
+// below is not known, or the first bisection round when it fails.
+// Nothing when a result on the way is not known, or the delay below
+// passes too.
+func (s *searcher) aloneHint(grid []time.Duration, ok func(Point) bool) hintFunc {
+	start := min(s.modelStart(grid), max(len(grid)-gridChunk, 0))
+	return func(known func(time.Duration) (Point, bool)) []time.Duration {
+		for j := start; j < len(grid); j++ {
+			p, k := known(grid[j])
+			if !k {
+				return nil
+			}
+			if !ok(p) {
+				continue
+			}
+			if j == 0 {
+				return nil
+			}
+			b, kb := known(grid[j-1])
+			switch {
+			case !kb:
+				return largestFirst(nil, grid[max(j-gridChunk, 0):j])
+			case !ok(b):
+				return largestFirst(nil, bisectMids(grid[j-1], grid[j]))
+			}
+			return nil
+		}
+		return nil
+	}
+}

@@ -649,6 +649,11 @@ type searcher struct {
 	missedAlone, fdAlone, meetsAt *time.Duration
 	// res is the seed's own plan.
 	res *Result
+	// start is modelStart's result, once worked out.
+	start *int
+	// tail is what the search's later phases may ask first: a hint
+	// after the current step's.
+	tail hintFunc
 }
 
 // estimateTotal guesses the simulated seconds of one seed's search: a
@@ -678,7 +683,7 @@ func (s *searcher) runNext(delays []time.Duration, next hintFunc) error {
 	if len(todo) == 0 {
 		return nil
 	}
-	sums, err := s.pool.request(s, todo, next)
+	sums, err := s.pool.request(s, todo, joinHints(next, s.tail))
 	if err != nil {
 		return err
 	}
@@ -798,6 +803,12 @@ func (s *searcher) alone(grid []time.Duration) error {
 		ok  func(Point) bool
 		out **time.Duration
 	}{{s.meetsMissed, &s.missedAlone}, {s.meetsFalseDrop, &s.fdAlone}} {
+		// While one target alone is searched, the other's first step is
+		// a hint too.
+		s.tail = nil
+		if a.out == &s.missedAlone {
+			s.tail = s.aloneHint(grid, s.meetsFalseDrop)
+		}
 		d, first, _, err := s.smallest(grid, a.ok)
 		if err != nil {
 			return err
@@ -811,6 +822,9 @@ func (s *searcher) alone(grid []time.Duration) error {
 
 func (s *searcher) search(res *Result) error {
 	grid := Grid(s.sc)
+	// While the targets are searched, the first steps of each rate
+	// target's own search are hints too.
+	s.tail = joinHints(s.aloneHint(grid, s.meetsMissed), s.aloneHint(grid, s.meetsFalseDrop))
 	hi, first, width, err := s.smallest(grid, func(p Point) bool { return p.Meets })
 	if err != nil {
 		return err
@@ -918,7 +932,19 @@ func (s *searcher) bracket(grid []time.Duration, ok func(Point) bool) (int, erro
 
 // modelStart returns the index of the largest grid delay below which the
 // closed-form model says every delay misses a target by a factor of 4.
+// The three searches of a seed (the targets, and each rate target alone)
+// start there: it is worked out once (a quarter of a second of model on
+// the capacity-plan scenario, during which no simulation can be asked).
 func (s *searcher) modelStart(grid []time.Duration) int {
+	if s.start == nil {
+		st := s.modelStartOf(grid)
+		s.start = &st
+	}
+	return *s.start
+}
+
+// modelStartOf computes modelStart.
+func (s *searcher) modelStartOf(grid []time.Duration) int {
 	if !s.info.modelled() {
 		return 0
 	}
