@@ -97,7 +97,7 @@ type Options struct {
 
 	// simulate replaces runner.Run (tests).
 	simulate simulateFunc
-	// maxBatch, when above 0, replaces maxBatch (measurements).
+	// maxBatch, when above 0, replaces maxBatch (tests, measurements).
 	maxBatch int
 	// onPool, if set, sees the pool before the searches start (tests).
 	onPool func(*pool)

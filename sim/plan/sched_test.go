@@ -53,9 +53,9 @@ func planBytes(t *testing.T, r *Result, name string, seed uint64) (string, strin
 }
 
 // TestPlanSameAsRoundsForAnyWorkers: the scheduler changes no byte of a
-// plan, text or JSON: with 3 seeds for 1, 2 and 4 workers, and every other
-// golden case for one of them in turn, the plan prints what the search in
-// rounds printed.
+// plan, text or JSON: with 3 seeds for 1, 2 and 4 workers (and batches of
+// up to four delays or of one), and every other golden case for one of
+// them in turn, the plan prints what the search in rounds printed.
 func TestPlanSameAsRoundsForAnyWorkers(t *testing.T) {
 	for i, c := range goldenCases {
 		workers := []int{[]int{1, 2, 4}[i%3]}
@@ -71,17 +71,24 @@ func TestPlanSameAsRoundsForAnyWorkers(t *testing.T) {
 			t.Fatal(err)
 		}
 		sc := parse(t, c.yaml)
+		batches := []int{0}
+		if i == 0 {
+			// And with batches of one delay, each with its own stream.
+			batches = append(batches, 1)
+		}
 		for _, w := range workers {
-			r, err := Search(context.Background(), sc, c.query, c.t, Options{Workers: w, Seeds: c.seeds, Quantile: c.q})
-			if err != nil {
-				t.Fatalf("%s, %d workers: %v", c.name, w, err)
-			}
-			text, js := planBytes(t, r, c.name, sc.Seed)
-			if text != string(wantText) {
-				t.Errorf("%s, %d workers: text differs from the rounds':\n%s\nwant:\n%s", c.name, w, text, wantText)
-			}
-			if js != string(wantJSON) {
-				t.Errorf("%s, %d workers: JSON differs from the rounds':\n%s\nwant:\n%s", c.name, w, js, wantJSON)
+			for _, b := range batches {
+				r, err := Search(context.Background(), sc, c.query, c.t, Options{Workers: w, Seeds: c.seeds, Quantile: c.q, maxBatch: b})
+				if err != nil {
+					t.Fatalf("%s, %d workers: %v", c.name, w, err)
+				}
+				text, js := planBytes(t, r, c.name, sc.Seed)
+				if text != string(wantText) {
+					t.Errorf("%s, %d workers, batches of %d: text differs from the rounds':\n%s\nwant:\n%s", c.name, w, b, text, wantText)
+				}
+				if js != string(wantJSON) {
+					t.Errorf("%s, %d workers, batches of %d: JSON differs from the rounds':\n%s\nwant:\n%s", c.name, w, b, js, wantJSON)
+				}
 			}
 		}
 	}
