@@ -4,10 +4,8 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"math"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/dedupsim/dedupsim/engines/interval"
@@ -107,8 +105,6 @@ type batch struct {
 	cancel context.CancelFunc
 	// cancelled is set (under the lock) when no search can need it.
 	cancelled bool
-	// secs is the simulated seconds it has processed (float64 bits).
-	secs atomic.Uint64
 }
 
 // pool runs the simulations of every seed's search on Workers workers.
@@ -129,9 +125,10 @@ type pool struct {
 	// running are the batches running.
 	running map[*batch]bool
 	// total is the progress bar's total, done the simulated seconds
-	// processed and wasted those of cancelled batches.
-	total, done, wasted float64
-	wg                  sync.WaitGroup
+	// processed (speculation included: the bar moves with the work, and
+	// a cancelled simulation never moves it back).
+	total, done float64
+	wg          sync.WaitGroup
 
 	workers int
 	// idle counts the workers waiting for work that no change woke since
@@ -353,15 +350,11 @@ func (p *pool) work() {
 		p.running[b] = true
 		sc := ts[0].s.simScenario(ts)
 		p.mu.Unlock()
-		sums, err := p.simulate(ctx, sc, batchProgress{p, b})
+		sums, err := p.simulate(ctx, sc, batchProgress{p})
 		cancel()
 		p.mu.Lock()
 		delete(p.running, b)
-		if b.cancelled {
-			// Its progress was work no search needs.
-			p.wasted += math.Float64frombits(b.secs.Load())
-			p.retotal()
-		} else {
+		if !b.cancelled {
 			if err == nil && len(sums) != len(ts) {
 				err = fmt.Errorf("%d results for %d delays", len(sums), len(ts))
 			}
@@ -386,41 +379,24 @@ func (p *pool) wake() {
 	p.cond.Broadcast()
 }
 
-// retotal moves the progress bar's total by the wasted seconds, so that
-// the bar measures the work the searches need. Called with the lock held.
-func (p *pool) retotal() {
-	if p.prog != nil {
-		p.prog.Start(p.total + p.wasted)
-	}
-}
-
-// batchProgress forwards a batch's progress to the bar and counts it.
-type batchProgress struct {
-	p *pool
-	b *batch
-}
+// batchProgress forwards a batch's progress to the bar.
+type batchProgress struct{ p *pool }
 
 // Start implements runner.Progress; the bar's total is the pool's.
 func (bp batchProgress) Start(float64) {}
 
 // Add implements runner.Progress.
 func (bp batchProgress) Add(sec float64) {
-	for {
-		old := bp.b.secs.Load()
-		if bp.b.secs.CompareAndSwap(old, math.Float64bits(math.Float64frombits(old)+sec)) {
-			break
-		}
-	}
 	if bp.p.prog == nil {
 		return
 	}
 	bp.p.prog.Add(sec)
 	bp.p.mu.Lock()
 	defer bp.p.mu.Unlock()
-	if bp.p.done += sec; bp.p.done > bp.p.total+bp.p.wasted {
+	if bp.p.done += sec; bp.p.done > bp.p.total {
 		// Past the estimate: the bar's end moves a quarter further.
-		bp.p.total = 1.25*bp.p.done - bp.p.wasted
-		bp.p.retotal()
+		bp.p.total = 1.25 * bp.p.done
+		bp.p.prog.Start(bp.p.total)
 	}
 }
 
