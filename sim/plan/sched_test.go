@@ -135,6 +135,8 @@ func (f *fakeSim) simulate(ctx context.Context, sc *scenario.Scenario, _ runner.
 	case <-j.release:
 		return out, nil
 	case <-ctx.Done():
+		// A simulation takes a moment to stop.
+		time.Sleep(20 * time.Millisecond)
 		f.mu.Lock()
 		delete(f.running, j)
 		f.mu.Unlock()
@@ -352,26 +354,42 @@ func TestPlanEndsPromptlyWhenCancelled(t *testing.T) {
 	sc := parse(t, knownGaps)
 	ctx, cancel := context.WithCancel(context.Background())
 	var mu sync.Mutex
-	running, started := 0, 0
+	running, requests := 0, 0
 	sim := func(ctx context.Context, _ *scenario.Scenario, _ runner.Progress) ([]metrics.QuerySummary, error) {
 		mu.Lock()
 		running++
-		started++
-		if started == 3 {
-			cancel()
-		}
 		mu.Unlock()
 		<-ctx.Done()
+		// A simulation takes a moment to stop.
+		time.Sleep(200 * time.Millisecond)
 		mu.Lock()
 		running--
 		mu.Unlock()
 		return nil, ctx.Err()
 	}
+	opts := Options{Workers: 3, Seeds: 3, simulate: sim, onPool: func(p *pool) {
+		p.onRequest = func(*searcher, []time.Duration) {
+			mu.Lock()
+			requests++
+			mu.Unlock()
+		}
+	}}
 	done := make(chan error, 1)
 	go func() {
-		_, err := Search(ctx, sc, "within-watermark", DefaultTargets, Options{Workers: 3, Seeds: 3, simulate: sim})
+		_, err := Search(ctx, sc, "within-watermark", DefaultTargets, opts)
 		done <- err
 	}()
+	// Cancel once every seed waits and every worker simulates.
+	for {
+		mu.Lock()
+		ready := requests == 3 && running == 3
+		mu.Unlock()
+		if ready {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
 	select {
 	case err := <-done:
 		if !errors.Is(err, context.Canceled) {
