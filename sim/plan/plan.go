@@ -16,11 +16,18 @@
 // failing and the first passing delay is split by three evenly spaced
 // delays (whole seconds) per round until it is at most max(1s, 1% of the
 // passing delay) wide. Like any bisection it assumes the rates fall as the
-// delay grows. Each round is one runner.Run of the scenario
-// restricted to the query with a sweep block of the round's delays, so the
-// jobs run in parallel on all workers and, the rounds being fixed by the
-// results alone, the recommendation does not depend on the number of
-// workers.
+// delay grows.
+//
+// The search of each seed is sequential and asks for the simulations of
+// given delays; one pool of workers shared by every seed's search runs
+// them (pool.go): the delays a search waits for first, and with the
+// workers left, the delays its next step may ask for given the results
+// known so far (speculation, cancelled once a result rules it out). Each
+// simulation is a runner.Run of the scenario restricted to the query with
+// a sweep block of up to four of one seed's delays, on one worker, so that
+// the delays share one generated stream. The search reads only what it
+// asked for, so the recommendation and every byte of the plan do not
+// depend on the number of workers.
 //
 // The rates the targets bound (missed duplicates per true duplicate,
 // false drops per logical event) do not depend on the traffic's rate;
@@ -33,6 +40,7 @@ package plan
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -70,21 +78,29 @@ var DefaultTargets = Targets{MaxMissedRate: 0.001, MaxFalseDropRate: 0.0001}
 
 // Options configure a search.
 type Options struct {
-	// Workers is the number of simulations run at once [GOMAXPROCS]; the
-	// result does not depend on it.
+	// Workers is the number of simulations (of a batch of up to four
+	// delays each) run at once [GOMAXPROCS]; the seeds' searches share
+	// them. The result does not depend on it.
 	Workers int
 	// Progress, if set, receives the simulated seconds, as runner's.
 	Progress runner.Progress
 	// Seeds is the number of seeds the plan simulates, each a search of
 	// its own: the scenario's seed and the ones after it (seed, seed+1,
-	// ...) [1]. The seeds run in parallel; the result does not depend on
-	// Workers.
+	// ...) [1]. The seeds are searched at once, on the shared workers;
+	// the result does not depend on Workers.
 	Seeds int
 	// Quantile is the share of the seeds on which the recommended delay
 	// must meet the targets, in (0, 1] [1: every seed]. The recommendation
 	// is the smallest delay meeting them on at least that share: the
 	// per-seed delays' quantile (nearest rank).
 	Quantile float64
+
+	// simulate replaces runner.Run (tests).
+	simulate simulateFunc
+	// maxBatch, when above 0, replaces maxBatch (tests, measurements).
+	maxBatch int
+	// onPool, if set, sees the pool before the searches start (tests).
+	onPool func(*pool)
 }
 
 // MaxSeeds bounds Options.Seeds.
@@ -306,37 +322,58 @@ func Search(ctx context.Context, sc *scenario.Scenario, query string, t Targets,
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	// The seeds share the workers; each seed's search runs its delays on
-	// its share. Nothing in a result depends on either.
-	par := min(n, workers)
-	per := Options{Workers: max(workers/par, 1), Progress: opts.Progress}
+	sim := opts.simulate
+	if sim == nil {
+		sim = runnerSimulate
+	}
+	// The seeds' searches share one pool of workers (see pool.go).
+	// Nothing in a result depends on the workers or the scheduling.
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	batch := opts.maxBatch
+	if batch <= 0 {
+		batch = maxBatch
+	}
+	p := newPool(pctx, workers, batch, sim, opts.Progress, float64(n)*estimateTotal(sc))
+	defer p.close()
+	if opts.onPool != nil {
+		opts.onPool(p)
+	}
 	type seedRun struct {
 		res *Result
 		s   *searcher
 	}
 	runs := make([]seedRun, n)
-	if opts.Progress != nil {
-		opts.Progress.Start(float64(n) * estimateTotal(sc))
-		per.Progress = roundProgress{opts.Progress}
-	}
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(par)
+	errs := make([]error, n)
+	var g errgroup.Group
 	for i := range runs {
 		g.Go(func() error {
 			seeded := *sc
 			seeded.Seed = sc.Seed + uint64(i)
-			r, s, err := searchSeed(gctx, &seeded, query, t, per)
+			r, s, err := searchSeed(pctx, p, &seeded, query, t)
+			if err != nil {
+				errs[i] = err
+				cancel()
+				return err
+			}
 			runs[i] = seedRun{r, s}
-			return err
+			if n > 1 {
+				p.finished(s, q)
+			}
+			return nil
 		})
 	}
 	if err := g.Wait(); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		// The first seed's own error, not the cancellations it caused.
+		for _, err := range errs {
+			if err != nil && !errors.Is(err, context.Canceled) {
+				return nil, err
+			}
+		}
 		return nil, err
-	}
-	// The group's context ends with it; the seeds' last simulations run
-	// under the caller's.
-	for _, r := range runs {
-		r.s.ctx = ctx
 	}
 	res := *runs[0].res
 	res.Quantile = q
@@ -410,11 +447,16 @@ func combine(res *Result, base *searcher, seedSearch func(i int) *searcher) (*Re
 	}
 	d := *rec
 	met := 0
+	// Every seed's simulation at d at once.
+	var g errgroup.Group
+	for i := range res.Seeds {
+		g.Go(func() error { return seedSearch(i).run([]time.Duration{d}) })
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
 	for i := range res.Seeds {
 		s := seedSearch(i)
-		if err := s.run([]time.Duration{d}); err != nil {
-			return nil, err
-		}
 		res.Seeds[i].At = s.seen[d]
 		res.Seeds[i].Simulated = len(s.seen)
 		if s.seen[d].Meets {
@@ -509,7 +551,7 @@ func (r *Result) binding() {
 
 // searchSeed plans the watermark delay of the query named query on sc,
 // one seed: the search, and each rate target's own delay.
-func searchSeed(ctx context.Context, sc *scenario.Scenario, query string, t Targets, opts Options) (*Result, *searcher, error) {
+func searchSeed(ctx context.Context, p *pool, sc *scenario.Scenario, query string, t Targets) (*Result, *searcher, error) {
 	qi := -1
 	var names []string
 	for i, q := range sc.Queries {
@@ -529,7 +571,8 @@ func searchSeed(ctx context.Context, sc *scenario.Scenario, query string, t Targ
 	if rate <= 0 {
 		return nil, nil, fmt.Errorf("%s: workload: no originals at any rate: nothing to plan", sc.File)
 	}
-	s := &searcher{ctx: ctx, sc: sc, q: sc.Queries[qi], info: info, t: t, opts: opts, seen: map[time.Duration]Point{}}
+	s := &searcher{ctx: ctx, sc: sc, q: sc.Queries[qi], info: info, t: t, seen: map[time.Duration]Point{}}
+	p.add(s)
 	res := &Result{Query: query, Shape: info.shape, Targets: t, ScenarioRate: rate, Scale: 1, Quantile: 1}
 	if t.ProductionRate > 0 {
 		res.Scale = t.ProductionRate / rate
@@ -587,14 +630,30 @@ type searcher struct {
 	q    scenario.Query
 	info queryInfo
 	t    Targets
-	opts Options
+	// seen is what the search asked for: the plan reads nothing else.
 	seen map[time.Duration]Point
+	// pool runs the simulations; memo (its results and running
+	// simulations), hint (what the search may ask next), final and done
+	// (the seed's delay once its search is over) are the pool's, under
+	// its lock.
+	pool  *pool
+	memo  map[time.Duration]*task
+	hint  hintFunc
+	final *time.Duration
+	done  bool
+	// waitingOn is what the search waits for (tests).
+	waitingOn []*task
 	// missedAlone and fdAlone are the smallest delays meeting each rate
 	// target alone (nil: none does, or not searched); meetsAt the
 	// smallest meeting both, the budget aside.
 	missedAlone, fdAlone, meetsAt *time.Duration
 	// res is the seed's own plan.
 	res *Result
+	// start is modelStart's result, once worked out.
+	start *int
+	// tail is what the search's later phases may ask first: a hint
+	// after the current step's.
+	tail hintFunc
 }
 
 // estimateTotal guesses the simulated seconds of one seed's search: a
@@ -610,57 +669,28 @@ func (s *searcher) meets(q metrics.QuerySummary) bool {
 }
 
 // run simulates the query at each delay not simulated yet.
-func (s *searcher) run(delays []time.Duration) error {
-	var todo []interval.Duration
+func (s *searcher) run(delays []time.Duration) error { return s.runNext(delays, nil) }
+
+// runNext simulates the query at each delay not simulated yet; next
+// names what the search may ask after them, for the pool's idle workers.
+func (s *searcher) runNext(delays []time.Duration, next hintFunc) error {
+	var todo []time.Duration
 	for _, d := range delays {
-		if _, ok := s.seen[d]; !ok && !slices.Contains(todo, interval.Duration(d)) {
-			todo = append(todo, interval.Duration(d))
+		if _, ok := s.seen[d]; !ok && !slices.Contains(todo, d) {
+			todo = append(todo, d)
 		}
 	}
 	if len(todo) == 0 {
 		return nil
 	}
-	sc := *s.sc
-	sc.Queries = []scenario.Query{s.q}
-	sc.Sweep = &scenario.Sweep{Delay: todo}
-	res, err := runner.Run(s.ctx, &sc, runner.Options{Workers: s.opts.Workers, Progress: s.opts.Progress})
+	sums, err := s.pool.request(s, todo, joinHints(next, s.tail))
 	if err != nil {
-		return fmt.Errorf("simulating %s at %s: %w", s.q.Name, delayList(todo), err)
-	}
-	// The plan reads the summary only.
-	if err := res.Close(); err != nil {
 		return err
 	}
-	if len(res.Summary.Queries) != len(todo) {
-		return fmt.Errorf("simulating %s: %d results for %d delays", s.q.Name, len(res.Summary.Queries), len(todo))
-	}
 	for i, d := range todo {
-		q := res.Summary.Queries[i]
-		s.seen[d.Std()] = Point{Delay: d.Std(), HasDelay: true, Summary: q, Meets: s.meets(q)}
+		s.seen[d] = s.point(d, sums[i])
 	}
 	return nil
-}
-
-func delayList(ds []interval.Duration) string {
-	var parts []string
-	for _, d := range ds {
-		parts = append(parts, d.String())
-	}
-	return strings.Join(parts, ", ")
-}
-
-// roundProgress forwards a round's progress to the search's bar, which
-// was started once for the whole search.
-type roundProgress struct{ p runner.Progress }
-
-// Start implements runner.Progress; the bar's total was set once.
-func (r roundProgress) Start(float64) {}
-
-// Add implements runner.Progress.
-func (r roundProgress) Add(sec float64) {
-	if r.p != nil {
-		r.p.Add(sec)
-	}
 }
 
 // points returns the simulated points by increasing delay.
@@ -676,19 +706,12 @@ func (s *searcher) points() []Point {
 // planNoDelay handles a query no watermark delay changes: it is simulated
 // once, as written.
 func (s *searcher) planNoDelay(res *Result) error {
-	sc := *s.sc
-	sc.Queries = []scenario.Query{s.q}
-	sc.Sweep = nil
-	r, err := runner.Run(s.ctx, &sc, runner.Options{Workers: s.opts.Workers, Progress: s.opts.Progress})
+	sums, err := s.pool.request(s, []time.Duration{noDelay}, nil)
 	if err != nil {
-		return fmt.Errorf("simulating %s: %w", s.q.Name, err)
-	}
-	// The plan reads the summary only.
-	if err := r.Close(); err != nil {
 		return err
 	}
-	q := r.Summary.Queries[0]
-	p := Point{Summary: q, Meets: s.meets(q)}
+	q := sums[0]
+	p := s.point(noDelay, q)
 	res.Point = p
 	why := "no withWatermark reaches its dedup"
 	if s.info.plan.HasWatermark {
@@ -753,18 +776,12 @@ func (s *searcher) smallest(grid []time.Duration, ok func(Point) bool) (time.Dur
 		lo = grid[first-1]
 	}
 	if first > 0 {
-		for hi-lo > max(time.Second, hi/100) {
-			var mids []time.Duration
-			for k := 1; k <= 3; k++ {
-				m := (lo + (hi-lo)*time.Duration(k)/4).Round(time.Second)
-				if m > lo && m < hi && !slices.Contains(mids, m) {
-					mids = append(mids, m)
-				}
-			}
+		for {
+			mids := bisectMids(lo, hi)
 			if len(mids) == 0 {
 				break
 			}
-			if err := s.run(mids); err != nil {
+			if err := s.runNext(mids, bisectHint(lo, hi, mids, ok)); err != nil {
 				return 0, 0, 0, err
 			}
 			for _, m := range mids {
@@ -786,6 +803,12 @@ func (s *searcher) alone(grid []time.Duration) error {
 		ok  func(Point) bool
 		out **time.Duration
 	}{{s.meetsMissed, &s.missedAlone}, {s.meetsFalseDrop, &s.fdAlone}} {
+		// While one target alone is searched, the other's first step is
+		// a hint too.
+		s.tail = nil
+		if a.out == &s.missedAlone {
+			s.tail = s.aloneHint(grid, s.meetsFalseDrop)
+		}
 		d, first, _, err := s.smallest(grid, a.ok)
 		if err != nil {
 			return err
@@ -799,6 +822,9 @@ func (s *searcher) alone(grid []time.Duration) error {
 
 func (s *searcher) search(res *Result) error {
 	grid := Grid(s.sc)
+	// While the targets are searched, the first steps of each rate
+	// target's own search are hints too.
+	s.tail = joinHints(s.aloneHint(grid, s.meetsMissed), s.aloneHint(grid, s.meetsFalseDrop))
 	hi, first, width, err := s.smallest(grid, func(p Point) bool { return p.Meets })
 	if err != nil {
 		return err
@@ -868,7 +894,7 @@ func (s *searcher) bracket(grid []time.Duration, ok func(Point) bool) (int, erro
 	first := -1
 	for i := start; i < len(grid) && first < 0; i += gridChunk {
 		chunk := grid[i:min(i+gridChunk, len(grid))]
-		if err := s.run(chunk); err != nil {
+		if err := s.runNext(chunk, bracketHint(grid, i, s.triedWith(chunk), ok)); err != nil {
 			return 0, err
 		}
 		for j, d := range chunk {
@@ -893,7 +919,11 @@ func (s *searcher) bracket(grid []time.Duration, ok func(Point) bool) (int, erro
 			continue
 		}
 		lo := max(first-gridChunk, 0)
-		if err := s.run(grid[lo:first]); err != nil {
+		have, f := s.triedWith(grid[lo:first]), first
+		next := func(known func(time.Duration) (Point, bool)) []time.Duration {
+			return afterFirst(grid, f, have, ok, known)
+		}
+		if err := s.runNext(grid[lo:first], next); err != nil {
 			return 0, err
 		}
 	}
@@ -902,7 +932,19 @@ func (s *searcher) bracket(grid []time.Duration, ok func(Point) bool) (int, erro
 
 // modelStart returns the index of the largest grid delay below which the
 // closed-form model says every delay misses a target by a factor of 4.
+// The three searches of a seed (the targets, and each rate target alone)
+// start there: it is worked out once (a quarter of a second of model on
+// the capacity-plan scenario, during which no simulation can be asked).
 func (s *searcher) modelStart(grid []time.Duration) int {
+	if s.start == nil {
+		st := s.modelStartOf(grid)
+		s.start = &st
+	}
+	return *s.start
+}
+
+// modelStartOf computes modelStart.
+func (s *searcher) modelStartOf(grid []time.Duration) int {
 	if !s.info.modelled() {
 		return 0
 	}
