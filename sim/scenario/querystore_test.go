@@ -20,14 +20,13 @@ func TestQueryStorePrecedence(t *testing.T) {
 		return out
 	}
 	for _, c := range []struct {
-		yaml  string
-		want  []string
-		mixed bool
+		yaml string
+		want []string
 	}{
-		{base + "queries:\n" + q("a", "") + q("b", ""), []string{"memory", "memory"}, false},
-		{base + "store: pebble\nqueries:\n" + q("a", "") + q("b", "memory"), []string{"pebble", "memory"}, true},
-		{base + "queries:\n" + q("a", "pebble") + q("b", ""), []string{"pebble", "memory"}, true},
-		{base + "store: pebble\nqueries:\n" + q("a", "pebble") + q("b", ""), []string{"pebble", "pebble"}, false},
+		{base + "queries:\n" + q("a", "") + q("b", ""), []string{"memory", "memory"}},
+		{base + "store: pebble\nqueries:\n" + q("a", "") + q("b", "memory"), []string{"pebble", "memory"}},
+		{base + "queries:\n" + q("a", "pebble") + q("b", ""), []string{"pebble", "memory"}},
+		{base + "store: pebble\nqueries:\n" + q("a", "pebble") + q("b", ""), []string{"pebble", "pebble"}},
 	} {
 		s, err := Parse([]byte(c.yaml), "x.yaml")
 		if err != nil {
@@ -37,9 +36,6 @@ func TestQueryStorePrecedence(t *testing.T) {
 			if got := s.QueryStore(i); got != w {
 				t.Errorf("%s\nqueries[%d] on %s, want %s", c.yaml, i, got, w)
 			}
-		}
-		if s.MixedStores() != c.mixed {
-			t.Errorf("%s\nMixedStores %v, want %v", c.yaml, s.MixedStores(), c.mixed)
 		}
 		data, _ := json.Marshal(s.Queries)
 		if has, set := strings.Contains(string(data), `"store"`), strings.Contains(c.yaml, "    store:"); has != set {

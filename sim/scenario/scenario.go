@@ -115,17 +115,6 @@ func (s *Scenario) QueryStore(i int) string {
 	return cmp.Or(s.Queries[i].Store, s.Store)
 }
 
-// MixedStores reports whether the queries of s run on more than one
-// state store backend (see QueryStore).
-func (s *Scenario) MixedStores() bool {
-	for i := range s.Queries {
-		if s.QueryStore(i) != s.QueryStore(0) {
-			return true
-		}
-	}
-	return false
-}
-
 // The state store backends (sim/stores knows them).
 const (
 	// StoreMemory keeps state in memory.
