@@ -15,6 +15,7 @@ import (
 	"github.com/dedupsim/dedupsim/sim"
 	"github.com/dedupsim/dedupsim/sim/replay"
 	"github.com/dedupsim/dedupsim/sim/scenario"
+	"github.com/dedupsim/dedupsim/sim/sparkmodel"
 )
 
 // The folders and files of an export.
@@ -91,6 +92,10 @@ type spec struct {
 	store string
 	// restarts is set when the source may restart its queries.
 	restarts bool
+	// partitions is spark.sql.shuffle.partitions for job.py: the number of
+	// state stores of each operator, and the order in which a chain's later
+	// operators read their rows.
+	partitions int64
 }
 
 // Scenario exports the scenario sc, loaded from its file, into the folder
@@ -112,6 +117,10 @@ func Scenario(ctx context.Context, sc *scenario.Scenario, out string, opts Optio
 		seed: fmt.Sprintf("scenario %s seed %d", sc.Name, sc.Seed),
 		cols: Columns(sc.Workload.IDs.Kind()), queries: qs,
 		noData: sc.NoDataMicroBatches, store: sc.Store, restarts: len(sc.Faults) > 0,
+		partitions: sparkmodel.DefaultPartitions,
+	}
+	if sc.Spark != nil {
+		sp.partitions = sc.Spark.Partitions
 	}
 	return write(ctx, sp, src, out, opts)
 }
@@ -135,6 +144,7 @@ func Trace(ctx context.Context, t *replay.Trace, path, out string, opts Options)
 		cols:    cols,
 		queries: []Query{{Name: name, Text: text, Apply: apply, Verbatim: verbatim, Plan: t.Plan}},
 		noData:  t.NoDataMicroBatches, store: "memory",
+		partitions: 1,
 	}
 	for _, f := range src.faults {
 		sp.restarts = sp.restarts || f != noFault
