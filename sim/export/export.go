@@ -111,7 +111,7 @@ func Scenario(ctx context.Context, sc *scenario.Scenario, out string, opts Optio
 		kind:   "scenario", app: "dedupsim export " + sc.Name,
 		seed: fmt.Sprintf("scenario %s seed %d", sc.Name, sc.Seed),
 		cols: Columns(sc.Workload.IDs.Kind()), queries: qs,
-		noData: sc.NoDataMicroBatches, store: sc.Store, restarts: len(sc.Faults) > 0,
+		noData: sc.NoDataMicroBatches, store: sc.Store, restarts: len(restartFaults(sc.Faults)) > 0,
 	}
 	return write(ctx, sp, src, out, opts)
 }
