@@ -53,7 +53,7 @@ func notAShard(dir string) error {
 
 func newMergeCmd(stdout, stderr io.Writer) *cobra.Command {
 	var out string
-	var noReport bool
+	var noReport, quiet bool
 	cmd := &cobra.Command{
 		Use:   "merge SHARD... --out DIR",
 		Short: "Combine the shard folders of a sharded sweep into its results folder",
@@ -99,6 +99,9 @@ with GNU parallel.`,
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "", "results folder to write (required)")
+	// Accepted as every long-running command accepts it; merge draws no
+	// progress bar.
+	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar (merge draws none)")
 	cmd.Flags().BoolVar(&noReport, "no-report", false, "write the results files only, not report.md, report.html and the charts")
 	return cmd
 }

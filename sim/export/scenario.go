@@ -160,3 +160,20 @@ func scenarioQueries(sc *scenario.Scenario) ([]Query, error) {
 	}
 	return out, nil
 }
+
+// scenarioProvider returns the state store provider class and the shuffle
+// partitions (0: Spark's default) Spark runs sc's queries with: the spark:
+// block's provider and partitions; without one, RocksDB for the store
+// pebble and Spark's default, the HDFS-backed store, for memory.
+func scenarioProvider(sc *scenario.Scenario) (string, int64) {
+	if sc.Spark != nil {
+		if sc.Spark.Provider == sparkmodel.RocksDB {
+			return rocksDBProvider, sc.Spark.Partitions
+		}
+		return hdfsProvider, sc.Spark.Partitions
+	}
+	if sc.Store == "pebble" {
+		return rocksDBProvider, 0
+	}
+	return hdfsProvider, 0
+}
