@@ -59,12 +59,19 @@ type jobFault struct {
 
 // sparkConf returns the settings job.py starts Spark with.
 func sparkConf(sp *spec, f Format) []confEntry {
-	provider, store := hdfsProvider, "the HDFS-backed store, as the scenario's store: memory"
+	provider, store := sp.provider, "the HDFS-backed store, as the scenario's store: memory"
 	switch {
-	case sp.store == "pebble":
-		provider, store = rocksDBProvider, "RocksDB, as the scenario's store: pebble"
 	case sp.kind == "trace":
 		store = "Spark's default, the HDFS-backed store"
+	case provider == rocksDBProvider && sp.store == "pebble":
+		store = "RocksDB, as the scenario's store: pebble"
+	case provider == rocksDBProvider:
+		store = "RocksDB, as the scenario's spark.provider"
+	case sp.store == "pebble":
+		store = "the HDFS-backed store, as the scenario's spark.provider"
+	}
+	if provider == "" {
+		provider = hdfsProvider
 	}
 	out := []confEntry{
 		{"spark.sql.streaming.noDataMicroBatches.enabled", boolString(sp.noData), "no-data batches, as the " + sp.kind + " sets them"},

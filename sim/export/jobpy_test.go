@@ -208,7 +208,7 @@ print(json.dumps(out))
 			!reflect.DeepEqual(got.FAULTS, faults) || got.FORMAT != string(f) {
 			t.Errorf("Python reads back\n%+v\nwant queries %v, schema %v, %d batches, faults %v, format %s", got, queries, schema, sum.Batches, faults, f)
 		}
-		for _, c := range sparkConf(&spec{kind: "scenario", store: "pebble", partitions: 200}, f) {
+		for _, c := range sparkConf(&spec{kind: "scenario", store: "pebble", provider: rocksDBProvider, partitions: 200}, f) {
 			if got.SPARK_CONF[c.Key] != c.Value {
 				t.Errorf("SPARK_CONF[%s] = %q, want %q", c.Key, got.SPARK_CONF[c.Key], c.Value)
 			}

@@ -44,7 +44,7 @@ func ReadCostFile(path string) (*sparkmodel.Cost, error) {
 		}
 	}
 	if block == nil {
-		return nil, fmt.Errorf("%s: no cost: block; want a YAML file with a cost: mapping of %s (what simulate calibrate prints), or a scenario with spark: cost:", path, keyList())
+		return nil, fmt.Errorf("%s: no cost: block; want a YAML file with a cost: mapping of %s (what simulate calibrate prints), or a scenario whose spark: block has a cost: block", path, keyList())
 	}
 	if block.Kind != yaml.MappingNode {
 		return nil, fmt.Errorf("%s: %s: want a mapping of %s", path, at, keyList())
