@@ -207,7 +207,10 @@ def run_on_spark(spark, trace, work, collect):
                 query.stop()
             except Exception:
                 pass
-        spark.streams.removeListener(listener)
+        try:
+            spark.streams.removeListener(listener)
+        except Exception:  # the driver may be gone with the query
+            pass
 
 
 def manual_clock(trace, query, start, write):
