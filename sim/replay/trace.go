@@ -36,6 +36,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/engines/partition"
 	"github.com/dedupsim/dedupsim/sim"
 	"github.com/dedupsim/dedupsim/sim/chain"
@@ -52,6 +53,11 @@ type Trace struct {
 	Steps       []Step
 	// EventTimeColumn is the schema index of the event-time column, or -1.
 	EventTimeColumn int
+	// SparkVersion is the Spark line the trace's expected output pins
+	// (Spark35 or SparkLatest, the default). The two lines agree on every
+	// rule dedupsim models (the real-Spark suite runs every trace on both),
+	// so it changes no batch; it says which line a case was checked on.
+	SparkVersion string
 	// ShufflePartitions is spark.sql.shuffle.partitions as the trace's
 	// expectations assume it (key "shufflePartitions", default 1): a
 	// chain's later dedup operators read the rows grouped by the earlier
@@ -175,6 +181,12 @@ const (
 	tagTimestamp = 'T'
 )
 
+// The Spark lines a trace's sparkVersion names.
+const (
+	Spark35     = "3.5"
+	SparkLatest = "4"
+)
+
 type rawTrace struct {
 	Name               string            `json:"name"`
 	Query              json.RawMessage   `json:"query"`
@@ -182,6 +194,7 @@ type rawTrace struct {
 	NoDataMicroBatches *bool             `json:"noDataMicroBatches"`
 	ManualClock        *bool             `json:"manualClock"`
 	ShufflePartitions  *int              `json:"shufflePartitions"`
+	SparkVersion       *string           `json:"sparkVersion"`
 	Steps              []json.RawMessage `json:"steps"`
 }
 
@@ -272,6 +285,13 @@ func decodeTrace(data []byte) (*Trace, *rawTrace, error) {
 			return nil, nil, fmt.Errorf("shufflePartitions: %d; want 1 to %d (spark.sql.shuffle.partitions)", n, sim.MaxPartitions)
 		}
 		t.ShufflePartitions = *rt.ShufflePartitions
+	}
+	t.SparkVersion = SparkLatest
+	if rt.SparkVersion != nil {
+		if *rt.SparkVersion != Spark35 && *rt.SparkVersion != SparkLatest {
+			return nil, nil, fmt.Errorf("sparkVersion: %s; want %q or %q (the Spark line the expected output pins)", fileio.Quote(*rt.SparkVersion), Spark35, SparkLatest)
+		}
+		t.SparkVersion = *rt.SparkVersion
 	}
 	return t, &rt, nil
 }
