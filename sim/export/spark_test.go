@@ -57,3 +57,22 @@ func TestTooManyBatchesForCompareIsRefused(t *testing.T) {
 		t.Errorf("the refused export left %s: %v", out, err)
 	}
 }
+
+// A scenario's chain exports with its spark.partitions: the prediction
+// orders the rows between the chain's operators by Spark's partitions of
+// generated rows (the export's batches hash like the run's), where it
+// failed with "cannot be placed in its 4 shuffle partitions".
+func TestChainScenarioExportsWithPartitions(t *testing.T) {
+	yaml := strings.Replace(fmt.Sprintf(small, "uuid"), `  - name: pair
+    query: events.withWatermark("event_time", "20 seconds").dropDuplicates(["event_id", "event_time"])`,
+		`  - name: chain
+    query: withWatermark("event_time", "20 seconds").dropDuplicates(["event_id", "event_time"]).dropDuplicatesWithinWatermark(["event_id"])`, 1) +
+		"spark:\n  partitions: 4\n"
+	out, _ := exportScenario(t, loadScenario(t, yaml), JSON)
+	if m := readManifest(t, out); m.ShufflePartitions != 4 {
+		t.Errorf("export.json: partitions %d, want 4", m.ShufflePartitions)
+	}
+	if _, err := os.Stat(filepath.Join(out, "expected", "chain.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+}
