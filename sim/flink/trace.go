@@ -55,7 +55,6 @@ type Step struct {
 	Raw json.RawMessage
 }
 
-
 // Engine returns the "engine" field of a trace document, or "" when it
 // has none or is not a JSON object.
 func Engine(data []byte) string {
@@ -394,4 +393,16 @@ func indexOf(s []string, v string) int {
 		}
 	}
 	return -1
+}
+
+// IsTraceFile reports whether path holds a Flink trace: a JSON object
+// whose "engine" is "flink". Any other file (or one that cannot be read)
+// is left to the Spark replay, which reports its own errors.
+func IsTraceFile(path string) bool {
+	fi, err := os.Stat(path)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > 64<<20 {
+		return false
+	}
+	data, err := os.ReadFile(path)
+	return err == nil && Engine(data) == "flink"
 }
