@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	ef "github.com/dedupsim/dedupsim/engines/flink"
 	flinksim "github.com/dedupsim/dedupsim/sim/flink"
 )
 
@@ -22,7 +21,7 @@ type flinkExplainFlags struct {
 
 func (f *flinkExplainFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringArrayVar(&f.options, "option", nil, "Flink SQL only: a Flink option key=value (repeatable), e.g. --option 'table.exec.state.ttl=60 s'")
-	cmd.Flags().StringVar(&f.version, "flink-version", ef.Newest().String(), "Flink SQL only: the Flink version (2.0, 2.1, 2.2, 2.3)")
+	cmd.Flags().StringVar(&f.version, "flink-version", flinksim.NewestVersion().String(), "Flink SQL only: the Flink version (2.0, 2.1, 2.2, 2.3)")
 	cmd.Flags().StringVar(&f.procTime, "proctime", flinksim.DefaultTimeAttributes.ProcTime, "Flink SQL only: the PROCTIME() column")
 	cmd.Flags().StringVar(&f.rowTime, "rowtime", flinksim.DefaultTimeAttributes.RowTime, "Flink SQL only: the event-time column with a WATERMARK")
 	cmd.Flags().BoolVar(&f.updateBefore, "update-before", false, "Flink SQL only: the sink needs -U rows (a retract sink)")
@@ -30,7 +29,7 @@ func (f *flinkExplainFlags) register(cmd *cobra.Command) {
 
 // explainFlink explains a Flink SQL query (docs/flink.md).
 func explainFlink(stdout io.Writer, query string, f *flinkExplainFlags) error {
-	v, err := ef.ParseVersion(f.version)
+	v, err := flinksim.ParseVersion(f.version)
 	if err != nil {
 		return fmt.Errorf("--flink-version: %w", err)
 	}
