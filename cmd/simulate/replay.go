@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	flinksim "github.com/dedupsim/dedupsim/sim/flink"
 	"github.com/dedupsim/dedupsim/sim/replay"
 )
 
@@ -30,11 +31,19 @@ rejects, a key column no row has, a non-timestamp event time,
 dropDuplicatesWithinWatermark without a watermark), or a query Spark fails
 while it runs (a second withWatermark, once the watermark is not 0), is
 rejected with one line on stderr and nothing on stdout. FILE must be a
-regular file of at most 64 MiB: a FIFO or a device is refused.`,
+regular file of at most 64 MiB: a FIFO or a device is refused.
+
+A trace with "engine": "flink" is a Flink trace (docs/flink.md): it runs
+through dedupsim's model of Flink's deduplicate functions and prints, per
+step, the changelog rows emitted and the logical and physical state.`,
 		Example: `  simulate replay sim/replay/testdata/conformance/own-seed-within-watermark-drops-second-copy.json
-  simulate replay sim/replay/testdata/conformance/own-seed-pair-keyed-dropduplicates-keeps-both-copies.json`,
+  simulate replay sim/replay/testdata/conformance/own-seed-pair-keyed-dropduplicates-keeps-both-copies.json
+  simulate replay sim/flink/testdata/own-proctime-keep-first-ttl-from-first-copy.json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if flinksim.IsTraceFile(args[0]) { // "engine": "flink": docs/flink.md
+				return replayFlink(stdout, args[0])
+			}
 			t, err := replay.LoadFile(args[0])
 			if err != nil {
 				return err

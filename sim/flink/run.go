@@ -1,0 +1,82 @@
+package flink
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	ef "github.com/dedupsim/dedupsim/engines/flink"
+)
+
+// Line is what one step of a trace did: the rows the operator emitted and
+// the state it holds afterwards.
+type Line struct {
+	Step    int       `json:"step"`
+	Emitted []Emitted `json:"emitted"`
+	// LogicalState counts the entries a read would see (not expired);
+	// PhysicalState adds expired entries no read has removed. Flink's heap
+	// backend (numKeyedStateEntries) lies between the two: its incremental
+	// cleanup removes some expired entries earlier.
+	LogicalState  int `json:"logicalState"`
+	PhysicalState int `json:"physicalState"`
+	// NumLateRecordsDropped is the insert-only rowtime keep-first's
+	// counter (Flink 2.1+); absent for the other functions.
+	NumLateRecordsDropped *int64 `json:"numLateRecordsDropped,omitempty"`
+}
+
+// Emitted is one changelog row: its kind (+I, -U, +U, -D) and values.
+type Emitted struct {
+	Kind string          `json:"kind"`
+	Row  json.RawMessage `json:"row"`
+}
+
+// Run replays t through the model of engines/flink and returns one line
+// per step.
+func Run(t *Trace) ([]Line, error) {
+	op, err := ef.New(t.Config())
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]json.RawMessage, 0, len(t.Steps))
+	var out []ef.Change
+	lines := make([]Line, 0, len(t.Steps))
+	for i, st := range t.Steps {
+		out = out[:0]
+		switch st.Kind {
+		case StepElement:
+			r := st.Row
+			r.ID = len(rows)
+			rows = append(rows, st.Raw)
+			out = op.Process(r, out)
+		case StepProcessingTime:
+			// The dedup functions register no processing-time timers.
+		case StepTTLTime:
+			op.SetTTLTime(st.Time)
+		case StepWatermark:
+			out = op.Watermark(st.Time, out)
+		case StepEndOfInput:
+			out = op.EndOfInput(out)
+		}
+		l := Line{Step: i, Emitted: make([]Emitted, 0, len(out)), LogicalState: op.LogicalEntries(), PhysicalState: op.PhysicalEntries()}
+		for _, c := range out {
+			l.Emitted = append(l.Emitted, Emitted{Kind: c.Kind.String(), Row: rows[c.Row.ID]})
+		}
+		if op.Function() == ef.RowTimeKeepFirstInsertOnly {
+			n := op.LateDropped()
+			l.NumLateRecordsDropped = &n
+		}
+		lines = append(lines, l)
+	}
+	return lines, nil
+}
+
+// WriteLines writes lines as JSON Lines.
+func WriteLines(w io.Writer, lines []Line) error {
+	enc := json.NewEncoder(w)
+	for _, l := range lines {
+		if err := enc.Encode(l); err != nil {
+			return fmt.Errorf("writing step %d: %w", l.Step, err)
+		}
+	}
+	return nil
+}
