@@ -1,0 +1,71 @@
+package beam
+
+import (
+	"encoding/json"
+	"io"
+
+	"github.com/dedupsim/dedupsim/engines"
+	"github.com/dedupsim/dedupsim/engines/beam"
+)
+
+// Line is what one step did: the elements Deduplicate output, the times
+// after the step (Watermark is null before the first advance), and the
+// seen keys with the time their expiry timer is set for.
+type Line struct {
+	Step           int         `json:"step"`
+	Watermark      *int64      `json:"watermark"`
+	ProcessingTime int64       `json:"processingTime"`
+	Emitted        []Element   `json:"emitted"`
+	State          []KeyExpiry `json:"state"`
+}
+
+// KeyExpiry is a seen key and its timer.
+type KeyExpiry struct {
+	Key    string `json:"key"`
+	Expiry int64  `json:"expiry"`
+}
+
+// Run runs every step of t and returns one line per step.
+func Run(t *Trace) ([]Line, error) {
+	d, err := beam.NewDedup(t.Domain, t.Duration)
+	if err != nil {
+		return nil, err
+	}
+	lines := make([]Line, 0, len(t.Steps))
+	for i, s := range t.Steps {
+		l := Line{Step: i, Emitted: []Element{}, State: []KeyExpiry{}}
+		switch s.Kind {
+		case AddElements:
+			for _, e := range s.Elements {
+				if d.Process(e.Key, e.Timestamp) == engines.Emitted {
+					l.Emitted = append(l.Emitted, e)
+				}
+			}
+		case AdvanceWatermark:
+			d.AdvanceWatermark(s.At)
+		case AdvanceProcessingTime:
+			d.AdvanceProcessingTime(s.By)
+		}
+		if wm := d.Watermark(); wm != beam.MinTimestamp {
+			l.Watermark = &wm
+		}
+		l.ProcessingTime = d.ProcessingTime()
+		for _, k := range d.Keys() {
+			l.State = append(l.State, KeyExpiry{Key: k.Key, Expiry: k.Expiry})
+		}
+		lines = append(lines, l)
+	}
+	return lines, nil
+}
+
+// WriteLines writes lines as JSON Lines.
+func WriteLines(w io.Writer, lines []Line) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	for i := range lines {
+		if err := enc.Encode(&lines[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
