@@ -30,11 +30,18 @@ rejects, a key column no row has, a non-timestamp event time,
 dropDuplicatesWithinWatermark without a watermark), or a query Spark fails
 while it runs (a second withWatermark, once the watermark is not 0), is
 rejected with one line on stderr and nothing on stdout. FILE must be a
-regular file of at most 64 MiB: a FIFO or a device is refused.`,
+regular file of at most 64 MiB: a FIFO or a device is refused.
+
+A trace with "engine": "kafka-streams" or "beam" runs through that engine's
+model instead and prints one JSON line per step (docs/kafka-streams.md,
+docs/beam.md).`,
 		Example: `  simulate replay sim/replay/testdata/conformance/own-seed-within-watermark-drops-second-copy.json
   simulate replay sim/replay/testdata/conformance/own-seed-pair-keyed-dropduplicates-keeps-both-copies.json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if done, err := replayOtherEngine(args[0], stdout); done || err != nil {
+				return err // A Kafka Streams or Beam trace.
+			}
 			t, err := replay.LoadFile(args[0])
 			if err != nil {
 				return err

@@ -4,18 +4,22 @@
 //
 // Per key, DeduplicateFn keeps a ValueState "seen" and one expiry timer in
 // the chosen time domain. The first element of a key (seen unset) sets the
-// timer to its own timestamp + d (event time) or the current processing
-// time + d (processing time), marks the key seen and is output; every
-// later element of the key is dropped while seen is set and does not move
-// the timer. When the timer fires it clears seen, so the next copy is
+// timer with offset(d).setRelative(), marks the key seen and is output;
+// every later element of the key is dropped while seen is set and does not
+// move the timer. When the timer fires it clears seen, so the next copy is
 // output again: in the global window nothing is ever late.
 //
-// Firing (the runner-dependent boundary; this is the DirectRunner's, as
-// measured by oracles/beam): an event-time timer at T fires once the input
-// watermark reaches EventTimerFiresAt(T) ; a processing-time timer at T
-// fires once processing time reaches T. Timers fire between input steps,
-// never within one (the DirectRunner delivers a TestStream's events one at
-// a time and fires timers when time advances). Times are milliseconds.
+// What setRelative means is the Java runner's (runners-core
+// SimpleDoFnRunner.TimerInternalsTimer.getCurrentTime): in event time the
+// timer is set to the transform's current input watermark + d, not to the
+// element's timestamp + d (Python's DeduplicatePerKey uses the timestamp);
+// in processing time to the current processing time + d. Before the first
+// watermark advance the input watermark is Beam's minimum timestamp, so
+// those timers fire at the first advance. On the DirectRunner a timer set
+// for T fires once its domain's time is past T (strictly), between two
+// TestStream events. Both facts were measured by oracles/beam (cases
+// own-event-time-timer-from-the-watermark, own-event-time-timer-boundary,
+// own-processing-time-timer-boundary). Times are milliseconds.
 package beam
 
 import (
@@ -69,16 +73,24 @@ func NewDedup(domain TimeDomain, duration int64) (*Dedup, error) {
 	return &Dedup{domain: domain, duration: duration, expiry: map[string]int64{}, watermark: MinTimestamp}, nil
 }
 
-// Process runs one element of key with event timestamp ts.
-func (d *Dedup) Process(key string, ts int64) engines.Outcome {
+// Process runs one element of key. Its event timestamp plays no part: in
+// event time the timer follows the input watermark (see the package
+// comment).
+//
+// Worked example (event time, d = 10 s): the watermark is at 5 s when
+// x@1s arrives: output, timer at 15 s. The watermark moves to 12 s, x@1s
+// again: dropped (with the timestamp's rule, 1 + 10 = 11 s, it would have
+// been output). The watermark moves to 15 s: nothing fires; to 15.001 s:
+// x is cleared.
+func (d *Dedup) Process(key string) engines.Outcome {
 	if _, seen := d.expiry[key]; seen {
 		return engines.DroppedDuplicate
 	}
-	base := d.processingTime
+	now := d.processingTime
 	if d.domain == EventTime {
-		base = ts
+		now = d.watermark
 	}
-	d.expiry[key] = base + d.duration
+	d.expiry[key] = now + d.duration
 	return engines.Emitted
 }
 
@@ -106,7 +118,7 @@ func (d *Dedup) AdvanceProcessingTime(delta int64) int {
 func (d *Dedup) fire(now int64) int {
 	n := 0
 	for key, at := range d.expiry {
-		if fires(d.domain, at, now) {
+		if fires(at, now) {
 			delete(d.expiry, key)
 			n++
 		}
@@ -115,13 +127,8 @@ func (d *Dedup) fire(now int64) int {
 }
 
 // fires reports whether a timer set for at has fired once the domain's
-// time is now.
-func fires(domain TimeDomain, at, now int64) bool {
-	if domain == EventTime {
-		return now > at
-	}
-	return now >= at
-}
+// time is now: strictly past it, in both domains, on the DirectRunner.
+func fires(at, now int64) bool { return now > at }
 
 // Watermark returns the input watermark.
 func (d *Dedup) Watermark() int64 { return d.watermark }
