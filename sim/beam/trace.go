@@ -26,7 +26,9 @@ type Trace struct {
 	Name     string
 	Domain   beam.TimeDomain
 	Duration int64
-	Steps    []Step
+	// Window is the fixed windows' size in ms, 0 for the global window.
+	Window int64
+	Steps  []Step
 }
 
 // StepKind says what a step does.
@@ -62,7 +64,7 @@ type rawTrace struct {
 	Source     string            `json:"source"`
 	TimeDomain *string           `json:"timeDomain"`
 	Duration   json.RawMessage   `json:"duration"`
-	Window     *string           `json:"window"`
+	Window     json.RawMessage   `json:"window"`
 	Steps      []json.RawMessage `json:"steps"`
 }
 
@@ -155,15 +157,19 @@ func Load(data []byte) (*Trace, error) {
 		}
 		t.Duration = d
 	}
-	if rt.Window != nil && *rt.Window != "global" {
-		return nil, fmt.Errorf("window: %s, want \"global\" (the only window modelled so far)", fileio.Quote(*rt.Window))
+	if rt.Window != nil {
+		w, err := parseWindow(rt.Window)
+		if err != nil {
+			return nil, fmt.Errorf("window: %v", err)
+		}
+		t.Window = w
 	}
 	if rt.Steps == nil {
 		return nil, errors.New("steps: missing")
 	}
 	watermark := beam.MinTimestamp
 	for i, raw := range rt.Steps {
-		s, err := parseStep(raw, watermark)
+		s, err := parseStep(raw, watermark, t.Window)
 		if err != nil {
 			return nil, fmt.Errorf("steps[%d]: %v", i, err)
 		}
@@ -175,7 +181,33 @@ func Load(data []byte) (*Trace, error) {
 	return t, nil
 }
 
-func parseStep(raw json.RawMessage, watermark int64) (Step, error) {
+// parseWindow parses "global" or {"fixed": DURATION} into a fixed window
+// size (0 for the global window).
+func parseWindow(raw json.RawMessage) (int64, error) {
+	var name string
+	if json.Unmarshal(raw, &name) == nil {
+		if name == "global" {
+			return 0, nil
+		}
+		return 0, fmt.Errorf("%s, want \"global\" or {\"fixed\": DURATION}", fileio.Quote(name))
+	}
+	var fixed struct {
+		Fixed json.RawMessage `json:"fixed"`
+	}
+	if err := decodeStrict(raw, &fixed); err != nil || fixed.Fixed == nil {
+		return 0, errors.New("want \"global\" or {\"fixed\": DURATION}")
+	}
+	size, err := millis(fixed.Fixed)
+	if err != nil {
+		return 0, fmt.Errorf("fixed: %v", err)
+	}
+	if size < 1 {
+		return 0, errors.New("fixed: the window size must be at least 1 ms")
+	}
+	return size, nil
+}
+
+func parseStep(raw json.RawMessage, watermark, window int64) (Step, error) {
 	var rs rawStep
 	if err := decodeStrict(raw, &rs); err != nil {
 		return Step{}, fmt.Errorf("want {\"elements\": [...]}, {\"advanceWatermark\": MS} or {\"advanceProcessingTime\": DURATION}: %v", err)
@@ -210,7 +242,11 @@ func parseStep(raw json.RawMessage, watermark int64) (Step, error) {
 		return Step{Kind: AdvanceProcessingTime, By: by}, nil
 	}
 	s := Step{Kind: AddElements}
-	keys := map[string]bool{}
+	type keyWindow struct {
+		key   string
+		start int64
+	}
+	keys := map[keyWindow]bool{}
 	for j, re := range *rs.Elements {
 		var e rawElement
 		if err := decodeStrict(re, &e); err != nil {
@@ -226,10 +262,14 @@ func parseStep(raw json.RawMessage, watermark int64) (Step, error) {
 		if !ok {
 			return Step{}, fmt.Errorf("elements[%d].timestamp: %v, want a whole number of milliseconds >= 0", j, *e.Timestamp)
 		}
-		if keys[*e.Key] {
-			return Step{}, fmt.Errorf("elements[%d].key: %s is already in this step: put each copy of a key in its own step (the DirectRunner does not promise their order)", j, fileio.Quote(*e.Key))
+		kw := keyWindow{key: *e.Key}
+		if window > 0 {
+			kw.start = ts - ts%window
 		}
-		keys[*e.Key] = true
+		if keys[kw] {
+			return Step{}, fmt.Errorf("elements[%d].key: %s is already in this step (and window): put each copy of a key in its own step (the DirectRunner does not promise their order)", j, fileio.Quote(*e.Key))
+		}
+		keys[kw] = true
 		el := Element{Key: *e.Key, Timestamp: ts}
 		if e.Value != nil {
 			el.Value = *e.Value

@@ -14,6 +14,10 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import org.apache.beam.runners.direct.DirectOptions;
 import org.apache.beam.runners.direct.DirectRunner;
 import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.PipelineResult;
+import org.apache.beam.sdk.metrics.MetricQueryResults;
+import org.apache.beam.sdk.metrics.MetricResult;
+import org.apache.beam.sdk.metrics.MetricsFilter;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
@@ -22,6 +26,9 @@ import org.apache.beam.sdk.testing.TestStream;
 import org.apache.beam.sdk.transforms.Deduplicate;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.windowing.FixedWindows;
+import org.apache.beam.sdk.transforms.windowing.Window;
+import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.TimestampedValue;
 import org.joda.time.Duration;
@@ -31,8 +38,11 @@ import org.joda.time.Instant;
  * Runs dedupsim's Beam replay cases through Deduplicate.keyedValues() on the
  * Java DirectRunner, fed by a TestStream built from the case's steps
  * (elements, advanceWatermarkTo, advanceProcessingTime, then the watermark
- * to infinity), and compares the elements Deduplicate outputs (key, value,
- * timestamp, as a multiset) with those of the case's expected file.
+ * to infinity), in the global window or fixed windows, and compares the
+ * elements Deduplicate outputs (key, value, timestamp, as a multiset) and,
+ * in fixed windows, the late-drop counter (DroppedDueToLateness of the
+ * DirectRunner's GroupAlsoByWindow stage, or StatefulParDoDropped) with the case's
+ * expected file.
  * Arguments: case files (NAME.json beside NAME.expected.jsonl). Exits 1 on
  * any difference or a case it cannot run.
  */
@@ -118,11 +128,13 @@ public final class Main {
     JsonNode trace = JSON.readTree(path.toFile());
     String base = path.toString().replaceAll("\\.json$", "");
     List<String> want = new ArrayList<>();
+    JsonNode last = null;
     for (String line : Files.readAllLines(Path.of(base + ".expected.jsonl"))) {
       if (line.isBlank()) {
         continue;
       }
-      for (JsonNode e : JSON.readTree(line).get("emitted")) {
+      last = JSON.readTree(line);
+      for (JsonNode e : last.get("emitted")) {
         want.add(render(e.get("key").asText(), e.get("value").asText(), e.get("timestamp").asLong()));
       }
     }
@@ -158,10 +170,20 @@ public final class Main {
     Pipeline p = Pipeline.create(options);
     String id = path.toString();
     OUTPUT.remove(id);
-    p.apply(stream)
+    PCollection<KV<String, String>> input = p.apply(stream);
+    JsonNode window = trace.get("window");
+    boolean fixed = window != null && window.isObject();
+    if (fixed) {
+      input = input.apply(Window.<KV<String, String>>into(
+          FixedWindows.of(Duration.millis(millis(window.get("fixed"), "window.fixed")))));
+    } else if (window != null && !window.asText().equals("global")) {
+      throw new IllegalArgumentException("window: " + window);
+    }
+    input
         .apply(Deduplicate.<String, String>keyedValues().withTimeDomain(domain).withDuration(duration))
         .apply(ParDo.of(new Collect(id)));
-    p.run().waitUntilFinish();
+    PipelineResult result = p.run();
+    result.waitUntilFinish();
 
     List<String> got = new ArrayList<>(OUTPUT.getOrDefault(id, new ConcurrentLinkedQueue<>()));
     Collections.sort(got);
@@ -169,6 +191,22 @@ public final class Main {
     List<String> diffs = new ArrayList<>();
     if (!got.equals(want)) {
       diffs.add("emitted: expected " + want + ", Beam DirectRunner " + got);
+    }
+    if (fixed) {
+      long dropped = 0;
+      List<String> counters = new ArrayList<>();
+      MetricQueryResults m = result.metrics().queryMetrics(MetricsFilter.builder().build());
+      for (MetricResult<Long> c : m.getCounters()) {
+        counters.add(c.getName() + "=" + c.getAttempted());
+        String name = c.getName().getName();
+        if (name.equals("StatefulParDoDropped") || name.equals("DroppedDueToLateness")) {
+          dropped += c.getAttempted();
+        }
+      }
+      long expected = last == null ? 0 : last.path("droppedLate").asLong();
+      if (dropped != expected) {
+        diffs.add("droppedLate: expected " + expected + ", Beam DirectRunner " + dropped + " (counters: " + counters + ")");
+      }
     }
     return diffs;
   }
