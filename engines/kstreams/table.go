@@ -20,17 +20,28 @@ type TableRow struct {
 //
 // Worked example: a="x"@10 is stored and forwarded; a="x"@20 replaces it
 // and is forwarded; a="x"@5 replaces it too (the row goes back in time).
+//
+// With Reduce, the table is groupByKey().reduce((old, new) -> new)
+// (KStreamReduce): the same, except that the row and the forwarded record
+// take the larger of the old row's and the record's timestamps, so a="x"@5
+// after a="x"@20 is forwarded as a="x"@20.
 type Table struct {
-	rows map[string]TableRow
+	rows   map[string]TableRow
+	reduce bool
 }
 
-// NewTable returns an empty table.
-func NewTable() *Table { return &Table{rows: map[string]TableRow{}} }
+// NewTable returns an empty table: toTable, or reduce if reduce is set.
+func NewTable(reduce bool) *Table { return &Table{rows: map[string]TableRow{}, reduce: reduce} }
 
-// Process upserts one record and reports whether it was forwarded: always.
-func (t *Table) Process(key, value string, ts int64) bool {
-	t.rows[key] = TableRow{Key: key, Value: value, Timestamp: ts}
-	return true
+// Process upserts one record and returns the record forwarded downstream
+// (every record is forwarded).
+func (t *Table) Process(key, value string, ts int64) TableRow {
+	if old, ok := t.rows[key]; ok && t.reduce {
+		ts = max(ts, old.Timestamp)
+	}
+	row := TableRow{Key: key, Value: value, Timestamp: ts}
+	t.rows[key] = row
+	return row
 }
 
 // Rows returns the table's rows sorted by key.

@@ -60,6 +60,8 @@ func TestLoadErrors(t *testing.T) {
 		{`{"engine": "kafka-streams", "window": 0, "steps": []}`, "window: must be at least 1 ms"},
 		{`{"engine": "kafka-streams", "mode": "keep-last", "window": "1 minute", "steps": []}`, "window, time: keep-last"},
 		{`{"engine": "kafka-streams", "mode": "latest", "steps": []}`, `mode: "latest"`},
+		{`{"engine": "kafka-streams", "mode": "keep-last", "form": "aggregate", "steps": []}`, `form: "aggregate"`},
+		{`{"engine": "kafka-streams", "window": "1 minute", "form": "reduce", "steps": []}`, "form: only keep-last"},
 		{`{"engine": "kafka-streams", "window": "1 minute", "steps": [{"records": [{"key": "a", "timestamp": -1}]}]}`, "steps[0]: records[0].timestamp: -1"},
 		{`{"engine": "kafka-streams", "window": "1 minute", "steps": [{"records": [{"timestamp": 1}]}]}`, "steps[0]: records[0].key: missing"},
 		{`{"engine": "kafka-streams", "window": "1 minute", "steps": [{}]}`, "steps[0]: want exactly one of"},

@@ -72,16 +72,15 @@ func Run(t *Trace) ([]Line, error) {
 }
 
 func runTable(t *Trace) []Line {
-	tb := kstreams.NewTable()
+	tb := kstreams.NewTable(t.Reduce)
 	streamTime := int64(-1)
 	lines := make([]Line, 0, len(t.Steps))
 	for i, s := range t.Steps {
 		l := Line{Step: i, Output: []Record{}}
 		for _, r := range s.Records {
 			streamTime = max(streamTime, r.Timestamp)
-			if tb.Process(r.Key, r.Value, r.Timestamp) {
-				l.Output = append(l.Output, r)
-			}
+			f := tb.Process(r.Key, r.Value, r.Timestamp)
+			l.Output = append(l.Output, Record{Key: f.Key, Value: f.Value, Timestamp: f.Timestamp})
 		}
 		l.StreamTime = streamTime
 		table := []Record{}

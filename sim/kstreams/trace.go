@@ -28,7 +28,8 @@ type Mode uint8
 const (
 	// KeepFirst is the window-store dedup processor.
 	KeepFirst Mode = iota
-	// KeepLast is stream.toTable(Materialized.as(...)).
+	// KeepLast is stream.toTable(Materialized.as(...)), or with Reduce
+	// groupByKey().reduce((old, new) -> new).
 	KeepLast
 )
 
@@ -39,6 +40,8 @@ type Trace struct {
 	// Window is W in ms (KeepFirst only).
 	Window int64
 	Time   kstreams.TimeBase
+	// Reduce selects groupByKey().reduce for KeepLast.
+	Reduce bool
 	Steps  []Step
 }
 
@@ -65,6 +68,7 @@ type rawTrace struct {
 	Mode   *string           `json:"mode"`
 	Window json.RawMessage   `json:"window"`
 	Time   *string           `json:"time"`
+	Form   *string           `json:"form"`
 	Steps  []json.RawMessage `json:"steps"`
 }
 
@@ -144,7 +148,19 @@ func Load(data []byte) (*Trace, error) {
 		if rt.Window != nil || rt.Time != nil {
 			return nil, errors.New("window, time: keep-last (toTable) keeps every key forever and takes neither")
 		}
+		if rt.Form != nil {
+			switch *rt.Form {
+			case "toTable":
+			case "reduce":
+				t.Reduce = true
+			default:
+				return nil, fmt.Errorf("form: %s, want \"toTable\" (stream.toTable) or \"reduce\" (groupByKey().reduce)", fileio.Quote(*rt.Form))
+			}
+		}
 	} else {
+		if rt.Form != nil {
+			return nil, errors.New("form: only keep-last takes a form (toTable or reduce)")
+		}
 		if rt.Window == nil {
 			return nil, errors.New("window: missing: the window store's retention and window size W, e.g. \"2 minutes\"")
 		}

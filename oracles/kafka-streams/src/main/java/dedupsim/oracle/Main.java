@@ -150,7 +150,14 @@ public final class Main {
     }
     boolean keepLast = trace.path("mode").asText("keep-first").equals("keep-last");
     StreamsBuilder builder = new StreamsBuilder();
-    if (keepLast) {
+    if (keepLast && trace.path("form").asText("toTable").equals("reduce")) {
+      builder.stream(IN, Consumed.with(Serdes.String(), Serdes.String()))
+          .groupByKey()
+          .reduce((older, newer) -> newer, Materialized.<String, String, KeyValueStore<Bytes, byte[]>>as(TABLE)
+              .withKeySerde(Serdes.String()).withValueSerde(Serdes.String()))
+          .toStream()
+          .to(OUT, Produced.with(Serdes.String(), Serdes.String()));
+    } else if (keepLast) {
       builder.stream(IN, Consumed.with(Serdes.String(), Serdes.String()))
           .toTable(Materialized.<String, String, KeyValueStore<Bytes, byte[]>>as(TABLE)
               .withKeySerde(Serdes.String()).withValueSerde(Serdes.String()))
