@@ -37,10 +37,16 @@ than 0; the message says so).
 
 Columns: by default the query's own column names are assumed to exist and the
 withWatermark column is a timestamp; --generated plans against the columns of
-dedupsim's generated rows; --columns lists them yourself.`,
+dedupsim's generated rows; --columns lists them yourself.
+
+A JSON object with "engine": "kafka-streams" or "beam" and the query fields
+of that engine's traces (docs/kafka-streams.md, docs/beam.md) is explained
+in that engine's terms instead.`,
 		Example: `  simulate explain 'events.withWatermark("event_time", "20 minutes").dropDuplicatesWithinWatermark(["event_id"])'
   simulate explain 'dropDuplicates(["event_id"])'
-  simulate explain --columns id,ts:timestamp,payload 'withWatermark("ts", "1 hour").dropDuplicates()'`,
+  simulate explain --columns id,ts:timestamp,payload 'withWatermark("ts", "1 hour").dropDuplicates()'
+  simulate explain '{"engine": "kafka-streams", "window": "2 minutes", "time": "stream"}'
+  simulate explain '{"engine": "beam", "timeDomain": "event", "duration": "1 minute"}'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return explain(stdout, args[0], columns, generated)
@@ -54,6 +60,9 @@ dedupsim's generated rows; --columns lists them yourself.`,
 // explain plans query against the columns the flags give and prints the
 // plan. Its errors may quote the query; main cleans them.
 func explain(stdout io.Writer, query, columns string, generated bool) error {
+	if done, err := explainOtherEngine(query, stdout); done || err != nil {
+		return err // A Kafka Streams or Beam query.
+	}
 	c, err := chain.Parse(query)
 	if err != nil {
 		return err

@@ -18,3 +18,15 @@ func replayOtherEngine(path string, stdout io.Writer) (bool, error) {
 	}
 	return false, nil
 }
+
+// explainOtherEngine explains a Kafka Streams or Beam query (a JSON object
+// naming its engine) and reports whether it did; any other query is left to
+// Spark's explain.
+func explainOtherEngine(query string, stdout io.Writer) (bool, error) {
+	for _, explain := range []func(io.Writer, string) (bool, error){kstreams.Explain, beam.Explain} {
+		if done, err := explain(stdout, query); done || err != nil {
+			return true, err
+		}
+	}
+	return false, nil
+}

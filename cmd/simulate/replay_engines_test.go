@@ -49,3 +49,21 @@ func TestReplayOtherEnginesBadTrace(t *testing.T) {
 		}
 	}
 }
+
+// TestExplainOtherEngines checks that explain takes a Kafka Streams or Beam
+// query object, and that a bad one is one line on stderr.
+func TestExplainOtherEngines(t *testing.T) {
+	for _, q := range []string{
+		`{"engine": "kafka-streams", "window": "2 minutes", "time": "stream"}`,
+		`{"engine": "beam", "timeDomain": "event", "duration": "1 minute"}`,
+	} {
+		code, out, errs := simulate(t, "explain", q)
+		if code != 0 || errs != "" || !strings.Contains(out, "horizon:") {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q", q, code, out, errs)
+		}
+	}
+	code, out, errs := simulate(t, "explain", `{"engine": "beam", "timeDomain": "wall"}`)
+	if code == 0 || out != "" || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.Contains(errs, `timeDomain: "wall"`) {
+		t.Errorf("bad query: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}

@@ -173,6 +173,9 @@ func (d *Dedup) AdvanceProcessingTime(delta int64) int {
 // time is now: strictly past it, in both domains, on the DirectRunner.
 func fires(at, now int64) bool { return now > at }
 
+// Len returns the number of seen (key, window) pairs: the state rows.
+func (d *Dedup) Len() int { return len(d.expiry) }
+
 // Watermark returns the input watermark.
 func (d *Dedup) Watermark() int64 { return d.watermark }
 

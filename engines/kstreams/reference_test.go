@@ -106,6 +106,9 @@ func TestDedupAgainstReference(t *testing.T) {
 			if g, r := d.Store().PhysicalRows(), ref.state(false); !slices.Equal(g, r) {
 				t.Fatalf("%s: physical rows %v, reference %v", where, g, r)
 			}
+			if g, p := d.Store().Len(), d.Store().PhysicalLen(); g != len(ref.state(true)) || p != len(ref.state(false)) {
+				t.Fatalf("%s: Len %d, PhysicalLen %d, reference %d and %d", where, g, p, len(ref.state(true)), len(ref.state(false)))
+			}
 			if d.Store().DroppedRecords() != ref.dropped {
 				t.Fatalf("%s: dropped %d, reference %d", where, d.Store().DroppedRecords(), ref.dropped)
 			}

@@ -51,6 +51,9 @@ type WindowStore struct {
 	observed int64
 	// segments maps a live segment id to its rows, keyed by key.
 	segments map[int64]map[string][]int64
+	// segRows counts the rows of each live segment; physical their sum.
+	segRows  map[int64]int
+	physical int
 	// dropped counts puts into expired segments.
 	dropped int64
 }
@@ -66,6 +69,7 @@ func NewWindowStore(retention, segmentInterval int64) (*WindowStore, error) {
 		segmentInterval: segmentInterval,
 		observed:        noTimestamp,
 		segments:        map[int64]map[string][]int64{},
+		segRows:         map[int64]int{},
 	}, nil
 }
 
@@ -121,13 +125,17 @@ func (s *WindowStore) Put(key string, ts int64) bool {
 			copy(row[i+1:], row[i:])
 			row[i] = ts
 			seg[key] = row
+			s.segRows[id]++
+			s.physical++
 		}
 	} else {
 		s.dropped++
 	}
 	for sid := range s.segments {
 		if sid < minLive {
+			s.physical -= s.segRows[sid]
 			delete(s.segments, sid)
+			delete(s.segRows, sid)
 		}
 	}
 	return kept
@@ -139,6 +147,34 @@ func (s *WindowStore) ObservedStreamTime() int64 { return s.observed }
 
 // DroppedRecords returns how many puts were dropped into expired segments.
 func (s *WindowStore) DroppedRecords() int64 { return s.dropped }
+
+// PhysicalLen returns the number of rows held in live segments, visible
+// or not, without listing them.
+func (s *WindowStore) PhysicalLen() int { return s.physical }
+
+// Len returns the number of visible rows (those Rows lists). Only the
+// segments that straddle the visibility bound are scanned.
+func (s *WindowStore) Len() int {
+	from := s.minVisible()
+	n := 0
+	for id, seg := range s.segments {
+		if (id+1)*s.segmentInterval-1 < from {
+			continue
+		}
+		if id*s.segmentInterval >= from {
+			n += s.segRows[id]
+			continue
+		}
+		for _, row := range seg {
+			for _, ts := range row {
+				if ts >= from {
+					n++
+				}
+			}
+		}
+	}
+	return n
+}
 
 // Rows returns the rows that all() returns (the logical state), sorted by
 // key, then window start.

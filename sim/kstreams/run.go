@@ -60,7 +60,7 @@ func Run(t *Trace) ([]Line, error) {
 			rows = append(rows, StoreRow{Key: r.Key, Timestamp: r.Timestamp})
 		}
 		l.Store = &rows
-		phys := len(st.PhysicalRows())
+		phys := st.PhysicalLen()
 		l.PhysicalRows = &phys
 		segs := st.Segments()
 		l.Segments = &segs

@@ -123,7 +123,11 @@ func Millis(raw json.RawMessage) (int64, error) {
 
 // Load parses and validates a Kafka Streams trace. Its errors are one line
 // naming the key at fault and what it expects.
-func Load(data []byte) (*Trace, error) {
+func Load(data []byte) (*Trace, error) { return load(data, true) }
+
+// load is Load; without needSteps, a document without steps is a query
+// (explain's input) and parses to a trace with none.
+func load(data []byte, needSteps bool) (*Trace, error) {
 	var rt rawTrace
 	if err := decodeStrict(data, &rt); err != nil {
 		return nil, fmt.Errorf("not a Kafka Streams trace: %v", err)
@@ -186,6 +190,9 @@ func Load(data []byte) (*Trace, error) {
 		}
 	}
 	if rt.Steps == nil {
+		if !needSteps {
+			return t, nil
+		}
 		return nil, errors.New("steps: missing")
 	}
 	for i, raw := range rt.Steps {
