@@ -97,9 +97,9 @@ func decodeStrict(data []byte, v any) error {
 	return nil
 }
 
-// Millis parses a duration given as a number of milliseconds or as a
+// millis parses a duration given as a number of milliseconds or as a
 // string such as "2 minutes" (interval.Parse), in whole milliseconds.
-func Millis(raw json.RawMessage) (int64, error) {
+func millis(raw json.RawMessage) (int64, error) {
 	var n float64
 	if err := json.Unmarshal(raw, &n); err == nil {
 		if n != math.Trunc(n) || n < 0 || n > 1<<53 {
@@ -168,7 +168,7 @@ func load(data []byte, needSteps bool) (*Trace, error) {
 		if rt.Window == nil {
 			return nil, errors.New("window: missing: the window store's retention and window size W, e.g. \"2 minutes\"")
 		}
-		w, err := Millis(rt.Window)
+		w, err := millis(rt.Window)
 		if err != nil {
 			return nil, fmt.Errorf("window: %v", err)
 		}
@@ -214,7 +214,7 @@ func parseStep(raw json.RawMessage) (Step, error) {
 		return Step{}, errors.New("want exactly one of \"records\" and \"advanceWallClock\"")
 	}
 	if rs.AdvanceWallClock != nil {
-		d, err := Millis(rs.AdvanceWallClock)
+		d, err := millis(rs.AdvanceWallClock)
 		if err != nil {
 			return Step{}, fmt.Errorf("advanceWallClock: %v", err)
 		}
