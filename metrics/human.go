@@ -15,20 +15,23 @@ import (
 // FormatCount renders n with thousands separators, 1234567 as "1,234,567",
 // because design reviews read counts, not digit strings.
 func FormatCount(n int64) string {
-	if n < 0 {
-		return "-" + FormatCount(-n)
-	}
 	s := strconv.FormatInt(n, 10)
-	if len(s) <= 3 {
-		return s
-	}
 	var b strings.Builder
+	if n < 0 {
+		// The sign is cut from the digits, not negated away: -n overflows
+		// for math.MinInt64.
+		b.WriteByte('-')
+		s = s[1:]
+	}
+	if len(s) <= 3 {
+		return b.String() + s
+	}
 	head := len(s) % 3
 	if head > 0 {
 		b.WriteString(s[:head])
 	}
 	for i := head; i < len(s); i += 3 {
-		if b.Len() > 0 {
+		if i > 0 {
 			b.WriteByte(',')
 		}
 		b.WriteString(s[i : i+3])

@@ -1,6 +1,9 @@
 package metrics
 
-import "testing"
+import (
+	"math"
+	"testing"
+)
 
 func TestHumanFormats(t *testing.T) {
 	cases := []struct{ got, want string }{
@@ -22,6 +25,27 @@ func TestHumanFormats(t *testing.T) {
 	for i, c := range cases {
 		if c.got != c.want {
 			t.Errorf("case %d: got %q, want %q", i, c.got, c.want)
+		}
+	}
+}
+
+// TestFormatCountExtremes covers the ends of int64: -n overflows for
+// math.MinInt64, so a sign taken by negating recursed forever.
+func TestFormatCountExtremes(t *testing.T) {
+	cases := []struct {
+		n    int64
+		want string
+	}{
+		{math.MinInt64, "-9,223,372,036,854,775,808"},
+		{math.MaxInt64, "9,223,372,036,854,775,807"},
+		{-999, "-999"},
+		{-1000, "-1,000"},
+		{-100000, "-100,000"},
+		{100000, "100,000"},
+	}
+	for _, c := range cases {
+		if got := FormatCount(c.n); got != c.want {
+			t.Errorf("FormatCount(%d) = %q, want %q", c.n, got, c.want)
 		}
 	}
 }

@@ -434,7 +434,7 @@ func (t byteTicks) Ticks(lo, hi float64) []plot.Tick {
 			unit, name = u.v, u.name
 		}
 	}
-	ticks := humanTicks{n: t.n}.Ticks(lo/unit, hi/unit)
+	ticks := humanTicks(t).Ticks(lo/unit, hi/unit)
 	for i := range ticks {
 		ticks[i].Value *= unit
 		if ticks[i].Label != "" {

@@ -17,11 +17,6 @@ import (
 // chart, in every report. Several queries of one flavour share its colour
 // and dash and differ in shade and width, in the order they first appear.
 
-// flavours lists the flavours in legend order.
-func flavours() []string {
-	return []string{metrics.FlavourWithin, metrics.FlavourPairKeyed, metrics.FlavourUnbounded, metrics.FlavourOther}
-}
-
 // flavourColor is the colour of a flavour, from the Okabe-Ito palette
 // (distinguishable with the common colour-vision deficiencies).
 func flavourColor(f string) color.RGBA {

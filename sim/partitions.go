@@ -97,7 +97,8 @@ type opPartitions struct {
 // over partitions stores, opened by stores, as Spark splits it over
 // spark.sql.shuffle.partitions (see PartitionStats). partitions must be
 // from 1 to MaxPartitions. Rows must be generated rows or implement
-// KeyHasher; other rows fail the batch.
+// KeyHasher; other rows fail the batch. The partitions also order a
+// chain's rows between its dedup operators (SetShufflePartitions).
 func NewPartitionedQuery(plan chain.Plan, partitions int, stores PartitionStoreFactory, state State) (*Query, error) {
 	if partitions < 1 || partitions > MaxPartitions {
 		return nil, fmt.Errorf("partitions %d: want 1 to %d", partitions, MaxPartitions)
@@ -138,6 +139,7 @@ func NewPartitionedQuery(plan chain.Plan, partitions int, stores PartitionStoreF
 		}
 	}
 	q.partitions = partitions
+	q.shuffle = partitions
 	return q, nil
 }
 

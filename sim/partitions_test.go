@@ -115,7 +115,7 @@ func TestPartitionsAreSparks(t *testing.T) {
 		b := &generators.Batch{IDs: generators.UUIDIDs, Rows: []generators.Row{r}}
 		h := partition.Long(partition.Seed, r.CustomerID)
 		h = partition.Timestamp(h, r.IngestTime)
-		h = partition.Long(h, r.Attempt)
+		h = partition.Int(h, int32(r.Attempt))
 		h = partition.Long(h, r.Payload)
 		if _, err := q.RunBatch(b, BatchMeta{}); err != nil {
 			t.Fatal(err)
@@ -125,6 +125,84 @@ func TestPartitionsAreSparks(t *testing.T) {
 			t.Errorf("keys per partition %v, want %v", got, want)
 		}
 	})
+}
+
+// TestAttemptIsIntegerType places keys holding attempt, an IntegerType
+// column (Spark hashes it with hashInt), where real Spark does. The
+// partitions were computed by pyspark 3.5.9 and 4.3.0 (local[2], session
+// time zone UTC) on a DataFrame with attempt IntegerType, event_id
+// StringType, customer_id and payload LongType, event_time and
+// ingest_time TimestampType:
+//
+//	pmod(hash(attempt), 200)                       0->191 1->43 2->174 3->51 7->107 -1->13
+//	pmod(hash(attempt), 7)                         0->1 1->2 2->5 3->4 7->2 -1->3
+//	pmod(hash(event_id, attempt), 200)             rows A, B below: 198, 190
+//	pmod(hash(event_id, customer_id, event_time,
+//	          ingest_time, attempt, payload), 200) rows A, B below: 8, 114
+//
+// Rows A and B: event_id "3f2504e0-4f89-11d3-9a0c-0305e82c3301",
+// customer_id 42, event_time 2024-01-01T00:00:00Z, payload 1234567; A has
+// ingest_time +3 s and attempt 0, B +9 s and attempt 2. A LongType hash
+// of attempt 0 would put it in partition 5.
+func TestAttemptIsIntegerType(t *testing.T) {
+	row := func(ingestS int64, attempt int64) generators.Row {
+		r := generators.Row{CustomerID: 42, EventTime: 1_704_067_200_000_000, IngestTime: 1_704_067_200_000_000 + ingestS*1_000_000, Attempt: attempt, Payload: 1234567}
+		copy(r.EventID[:], "3f2504e0-4f89-11d3-9a0c-0305e82c3301")
+		return r
+	}
+	attempts := func() *generators.Batch {
+		b := &generators.Batch{IDs: generators.UUIDIDs}
+		for _, a := range []int64{0, 1, 2, 3, 7, -1} {
+			b.Rows = append(b.Rows, generators.Row{Attempt: a})
+		}
+		return b
+	}
+	ab := func() *generators.Batch {
+		return &generators.Batch{IDs: generators.UUIDIDs, Rows: []generators.Row{row(3, 0), row(9, 2)}}
+	}
+	for _, tc := range []struct {
+		query string
+		n     int
+		rows  *generators.Batch
+		want  map[int]int64
+	}{
+		{`dropDuplicates(["attempt"])`, 200, attempts(), map[int]int64{191: 1, 43: 1, 174: 1, 51: 1, 107: 1, 13: 1}},
+		{`dropDuplicates(["attempt"])`, 7, attempts(), map[int]int64{1: 1, 2: 2, 5: 1, 4: 1, 3: 1}},
+		{`dropDuplicates(["event_id", "attempt"])`, 200, ab(), map[int]int64{198: 1, 190: 1}},
+		{`dropDuplicates()`, 200, ab(), map[int]int64{8: 1, 114: 1}},
+	} {
+		q := partitionedQuery(t, tc.query, tc.n)
+		if _, err := q.RunBatch(tc.rows, BatchMeta{}); err != nil {
+			t.Fatal(err)
+		}
+		if got := holding(q.PartitionStats(0)); fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("%s on %d partitions: keys per partition %v, Spark places them %v", tc.query, tc.n, got, tc.want)
+		}
+		for i := range tc.rows.Rows {
+			r := &tc.rows.Rows[i]
+			cols := q.plan.Nodes[0].KeyColumns
+			var vals []any
+			for _, c := range cols {
+				switch c {
+				case generators.ColEventID:
+					vals = append(vals, string(r.EventID[:]))
+				case generators.ColCustomerID:
+					vals = append(vals, r.CustomerID)
+				case generators.ColEventTime:
+					vals = append(vals, r.EventTime)
+				case generators.ColIngestTime:
+					vals = append(vals, r.IngestTime)
+				case generators.ColAttempt:
+					vals = append(vals, r.Attempt)
+				case generators.ColPayload:
+					vals = append(vals, r.Payload)
+				}
+			}
+			if g, w := HashDecoded(cols, vals), HashGenerated(r, tc.rows.IDs, cols); g != w {
+				t.Errorf("%s: HashDecoded %d, HashGenerated %d", tc.query, g, w)
+			}
+		}
+	}
 }
 
 // TestPartitionedQueryRefusesRowsWithoutTypes: rows that cannot say their

@@ -209,6 +209,14 @@ type Query struct {
 	partitions int
 	// pool runs the partitions' tasks (nil: this goroutine).
 	pool *Pool
+	// shuffle is the spark.sql.shuffle.partitions that orders a chain's
+	// rows between dedup operators (SetShufflePartitions); 0 or 1 keeps
+	// their order. regroupPart, regroupOut and regroupStart are regroup's
+	// buffers.
+	shuffle      int
+	regroupPart  []int32
+	regroupOut   []int32
+	regroupStart []int32
 }
 
 // SetCheckpoint makes the query log every batch to cp (offsets before it
@@ -451,6 +459,9 @@ func (q *Query) dedup(d *dedupOp, rows Rows, alive []int32, lateMicros, evictMic
 		return nil, fmt.Errorf("batch %d: operator %d (%s): %w", q.st.NextBatchID, d.idx, p.Name, err)
 	}
 	kept := q.applyOutcomes(d, added)
+	if err := q.regroup(d, rows, kept); err != nil {
+		return nil, err
+	}
 	if d.node.WatermarkReaches {
 		var removed int
 		if d.parts != nil {
@@ -465,7 +476,8 @@ func (q *Query) dedup(d *dedupOp, rows Rows, alive []int32, lateMicros, evictMic
 	}
 	p.NumRowsTotal = int64(d.op.Len())
 	d.countTotals()
-	// Swap buffers: the survivors feed the next node.
+	// Swap buffers: the survivors feed the next node, grouped by this
+	// operator's shuffle partition (regroup, see chainorder.go).
 	q.alive, q.next = q.next[:cap(q.next)], q.alive[:cap(q.alive)]
 	return kept, nil
 }

@@ -3,6 +3,8 @@ package sim
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 
@@ -102,6 +104,10 @@ type refQuery struct {
 	// restarted: the query restarted and has run no batch since (Spark
 	// has no lastExecution to ask for a no-data batch).
 	restarted bool
+	// shuffle is spark.sql.shuffle.partitions: each dedup operator but the
+	// last hands its emitted rows to the next sorted (stably) by its own
+	// partition among shuffle, as Spark's local shuffle reads them.
+	shuffle int
 }
 
 func newRef(c chain.Chain, schema chain.Schema, noData bool) *refQuery {
@@ -207,9 +213,17 @@ func (r *refQuery) run(rows *testRows, noData bool) refBatch {
 		}
 		p.NumRowsTotal = int64(len(op.state))
 		out.ops = append(out.ops, p)
+		if r.shuffle > 1 && k < len(r.ops)-1 {
+			sort.SliceStable(kept, func(a, b int) bool {
+				pa := refPartition(string(rows.AppendKey(nil, kept[a], op.cols)), r.shuffle)
+				pb := refPartition(string(rows.AppendKey(nil, kept[b], op.cols)), r.shuffle)
+				return pa < pb
+			})
+		}
 		alive = kept
 	}
-	out.emitted = alive
+	out.emitted = slices.Clone(alive)
+	slices.Sort(out.emitted)
 	// Watermark: per node max - delay, monotone per node, min over nodes
 	// (0 for a node without data), monotone overall.
 	for ni, k := range r.nodes {
@@ -277,7 +291,9 @@ var shapes = []string{
 //
 // The executor runs with one store per operator or with its state split
 // over 1, 3 or 7 shuffle partitions (NewPartitionedQuery): the counters
-// must not change, and each partition's store must hold exactly the
+// must not change except through the order in which a chain's later
+// operator reads the rows (grouped by the earlier operator's partitions,
+// see chainorder.go; drawn for one store per operator), and each partition's store must hold exactly the
 // reference's keys that Spark's hash places in it, with each task's input
 // rows, added and removed keys summing to the operator's.
 func TestExecutorMatchesReference(t *testing.T) {
@@ -300,6 +316,12 @@ func TestExecutorMatchesReference(t *testing.T) {
 		noData := rapid.Bool().Draw(rt, "noData")
 		partitions := rapid.SampledFrom([]int{0, 1, 3, 7}).Draw(rt, "partitions")
 		ref := newRef(c, schema, noData)
+		// The shuffle partitions that order a chain's rows between its
+		// operators: a partitioned query's own, else drawn.
+		ref.shuffle = partitions
+		if partitions == 0 {
+			ref.shuffle = rapid.SampledFrom([]int{1, 2, 5}).Draw(rt, "shuffle partitions")
+		}
 
 		dir := t.TempDir()
 		cp, err := CreateCheckpoint(dir+"/cp", CheckpointMeta{Query: text, Store: "memory", Partitions: partitions})
@@ -316,7 +338,9 @@ func TestExecutorMatchesReference(t *testing.T) {
 				stores := func(op int, _ chain.Node) (engines.Store, error) {
 					return memstore.Open(cp.StateDir(op), rec.State.NextBatchID, memstore.Options{SnapshotEvery: 3})
 				}
-				q, err = NewQuery(plan, stores, rec.State)
+				if q, err = NewQuery(plan, stores, rec.State); err == nil {
+					err = q.SetShufflePartitions(ref.shuffle)
+				}
 			} else {
 				stores := func(op, part int, _ chain.Node) (engines.Store, error) {
 					return memstore.Open(cp.PartitionDir(op, part), rec.State.NextBatchID, memstore.Options{SnapshotEvery: 3})

@@ -27,7 +27,9 @@ type KeyHasher interface {
 //	customer_id   LongType
 //	event_time    TimestampType, microseconds (partition.Timestamp)
 //	ingest_time   TimestampType, microseconds
-//	attempt       LongType
+//	attempt       IntegerType (partition.Int), as docs/scenario.md types it
+//	              and the export writes it (Parquet INT32, job.py's
+//	              IntegerType): Spark hashes it with hashInt
 //	payload       LongType
 //
 // A column index outside the schema leaves the hash unchanged. It
@@ -49,7 +51,7 @@ func HashGenerated(row *generators.Row, ids generators.IDKind, cols []int) int32
 		case generators.ColIngestTime:
 			h = partition.Timestamp(h, row.IngestTime)
 		case generators.ColAttempt:
-			h = partition.Long(h, row.Attempt)
+			h = partition.Int(h, int32(row.Attempt))
 		case generators.ColPayload:
 			h = partition.Long(h, row.Payload)
 		}
@@ -58,18 +60,24 @@ func HashGenerated(row *generators.Row, ids generators.IDKind, cols []int) int32
 }
 
 // HashDecoded returns Spark's Murmur3 hash (seed 42) of a key decoded by
-// generators.KeyLayout.Decode: a string value (a UUID event_id) folds as
-// a StringType, an int64 (any other column; a timestamp is its
-// microseconds) as a LongType, which Spark hashes as it hashes a
-// timestamp. It is HashGenerated for keys read back from a store.
-func HashDecoded(values []any) int32 {
+// generators.KeyLayout.Decode, whose values are those of the generated
+// columns cols (schema indexes, in key order): each folds by the Spark
+// type HashGenerated gives its column. A string value (a UUID event_id)
+// folds as a StringType; an int64 as an IntegerType for attempt, else as
+// a LongType, which Spark hashes as it hashes a timestamp. It is
+// HashGenerated for keys read back from a store.
+func HashDecoded(cols []int, values []any) int32 {
 	h := partition.Seed
-	for _, v := range values {
+	for i, v := range values {
 		switch x := v.(type) {
 		case string:
 			h = partition.String(h, x)
 		case int64:
-			h = partition.Long(h, x)
+			if i < len(cols) && cols[i] == generators.ColAttempt {
+				h = partition.Int(h, int32(x))
+			} else {
+				h = partition.Long(h, x)
+			}
 		}
 	}
 	return h

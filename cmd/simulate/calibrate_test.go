@@ -143,8 +143,9 @@ func TestCalibrateForms(t *testing.T) {
 // TestCalibrateSampleLog checks that the committed sample is its
 // generator's output, and that calibrate recovers its costs: every term
 // within 10% but the commit, which one checkpoint's fixed partitions
-// leave unidentified, and which the output says keeps its default (the
-// overhead then takes in the difference, constant over the batches).
+// leave unidentified: the output says the overhead holds it (the whole
+// constant part of a batch), and the provider comes from the log's
+// rocksdb* custom metrics.
 func TestCalibrateSampleLog(t *testing.T) {
 	g := sampleGen()
 	data := append([]byte(sampleHeader), g.write()...)
@@ -161,10 +162,10 @@ func TestCalibrateSampleLog(t *testing.T) {
 		t.Fatalf("%s is not its generator's output: run go test ./cmd/simulate -run TestCalibrateSampleLog -update-sample", samplePath)
 	}
 	got := runCalibrateJSON(t, samplePath, "--executors", "4", "--cores-per-executor", "4")
-	// The overhead takes in the constant the default commit leaves out:
-	// (8 - 2) ms × 200 partitions / 16 slots = 75 ms a batch.
+	// The overhead takes in the whole constant: 250 + 8 ms × 200
+	// partitions / 16 slots = 350 ms a batch.
 	want := g.costs
-	want.BatchOverheadMs += (8 - 2) * 200 / 16.0
+	want.BatchOverheadMs += 8 * 200 / 16.0
 	checkRecovered(t, got, want, "partitionCommitMs")
 
 	code, stdout, _ := simulate(t, "calibrate", samplePath, "--executors", "4", "--cores-per-executor", "4")
@@ -172,17 +173,17 @@ func TestCalibrateSampleLog(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	for _, want := range []string{
-		"\ncost:\n", "  partitionCommitMs: 2  # default: never varies\n",
-		"# kept hdfs's default: partitionCommitMs", "R² 0.", "|residual| p50 ",
+		"\ncost:\n", "  partitionCommitMs: 0  # in batchOverheadMs: never varies (the log cannot split the constant part)\n",
+		"# state store: rocksdb (from the log's rocksdb* custom metrics)\n", "R² 0.", "|residual| p50 ",
 	} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, stdout)
 		}
 	}
-	// --provider rocksdb changes only the defaults kept.
-	code, rocks, _ := simulate(t, "calibrate", samplePath, "--executors", "4", "--cores-per-executor", "4", "--provider", "rocksdb")
-	if code != 0 || !strings.Contains(rocks, "  partitionCommitMs: 2  # default") || !strings.Contains(rocks, "# kept rocksdb's default") {
-		t.Errorf("--provider rocksdb: exit %d:\n%s", code, rocks)
+	// --provider hdfs overrides the log, and says it does.
+	code, hdfs, _ := simulate(t, "calibrate", samplePath, "--executors", "4", "--cores-per-executor", "4", "--provider", "hdfs")
+	if code != 0 || !strings.Contains(hdfs, "# state store: hdfs (as given, although the log's custom metrics are rocksdb's)\n") {
+		t.Errorf("--provider hdfs: exit %d:\n%s", code, hdfs)
 	}
 }
 

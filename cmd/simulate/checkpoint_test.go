@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"fmt"
 	"io/fs"
@@ -177,10 +178,12 @@ func TestStateWritesNothing(t *testing.T) {
 // TestFullDiskIsOneLine runs with the checkpoint on a 3 MB tmpfs, which
 // fills up: the run fails with one line naming the cause, exit status 1,
 // no panic and no results, for both stores. It needs to mount a tmpfs
-// (root); Pebble's own tests inject a full disk without it.
+// (root): CI runs as root, so under CI (the CI variable set) it fails
+// when it cannot mount; elsewhere it says on stderr, visible without -v,
+// that it did not run. Pebble's own tests inject a full disk without it.
 func TestFullDiskIsOneLine(t *testing.T) {
 	if os.Geteuid() != 0 {
-		t.Skip("mounting a tmpfs needs root; engines/pebblestore's TestFullDisk* inject a full disk without it")
+		cannotMount(t, "mounting a tmpfs needs root, and this test runs as uid "+strconv.Itoa(os.Geteuid()))
 	}
 	sc := writeScenario(t, strings.Replace(killScenario, "rate: 150/s", "rate: 1500/s", 1))
 	for _, store := range []string{"memory", "pebble"} {
@@ -188,7 +191,7 @@ func TestFullDiskIsOneLine(t *testing.T) {
 			mnt := filepath.Join(t.TempDir(), "small")
 			os.Mkdir(mnt, 0o755)
 			if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", mnt).CombinedOutput(); err != nil {
-				t.Skipf("cannot mount a tmpfs here (%v: %s); engines/pebblestore's TestFullDisk* inject a full disk without it", err, out)
+				cannotMount(t, fmt.Sprintf("cannot mount a tmpfs here (%v: %s)", err, bytes.TrimSpace(out)))
 			}
 			t.Cleanup(func() { exec.Command("umount", mnt).Run() })
 			out := filepath.Join(t.TempDir(), "out")
@@ -208,5 +211,39 @@ func TestFullDiskIsOneLine(t *testing.T) {
 				t.Errorf("killed by %v", ws.Signal())
 			}
 		})
+	}
+}
+
+// cannotMount ends a test that needs to mount a tmpfs and cannot (why
+// says why): a failure under CI, which runs as root and must run it;
+// elsewhere a skip that is also printed on stderr, so that a plain
+// `go test` shows the test did not run.
+func cannotMount(t *testing.T, why string) {
+	t.Helper()
+	fatal, msg := mountVerdict(os.Getenv("CI") != "", t.Name(), why)
+	if fatal {
+		t.Fatal(msg)
+	}
+	fmt.Fprintln(os.Stderr, msg)
+	t.Skip(msg)
+}
+
+// mountVerdict decides for cannotMount: fatal under CI; the message names
+// the test, why, and where a full disk is tested without a mount.
+func mountVerdict(ci bool, name, why string) (fatal bool, msg string) {
+	if ci {
+		return true, fmt.Sprintf("%s: %s, but CI must run it (CI runs as root)", name, why)
+	}
+	return false, fmt.Sprintf("%s: NOT RUN: %s; engines/pebblestore's TestFullDisk* inject a full disk without a mount", name, why)
+}
+
+// TestMountVerdict: a test that cannot mount its tmpfs fails under CI and
+// says it did not run elsewhere.
+func TestMountVerdict(t *testing.T) {
+	if fatal, msg := mountVerdict(true, "TestX", "no root"); !fatal || !strings.Contains(msg, "CI must run it") {
+		t.Errorf("under CI: fatal %v, %q", fatal, msg)
+	}
+	if fatal, msg := mountVerdict(false, "TestX", "no root"); fatal || !strings.HasPrefix(msg, "TestX: NOT RUN: no root") {
+		t.Errorf("outside CI: fatal %v, %q", fatal, msg)
 	}
 }

@@ -13,7 +13,7 @@ import (
 
 // errDifferent is compare's error when a batch differs: the verdict and
 // the table on stdout say where.
-var errDifferent = errors.New("Spark's progress differs from the prediction (see the verdict and the table)")
+var errDifferent = errors.New("the progress of Spark differs from the prediction (see the verdict and the table)")
 
 func newCompareCmd(stdout io.Writer) *cobra.Command {
 	var maxRows int

@@ -15,6 +15,7 @@ import (
 
 func newExportCmd(stdout io.Writer) *cobra.Command {
 	var out, format string
+	var quiet bool
 	cmd := &cobra.Command{
 		Use:   "export SCENARIO|TRACE [--out DIR] [--format parquet|json]",
 		Short: "Export a scenario or a replay trace as files, a PySpark job and dedupsim's prediction",
@@ -87,6 +88,9 @@ line saying why.`,
 	}
 	cmd.Flags().StringVar(&out, "out", "", "export folder (default export-NAME)")
 	cmd.Flags().StringVar(&format, "format", string(export.Parquet), "batch file format: parquet or json")
+	// Accepted as every long-running command accepts it; export draws no
+	// progress bar.
+	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar (export draws none)")
 	return cmd
 }
 

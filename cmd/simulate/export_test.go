@@ -94,3 +94,29 @@ func TestExportBadInputIsOneLineNothingWritten(t *testing.T) {
 		t.Errorf("%v beside the exports, want foreign, bad.yaml and empty.yaml only", entries)
 	}
 }
+
+// A trace is a .json file whatever the case of its extension (X.JSON is
+// read as a trace, not as a scenario), and export accepts --quiet as the
+// other long-running commands do.
+func TestExportUpperCaseTraceQuiet(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile("../../sim/replay/testdata/conformance/deduplicate-with-watermark.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	trace := filepath.Join(dir, "Upper.JSON")
+	if err := os.WriteFile(trace, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	code, stdout, stderr := simulate(t, "export", trace, "--quiet", "--format", "json", "--out", out)
+	if code != 0 || stderr != "" {
+		t.Fatalf("export %s --quiet: exit %d, stderr %q", trace, code, stderr)
+	}
+	if !strings.Contains(stdout, "expected/Upper.jsonl") {
+		t.Errorf("export of %s prints %q; want the trace's prediction expected/Upper.jsonl", trace, stdout)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(out, "batches")); len(entries) != 4 {
+		t.Errorf("%d batch files, want the trace's 4", len(entries))
+	}
+}

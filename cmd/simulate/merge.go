@@ -53,7 +53,7 @@ func notAShard(dir string) error {
 
 func newMergeCmd(stdout, stderr io.Writer) *cobra.Command {
 	var out string
-	var noReport bool
+	var noReport, quiet bool
 	cmd := &cobra.Command{
 		Use:   "merge SHARD... --out DIR",
 		Short: "Combine the shard folders of a sharded sweep into its results folder",
@@ -64,7 +64,9 @@ wallSeconds, and the events/s the report prints), with its report and charts.
 
 It refuses, with one line and nothing written: a folder that is not a shard,
 a missing or repeated shard, shards of different scenarios, input files, seeds,
-delays, N or dedupsim versions, and an --out that is not dedupsim's (the rule of run).
+delays, N, --store or dedupsim versions, a shard whose files changed after it
+was published (each file's size and SHA-256 are in its shard.json), and an
+--out that is not dedupsim's (the rule of run).
 See docs/sharding.md for running the shards as a Kubernetes Indexed Job or
 with GNU parallel.`,
 		Example: `  simulate sweep experiments/quickstart.yaml --delay 1m,5m --shard 0/2 --out /tmp/shard-0
@@ -99,6 +101,9 @@ with GNU parallel.`,
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "", "results folder to write (required)")
+	// Accepted as every long-running command accepts it; merge draws no
+	// progress bar.
+	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar (merge draws none)")
 	cmd.Flags().BoolVar(&noReport, "no-report", false, "write the results files only, not report.md, report.html and the charts")
 	return cmd
 }

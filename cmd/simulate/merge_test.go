@@ -176,6 +176,43 @@ func TestMergeRefuses(t *testing.T) {
 	mf := filepath.Join(otherVersion, "shard.json")
 	data, _ := os.ReadFile(mf)
 	os.WriteFile(mf, []byte(strings.Replace(string(data), `"version": "`, `"version": "other `, 1)), 0o644)
+	pebble := shard("pebble", sc, "--delay", "1m,2m", "--shard", "1/3", "--store", "pebble")
+	// Shard 1/3 with one job file changed after it was published: cut to
+	// a few lines, emptied, or a value edited in place (same size).
+	tampered := func(name, rel string, change func([]byte) []byte) string {
+		d := filepath.Join(dir, name)
+		if err := os.CopyFS(d, os.DirFS(shards[1])); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(d, rel)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, change(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	var job1 struct {
+		Jobs []struct{ FileName string } `json:"jobs"`
+	}
+	mdata, _ := os.ReadFile(filepath.Join(shards[1], "shard.json"))
+	if err := json.Unmarshal(mdata, &job1); err != nil || len(job1.Jobs) == 0 {
+		t.Fatalf("shard 1/3's manifest: %v, %d jobs", err, len(job1.Jobs))
+	}
+	ts := filepath.Join("timeseries", job1.Jobs[0].FileName+".csv")
+	prog := filepath.Join("progress", job1.Jobs[0].FileName+".jsonl")
+	cut := tampered("cut", ts, func(b []byte) []byte {
+		lines := strings.SplitAfter(string(b), "\n")
+		return []byte(strings.Join(lines[:len(lines)/2], ""))
+	})
+	emptied := tampered("emptied", prog, func([]byte) []byte { return nil })
+	edited := tampered("edited", ts, func(b []byte) []byte {
+		i := strings.LastIndexAny(string(b), "123456789")
+		b[i] = '0'
+		return b
+	})
 	full := filepath.Join(dir, "full")
 	if code, _, errs := simulate(t, "sweep", sc, "--delay", "1m,2m", "--quiet", "--out", full); code != 0 {
 		t.Fatal(errs)
@@ -202,6 +239,10 @@ func TestMergeRefuses(t *testing.T) {
 		{"absent folder", []string{shards[0], filepath.Join(dir, "nope"), shards[2]}, "", filepath.Join(dir, "nope") + ": no such folder"},
 		{"out not ours", shards, notOurs, notOurs + ": exists and is not a dedupsim results folder"},
 		{"out is a shard", shards, shards[1], "--out " + shards[1] + ": is one of the shards"},
+		{"cut", []string{shards[0], cut, shards[2]}, "", filepath.Join(cut, ts) + ": "},
+		{"emptied", []string{shards[0], emptied, shards[2]}, "", filepath.Join(emptied, prog) + ": 0 bytes with SHA-256 "},
+		{"edited", []string{shards[0], edited, shards[2]}, "", filepath.Join(edited, ts) + ": "},
+		{"store", []string{shards[0], pebble, shards[2]}, "", pebble + ": run with --store pebble, but " + shards[0] + " with each query's own store"},
 	} {
 		out := c.out
 		if out == "" {
@@ -297,7 +338,7 @@ func TestMergeRefusesOtherInputs(t *testing.T) {
 	if _, err := os.Stat(out); err == nil {
 		t.Error("the refused merge wrote its folder")
 	}
-	if code, _, errs := simulate(t, "merge", s0, same, "--out", out, "--no-report"); code != 0 {
+	if code, _, errs := simulate(t, "merge", s0, same, "--out", out, "--no-report", "--quiet"); code != 0 { // merge accepts --quiet
 		t.Errorf("the same inputs on two machines: %s", errs)
 	}
 }

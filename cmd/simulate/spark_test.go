@@ -18,6 +18,7 @@ func TestSparkBadBlockWritesNothing(t *testing.T) {
 		{"spark: {partitions: 0}", "spark.partitions: must be from 1 to 10000"},
 		{"spark: {executors: 0}", "spark.executors: must be from 1 to 10000, got 0"},
 		{"spark: {cost: {newKeyNs: -3}}", "spark.cost.newKeyNs: must be a cost of 0 or more, got -3"},
+		{"spark: {cost: {batchOverheadMs: 1e16}}", "spark.cost.batchOverheadMs: must be a cost of at most 1e+07 (a larger cost overflows the model's durations), got 1e+16"},
 	} {
 		sc := filepath.Join(dir, "bad.yaml")
 		os.WriteFile(sc, []byte(smallScenario+c.block+"\n"), 0o644)

@@ -2,9 +2,11 @@ package progresslog
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // The bounds of what a Reader accepts. Memory is bounded by one record
@@ -37,7 +39,13 @@ const (
 //   - anything else is a DriverLog: every occurrence of "Streaming query
 //     made progress:" (in any case) followed by '{' starts a record that
 //     ends where its braces balance, whatever the lines hold; every other
-//     line is skipped.
+//     line is skipped;
+//   - a sequence of objects whose first is a log event (a string "msg"
+//     with "ts" or "level", and no "id") is a StructuredLog: Spark 4's
+//     driver log with spark.log.structuredLogging.enabled, one JSON
+//     object per line (SparkLayout.json), where a progress record is the
+//     text after the marker in an event's msg, and every other event is
+//     skipped.
 type Form int
 
 // The forms of a progress log.
@@ -53,6 +61,8 @@ const (
 	PrettyJSON
 	// DriverLog is a Spark driver's log.
 	DriverLog
+	// StructuredLog is a Spark 4 driver's structured (JSON) log.
+	StructuredLog
 )
 
 // String names the form.
@@ -66,6 +76,8 @@ func (f Form) String() string {
 		return "pretty JSON"
 	case DriverLog:
 		return "a driver log"
+	case StructuredLog:
+		return "a structured (JSON) driver log"
 	}
 	return "unknown"
 }
@@ -164,6 +176,18 @@ func (r *Reader) next() (Progress, error) {
 		if err != nil {
 			return Progress{}, err
 		}
+		if r.form == StructuredLog || r.n == 0 && r.skip == 0 && r.form != DriverLog && r.form != JSONArray {
+			msg, ok, err := logEventMessage(raw)
+			if err != nil && r.form == StructuredLog {
+				return Progress{}, r.errorf(start, "%v", err)
+			}
+			if ok {
+				r.form = StructuredLog
+				if raw = progressInMessage(msg); raw == nil {
+					continue
+				}
+			}
+		}
 		p, k, err := decodeRecord(raw, start, r.names)
 		var re *recordError
 		switch {
@@ -216,6 +240,8 @@ func (r *Reader) noRecords() error {
 	switch r.form {
 	case JSONArray:
 		return r.notProgress(r.line, "an empty JSON array")
+	case StructuredLog:
+		return r.notProgress(r.line, "a structured (JSON) log with no event whose msg is 'Streaming query made progress: {...}'")
 	case DriverLog:
 		if r.logFirst == nil {
 			return r.notProgress(r.line, "empty input")
@@ -230,6 +256,51 @@ func (r *Reader) noRecords() error {
 	}
 	// Objects that were all listener events.
 	return r.notProgress(r.line, fmt.Sprintf("only %d listener events (query started, idle or terminated), no progress", r.skip))
+}
+
+// logEvent is one event of a structured (JSON) driver log, as Spark's
+// SparkLayout.json writes it: ts, level, msg, context, exception, logger.
+type logEvent struct {
+	TS    *string `json:"ts"`
+	Level *string `json:"level"`
+	Msg   *string `json:"msg"`
+	ID    any     `json:"id"`
+}
+
+// logEventMessage returns the msg of raw when raw is a structured log
+// event: an object with a string msg, a ts or a level, and no id (which
+// a progress record has); ok is false for any other object.
+func logEventMessage(raw []byte) (string, bool, error) {
+	var e logEvent
+	if err := json.Unmarshal(raw, &e); err != nil {
+		return "", false, fmt.Errorf("malformed JSON in a structured log event: %v", err)
+	}
+	if e.Msg == nil || e.ID != nil || e.TS == nil && e.Level == nil {
+		return "", false, nil
+	}
+	return *e.Msg, true, nil
+}
+
+// progressInMessage returns the record a log event's message holds: the
+// text from the first '{' after the marker (in any case, followed only
+// by spaces and tabs), or nil.
+func progressInMessage(msg string) []byte {
+	// Lower-case ASCII letters only, so that offsets stay those of msg.
+	lower := []byte(msg)
+	for k, c := range lower {
+		if 'A' <= c && c <= 'Z' {
+			lower[k] = c + 'a' - 'A'
+		}
+	}
+	i := strings.Index(string(lower), marker)
+	if i < 0 {
+		return nil
+	}
+	rest := strings.TrimLeft(msg[i+len(marker):], " \t")
+	if !strings.HasPrefix(rest, "{") {
+		return nil
+	}
+	return []byte(strings.TrimRight(rest, " \t\r\n"))
 }
 
 // readByte returns the next byte, counting lines.

@@ -397,3 +397,77 @@ func TestFormString(t *testing.T) {
 		}
 	}
 }
+
+// TestStructuredLog reads an excerpt of a real Spark 4 structured driver
+// log: pyspark 4.3.0, local[2], spark.log.structuredLogging.enabled=true
+// and log4j2's JsonTemplateLayout with Spark's SparkLayout.json, two
+// queries of withWatermark("t", "10 seconds")
+// .dropDuplicatesWithinWatermark(["id"]) over a JSON file source (HDFS and
+// RocksDB state stores), five files each: 31 events, 18 of them "Streaming
+// query made progress: {...}" with the record in msg.
+func TestStructuredLog(t *testing.T) {
+	f, err := os.Open(filepath.Join("testdata", "spark43-structured.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, form, err := ReadAll(f, "spark43-structured.log")
+	if err != nil || form != StructuredLog {
+		t.Fatalf("ReadAll: %v, form %v", err, form)
+	}
+	if len(recs) != 18 {
+		t.Fatalf("%d records, want 18", len(recs))
+	}
+	first, last := recs[0], recs[17]
+	if first.Name != "hdfs_within" || first.BatchID.Value != 0 || first.NumInputRows.Value != 20 || first.Line != 6 ||
+		first.DurationMs.TriggerExecution.Value != 90563 || first.StateOperators[0].OperatorName != "dedupeWithinWatermark" ||
+		first.StateOperators[0].NumRowsDroppedByWatermark.Value+first.StateOperators[0].NumRowsUpdated.Value+first.StateOperators[0].CustomMetrics["numDroppedDuplicateRows"] != 20 {
+		t.Errorf("first record %+v", first)
+	}
+	if last.Name != "rocksdb_within" || last.BatchID.Value != 8 || last.NumInputRows.Value != 0 || !last.EventTime.Watermark.OK {
+		t.Errorf("last record %+v", last)
+	}
+	// A dedup operator's input: late 4 + new 7 + duplicates 9 = the
+	// batch's 20 rows, as calibrate counts it.
+	if _, ok := first.StateOperators[0].CustomMetrics["loadedMapCacheHitCount"]; !ok {
+		t.Errorf("hdfs metrics missing: %v", first.StateOperators[0].CustomMetrics)
+	}
+	if _, ok := last.StateOperators[0].CustomMetrics["rocksdbCommitFlushLatency"]; !ok {
+		t.Errorf("rocksdb metrics missing: %v", last.StateOperators[0].CustomMetrics)
+	}
+}
+
+// TestStructuredLogProblems: a structured log with no progress event says
+// so; a record in msg that is not JSON is an error naming the line.
+func TestStructuredLogProblems(t *testing.T) {
+	in := `{"ts":"2026-01-01T00:00:00.000Z","level":"INFO","msg":"Running Spark version 4.3.0","logger":"SparkContext"}` + "\n"
+	_, form, err := ReadAll(strings.NewReader(in), "s.log")
+	if err == nil || form != StructuredLog || !strings.Contains(err.Error(), "s.log: line 2: "+Want+", got a structured (JSON) log with no event") {
+		t.Errorf("form %v, error %v", form, err)
+	}
+	in += `{"ts":"2026-01-01T00:00:01.000Z","level":"INFO","msg":"Streaming query made progress: {\"id\" : \"q\", \"runId\" : ","logger":"MicroBatchExecution"}` + "\n"
+	_, _, err = ReadAll(strings.NewReader(in), "s.log")
+	if err == nil || !strings.HasPrefix(err.Error(), "s.log: line 2: malformed JSON") {
+		t.Errorf("error %v", err)
+	}
+	// A JSON-lines progress file is not taken for a log.
+	recs, form, err := ReadAll(strings.NewReader(minimal+"\n"), "p.jsonl")
+	if err != nil || form != JSONLines || len(recs) != 1 {
+		t.Errorf("JSON lines: %v, form %v, %d records", err, form, len(recs))
+	}
+}
+
+// TestDriverLogMarkerOverlap: the marker's last letter before the colon,
+// the s of "progress", is also its first, so after "...made progres" a
+// failed match must resume with that s already matched: in "Streaming
+// query made progresstreaming query made progress: {" the record starts
+// at the second "s...". A search that restarts from nothing on a
+// mismatch (checking the mismatched byte only against the marker's start)
+// misses it.
+func TestDriverLogMarkerOverlap(t *testing.T) {
+	in := "x Streaming query made progresstreaming query made progress: " + minimal + "\n"
+	recs, form, err := ReadAll(strings.NewReader(in), "in")
+	if err != nil || form != DriverLog || len(recs) != 1 {
+		t.Fatalf("ReadAll: %v, form %v, %d records; want one record", err, form, len(recs))
+	}
+}

@@ -13,11 +13,14 @@
 //
 // where slots = executors × coresPerExecutor of the cluster the log came
 // from. numRowsTotal + numRowsRemoved is the store's rows before eviction,
-// the keys a dedup operator visits when it evicts; numRowsUpdated is the
-// keys it stored. Spark reports no per-operator input count, so each
-// operator is charged the batch's numInputRows. The overhead is paid once
-// per batch by the driver; the other terms are work spread over the
-// slots, so their coefficients are per-task costs.
+// the keys a dedup operator visits when it evicts, charged only to an
+// operator that scans (see ScanRule); numRowsUpdated is the keys it
+// stored. An operator's input rows (numInputRows above) are
+// numRowsDroppedByWatermark + numRowsUpdated + numDroppedDuplicateRows,
+// each input row being late, new or a duplicate (the batch's numInputRows
+// when the log lacks the last). The overhead is paid once per batch by
+// the driver; the other terms are work spread over the slots, so their
+// coefficients are per-task costs.
 //
 // Fit estimates the coefficients by non-negative least squares (see
 // Fit); Result.YAML renders them as a scenario's spark: cost: block.
@@ -118,6 +121,10 @@ type Coefficient struct {
 	// holds the term at zero. It suggests the model misses something the
 	// cluster does.
 	AtZero bool
+	// InOverhead is true for a term that never varies in the log (Reason
+	// "never varies"): the log cannot split the batch's constant part,
+	// so BatchOverheadMs holds its cost and Value is 0.
+	InOverhead bool
 }
 
 // Percentiles are percentiles of the absolute residuals, in milliseconds.
@@ -158,6 +165,29 @@ type Result struct {
 	// Residuals are percentiles of |duration - model| over the batches
 	// used.
 	Residuals Percentiles
+	// Scans says, per state operator (by position, as the log lists
+	// them), whether the fit charged it the eviction scan, and why.
+	Scans []OperatorScan
+	// InputRowsFromBatch is true when some operator's input rows had to
+	// be taken as the batch's numInputRows (the log has no
+	// numDroppedDuplicateRows); otherwise each operator's input is
+	// numRowsDroppedByWatermark + numRowsUpdated + numDroppedDuplicateRows.
+	InputRowsFromBatch bool
+	// Provider is the state store provider whose defaults the terms the
+	// log cannot identify keep, and ProviderFrom where it comes from (the
+	// options or the log's custom metrics).
+	Provider, ProviderFrom string
+	// Merged are the terms that never vary in the log: their cost is in
+	// BatchOverheadMs, their value 0.
+	Merged []Term
+}
+
+// OperatorScan is whether a fit charges one state operator the eviction
+// scan (scanKeyNs per key of its store).
+type OperatorScan struct {
+	Operator string
+	Scans    bool
+	Why      string
 }
 
 // Costs returns the result's coefficients, fitted or default.
@@ -196,10 +226,32 @@ func (r Result) YAML() string {
 	fmt.Fprintf(&b, "# dedupsim calibrate: %d batches of %s, query %s, fitting durationMs.%s\n", r.Batches, echo(r.Source), echo(name), r.Duration)
 	fmt.Fprintf(&b, "# on %d slots (%d executors x %d cores); R² %s; |residual| p50 %s ms, p90 %s ms, p99 %s ms\n",
 		r.Slots, r.Executors, r.CoresPerExecutor, format(r.R2, 3), format(r.Residuals.P50, 3), format(r.Residuals.P90, 3), format(r.Residuals.P99, 3))
+	if r.Provider != "" {
+		fmt.Fprintf(&b, "# state store: %s (%s)\n", r.Provider, r.ProviderFrom)
+	}
+	for i, s := range r.Scans {
+		verdict := "no scan"
+		if s.Scans {
+			verdict = "scans"
+		}
+		fmt.Fprintf(&b, "# operator %d (%s): %s: %s\n", i, echo(s.Operator), verdict, s.Why)
+	}
+	if r.InputRowsFromBatch {
+		b.WriteString("# input rows: the batch's numInputRows for operators without numDroppedDuplicateRows (older Spark)\n")
+	}
+	if len(r.Merged) > 0 {
+		names := make([]string, len(r.Merged))
+		for i, t := range r.Merged {
+			names[i] = t.String()
+		}
+		fmt.Fprintf(&b, "# the log cannot split the constant part of a batch: batchOverheadMs holds the cost of %s too\n", strings.Join(names, ", "))
+	}
 	b.WriteString("cost:\n")
 	for _, k := range r.Coefficients {
 		fmt.Fprintf(&b, "  %s: %s  # ", k.Term, format(k.Value, 4))
 		switch {
+		case k.InOverhead:
+			b.WriteString("in batchOverheadMs: " + k.Reason + " (the log cannot split the constant part)")
 		case !k.Identified:
 			b.WriteString("default: " + k.Reason)
 		case k.AtZero:

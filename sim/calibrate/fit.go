@@ -57,9 +57,56 @@ type Options struct {
 	// stores, which the model does not describe.
 	IncludeWarmup bool
 	// Defaults are the coefficients a term the log cannot identify keeps;
-	// nil means DefaultCosts.
+	// nil means DefaultsOf of the provider, else DefaultCosts.
 	Defaults *Costs
+	// Provider is the state store provider the log came from ("hdfs" or
+	// "rocksdb"), whose defaults DefaultsOf gives; "" detects it from the
+	// log (see Result.Provider).
+	Provider string
+	// DefaultsOf returns a provider's default coefficients, for a fit
+	// without Defaults; nil means DefaultCosts for every provider.
+	DefaultsOf func(provider string) Costs
+	// DedupeScans says whether a dedupe operator of a watermarked query
+	// visits its whole store every batch (its keys hold the watermarked
+	// event time), which the log does not say; see ScanRule.
+	DedupeScans ScanRule
 }
+
+// ScanRule is how Fit decides whether a dedupe operator scans its store.
+// dedupeWithinWatermark always scans; no operator of a query without a
+// watermark (no eventTime.watermark in its records) ever does, since
+// Spark's removeKeysOlderThanWatermark is then a no-op.
+type ScanRule int
+
+const (
+	// ScanInferred: a dedupe operator of a watermarked query scans when
+	// it removed a row in some batch of the log (only an operator with
+	// the event time among its keys can evict). One that removed nothing
+	// is taken as not scanning; say ScanAlways when the log is too short
+	// for it to have evicted.
+	ScanInferred ScanRule = iota
+	// ScanAlways: every dedupe operator of a watermarked query scans.
+	ScanAlways
+	// ScanNever: no dedupe operator scans.
+	ScanNever
+)
+
+// String names the rule as calibrate's --dedupe-scans flag does.
+func (s ScanRule) String() string {
+	switch s {
+	case ScanAlways:
+		return "always"
+	case ScanNever:
+		return "never"
+	}
+	return "inferred"
+}
+
+// The state store providers Fit detects from a log's custom metrics.
+const (
+	ProviderHDFS    = "hdfs"
+	ProviderRocksDB = "rocksdb"
+)
 
 // MinBatchesPerTerm is how many batches the fit needs per term it
 // estimates.
@@ -121,14 +168,20 @@ func echo(s string) string {
 }
 
 // batch is one executed micro-batch as the fit sees it: its duration and
-// the model's counts, summed over the state operators.
+// the model's counts, summed over the state operators, with the keys each
+// operator's eviction would visit kept apart until the fit knows which
+// operators scan.
 type batch struct {
 	duration float64
-	rows     float64 // numInputRows, once per operator
+	rows     float64 // each operator's input rows, summed
 	newKeys  float64
-	total    float64
 	removed  float64
 	parts    float64
+	// visited is, per operator (by position), numRowsTotal +
+	// numRowsRemoved (numRowsTotal when the log has no numRowsRemoved).
+	visited []float64
+	// watermark is true when the record has eventTime.watermark.
+	watermark bool
 }
 
 // query collects the batches of one query: the records of one name, or
@@ -145,6 +198,17 @@ type query struct {
 	noOperators, anyOperators bool
 	seen                      map[string]bool
 	runs                      map[string]bool
+	// opNames is each operator position's name, as first seen;
+	// opRemoved whether it ever removed a row.
+	opNames   []string
+	opRemoved []bool
+	// inputRowsUsed: some operator's input had to be taken as the
+	// batch's numInputRows (no numDroppedDuplicateRows).
+	inputRowsUsed bool
+	// anyDuration: some batch's duration is not 0.
+	anyDuration bool
+	// rocksdb, hdfs: the custom metrics of the providers seen.
+	rocksdb, hdfs bool
 }
 
 // collector sorts records into queries and turns them into batches.
@@ -229,6 +293,12 @@ func newCollector(opts Options) (*collector, error) {
 	if opts.Duration != TriggerExecution && opts.Duration != AddBatch {
 		bad = append(bad, fmt.Sprintf("duration %d, want TriggerExecution or AddBatch", opts.Duration))
 	}
+	if opts.DedupeScans < ScanInferred || opts.DedupeScans > ScanNever {
+		bad = append(bad, fmt.Sprintf("dedupe scans %d, want ScanInferred, ScanAlways or ScanNever", opts.DedupeScans))
+	}
+	if opts.Provider != "" && opts.Provider != ProviderHDFS && opts.Provider != ProviderRocksDB {
+		bad = append(bad, fmt.Sprintf("provider %s, want %s or %s (or empty: detected from the log)", echo(opts.Provider), ProviderHDFS, ProviderRocksDB))
+	}
 	if d := opts.Defaults; d != nil {
 		for t := range NumTerms {
 			if v := d.get(t); v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
@@ -244,10 +314,6 @@ func newCollector(opts Options) (*collector, error) {
 	}
 	if opts.CoresPerExecutor == 0 {
 		opts.CoresPerExecutor = 1
-	}
-	if opts.Defaults == nil {
-		d := DefaultCosts()
-		opts.Defaults = &d
 	}
 	return &collector{opts: opts, byKey: map[string]*query{}}, nil
 }
@@ -326,13 +392,18 @@ func (c *collector) batch(p *progresslog.Progress, q *query) (batch, error) {
 	if b.duration, err = c.count(p, dur, path); err != nil {
 		return b, err
 	}
-	rows, err := c.count(p, p.NumInputRows, "numInputRows")
+	inputRows, err := c.count(p, p.NumInputRows, "numInputRows")
 	if err != nil {
 		return b, err
 	}
+	if b.duration > 0 {
+		q.anyDuration = true
+	}
+	b.watermark = p.EventTime.Watermark.OK
 	if len(p.StateOperators) == 0 {
 		q.noOperators = true
 	}
+	b.visited = make([]float64, len(p.StateOperators))
 	for i, op := range p.StateOperators {
 		q.anyOperators = true
 		name := op.OperatorName
@@ -341,6 +412,18 @@ func (c *collector) batch(p *progresslog.Progress, q *query) (batch, error) {
 		}
 		if !slices.Contains(q.operators, name) {
 			q.operators = append(q.operators, name)
+		}
+		if i == len(q.opNames) {
+			q.opNames = append(q.opNames, name)
+			q.opRemoved = append(q.opRemoved, false)
+		}
+		for m := range op.CustomMetrics {
+			switch {
+			case strings.HasPrefix(m, "rocksdb"):
+				q.rocksdb = true
+			case strings.HasPrefix(m, "loadedMapCache"), m == "stateOnCurrentVersionSizeBytes":
+				q.hdfs = true
+			}
 		}
 		at := fmt.Sprintf("stateOperators[%d].", i)
 		updated, err := c.count(p, op.NumRowsUpdated, at+"numRowsUpdated")
@@ -351,18 +434,38 @@ func (c *collector) batch(p *progresslog.Progress, q *query) (batch, error) {
 		if err != nil {
 			return b, err
 		}
-		b.rows += rows
+		// A dedup operator's input rows are each late, new or a
+		// duplicate; Spark reports no other per-operator input count.
+		dups, hasDups := op.CustomMetrics["numDroppedDuplicateRows"]
+		if hasDups && op.NumRowsDroppedByWatermark.OK {
+			late, err := c.count(p, op.NumRowsDroppedByWatermark, at+"numRowsDroppedByWatermark")
+			if err != nil {
+				return b, err
+			}
+			if dups < 0 {
+				return b, c.errorf(p.Line, "%scustomMetrics.numDroppedDuplicateRows is %d, want a count (0 or more)", at, dups)
+			}
+			b.rows += late + updated + float64(dups)
+		} else {
+			q.inputRowsUsed = true
+			b.rows += inputRows
+		}
 		b.newKeys += updated
-		b.total += total
+		visited := total
 		if op.NumRowsRemoved.OK {
 			removed, err := c.count(p, op.NumRowsRemoved, at+"numRowsRemoved")
 			if err != nil {
 				return b, err
 			}
 			b.removed += removed
+			visited += removed
+			if removed > 0 && i < len(q.opRemoved) {
+				q.opRemoved[i] = true
+			}
 		} else {
 			q.noRemoved = true
 		}
+		b.visited[i] = visited
 		if op.NumShufflePartitions.OK {
 			parts, err := c.count(p, op.NumShufflePartitions, at+"numShufflePartitions")
 			if err != nil {
@@ -374,6 +477,54 @@ func (c *collector) batch(p *progresslog.Progress, q *query) (batch, error) {
 		}
 	}
 	return b, nil
+}
+
+// scans decides, per operator position, whether the operator visits its
+// store every batch, and says why (see ScanRule).
+func (c *collector) scans(q *query, watermarked bool) []OperatorScan {
+	out := make([]OperatorScan, len(q.opNames))
+	for i, name := range q.opNames {
+		o := OperatorScan{Operator: name}
+		switch {
+		case !watermarked:
+			o.Why = "no watermark in the log: Spark never evicts"
+		case name == "dedupeWithinWatermark":
+			o.Scans, o.Why = true, "dedupeWithinWatermark: evicts by expiry every batch"
+		case c.opts.DedupeScans == ScanAlways:
+			o.Scans, o.Why = true, "told: dedupe operators scan"
+		case c.opts.DedupeScans == ScanNever:
+			o.Why = "told: dedupe operators do not scan"
+		case q.opRemoved[i]:
+			o.Scans, o.Why = true, "removed rows in the log: the event time is among its keys"
+		default:
+			o.Why = "removed no row in the log: taken as without the event time among its keys (say so if it has it)"
+		}
+		out[i] = o
+	}
+	return out
+}
+
+// provider returns the state store provider of the fit and where it comes
+// from: the options', else the log's custom metrics, else hdfs.
+func (c *collector) provider(q *query) (string, string) {
+	detected := ""
+	switch {
+	case q.rocksdb:
+		detected = ProviderRocksDB
+	case q.hdfs:
+		detected = ProviderHDFS
+	}
+	switch {
+	case c.opts.Provider != "" && detected != "" && detected != c.opts.Provider:
+		return c.opts.Provider, "as given, although the log's custom metrics are " + detected + "'s"
+	case c.opts.Provider != "":
+		return c.opts.Provider, "as given"
+	case detected == ProviderRocksDB:
+		return detected, "from the log's rocksdb* custom metrics"
+	case detected == ProviderHDFS:
+		return detected, "from the log's loadedMapCache* custom metrics"
+	}
+	return ProviderHDFS, "no provider's custom metrics in the log: Spark's default"
 }
 
 // pick returns the query to fit.
@@ -418,15 +569,34 @@ func (c *collector) fit() (Result, error) {
 		return Result{}, c.errorf(0, "query %s has no state operators: the cost model describes stateful (dedup) queries", q.describe())
 	}
 	n := len(q.batches)
+	if n > 0 && !q.anyDuration {
+		return Result{}, c.errorf(0, "every one of query %s's %d batches lasted 0 ms (durationMs.%s): nothing to fit", q.describe(), n, o.Duration)
+	}
+	watermarked := false
+	for _, b := range q.batches {
+		watermarked = watermarked || b.watermark
+	}
+	res.Scans = c.scans(q, watermarked)
+	res.InputRowsFromBatch = q.inputRowsUsed
+	res.Provider, res.ProviderFrom = c.provider(q)
+	defaults := DefaultCosts()
+	switch {
+	case o.Defaults != nil:
+		defaults = *o.Defaults
+	case o.DefaultsOf != nil:
+		defaults = o.DefaultsOf(res.Provider)
+	}
 	// The design matrix, in cluster-level units: per batch, the count of
 	// each term; a coefficient is then milliseconds per count for the
 	// whole cluster.
 	x := mat.NewDense(max(n, 1), int(NumTerms), nil)
 	y := mat.NewVecDense(max(n, 1), nil)
 	for i, b := range q.batches {
-		visited := b.total + b.removed
-		if q.noRemoved {
-			visited = b.total
+		visited := 0.0
+		for k, v := range b.visited {
+			if b.watermark && k < len(res.Scans) && res.Scans[k].Scans {
+				visited += v
+			}
 		}
 		x.SetRow(i, []float64{1, b.rows, b.newKeys, visited, b.removed, b.parts})
 		y.SetVec(i, b.duration)
@@ -437,7 +607,7 @@ func (c *collector) fit() (Result, error) {
 	coefs := make([]Coefficient, NumTerms)
 	var free []Term
 	for t := range NumTerms {
-		coefs[t] = Coefficient{Term: t, Value: o.Defaults.get(t)}
+		coefs[t] = Coefficient{Term: t, Value: defaults.get(t)}
 		reason := ""
 		switch {
 		case n == 0:
@@ -446,8 +616,19 @@ func (c *collector) fit() (Result, error) {
 			reason = "absent from the log (numRowsRemoved)"
 		case t == PartitionCommit && q.noPartitions:
 			reason = "absent from the log (numShufflePartitions)"
+		case t == ScanKey && !slices.ContainsFunc(res.Scans, func(s OperatorScan) bool { return s.Scans }):
+			reason = "no operator scans its store (see scans)"
 		default:
 			reason = independence(x, free, t)
+		}
+		// A term that never varies is part of the batch's constant
+		// cost, which the log cannot split: the overhead takes it whole
+		// rather than have a default taken out of it (which could ask for
+		// a negative overhead).
+		if reason == "never varies" && len(free) > 0 && free[0] == BatchOverhead {
+			coefs[t].Value, coefs[t].Reason, coefs[t].InOverhead = 0, reason, true
+			res.Merged = append(res.Merged, t)
+			continue
 		}
 		if reason != "" {
 			coefs[t].Reason = reason
@@ -469,7 +650,7 @@ func (c *collector) fit() (Result, error) {
 	for t := range NumTerms {
 		if !coefs[t].Identified {
 			var col mat.VecDense
-			col.ScaleVec(o.Defaults.get(t)/scale[t], x.ColView(int(t)))
+			col.ScaleVec(coefs[t].Value/scale[t], x.ColView(int(t)))
 			target.SubVec(target, &col)
 		}
 	}

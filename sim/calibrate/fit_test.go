@@ -81,7 +81,7 @@ func TestRecoversEveryCoefficient(t *testing.T) {
 		if res.R2 < 0.9 || res.Residuals.P50 > res.Residuals.P90 || res.Residuals.P90 > res.Residuals.P99 {
 			t.Errorf("seed %d: R² %.3f, residuals %+v", seed, res.R2, res.Residuals)
 		}
-		if res.Slots != 8 || res.QueryName != "generated" || !slices.Equal(res.QueryIDs, []string{"q-1"}) || !slices.Equal(res.Operators, []string{"dedupe"}) {
+		if res.Slots != 8 || res.QueryName != "generated" || !slices.Equal(res.QueryIDs, []string{"q-1"}) || !slices.Equal(res.Operators, []string{"dedupeWithinWatermark"}) {
 			t.Errorf("seed %d: slots %d, query %q %v, operators %v", seed, res.Slots, res.QueryName, res.QueryIDs, res.Operators)
 		}
 	}
@@ -116,16 +116,6 @@ func TestUnidentifiedTerms(t *testing.T) {
 		// want is what the identified terms recover.
 		want func() Costs
 	}{
-		{
-			name:   "partitions never vary",
-			change: func(g *genLog) { g.runs = []int{200, 200, 200} },
-			term:   PartitionCommit, reason: "never varies",
-			want: func() Costs {
-				c := truth()
-				c.BatchOverheadMs += (c.PartitionCommitMs - def.PartitionCommitMs) * 200 / slots
-				return c
-			},
-		},
 		{
 			name:   "every row a new key",
 			change: func(g *genLog) { g.allNew = true },
@@ -335,7 +325,7 @@ func TestRealShapedLogs(t *testing.T) {
 		}
 		// 200 partitions throughout; 4% duplicates and 0.2% late rows in
 		// every batch, so the new keys move with the rows.
-		if k := res.Coefficients[PartitionCommit]; k.Identified || k.Reason != "never varies" {
+		if k := res.Coefficients[PartitionCommit]; k.Identified || k.Reason != "never varies" || !k.InOverhead || k.Value != 0 {
 			t.Errorf("%s: partitionCommitMs %+v", name, k)
 		}
 		if k := res.Coefficients[NewKey]; k.Identified || k.Reason != "moves with rowNs" {

@@ -39,6 +39,15 @@ type genLog struct {
 	warmupMs float64
 	// otherPhasesMs is triggerExecution - addBatch.
 	otherPhasesMs float64
+	// opName is the state operator's name, dedupeWithinWatermark when
+	// empty (an operator that scans); noWatermark leaves
+	// eventTime.watermark out; noDups leaves numDroppedDuplicateRows
+	// and numRowsDroppedByWatermark out (older Spark).
+	opName         string
+	noWatermark    bool
+	noDups         bool
+	late           bool
+	rocksdbMetrics bool
 }
 
 // generate returns the records of the log, in order.
@@ -76,11 +85,25 @@ func (g genLog) generate() []progresslog.Progress {
 				d += g.warmupMs
 			}
 			trigger := math.Round(d)
+			name := g.opName
+			if name == "" {
+				name = "dedupeWithinWatermark"
+			}
 			op := progresslog.StateOperator{
-				OperatorName:   "dedupe",
+				OperatorName:   name,
 				NumRowsTotal:   progresslog.Int{Value: int64(state), OK: true},
 				NumRowsUpdated: progresslog.Int{Value: int64(newKeys), OK: true},
 				NumRowsRemoved: progresslog.Int{Value: int64(removed), OK: true},
+			}
+			if !g.noDups {
+				op.NumRowsDroppedByWatermark = progresslog.Int{Value: 0, OK: true}
+				op.CustomMetrics = map[string]int64{"numDroppedDuplicateRows": int64(rows - newKeys)}
+			}
+			if g.rocksdbMetrics {
+				if op.CustomMetrics == nil {
+					op.CustomMetrics = map[string]int64{}
+				}
+				op.CustomMetrics["rocksdbCommitFlushLatency"] = 3
 			}
 			if !g.noPartitions {
 				op.NumShufflePartitions = progresslog.Int{Value: int64(parts), OK: true}
@@ -96,6 +119,9 @@ func (g genLog) generate() []progresslog.Progress {
 					AddBatch:         progresslog.Int{Value: int64(trigger - g.otherPhasesMs), OK: true},
 				},
 				StateOperators: []progresslog.StateOperator{op},
+			}
+			if !g.noWatermark {
+				last.EventTime.Watermark = progresslog.Time{Raw: "1970-01-01T00:00:00.000Z", OK: true}
 			}
 			out = append(out, last)
 			batchID++

@@ -72,3 +72,9 @@ func (b *genBatch) cell(i, c int, dst *cell) {
 		dst.i = r.Payload
 	}
 }
+
+// HashKey implements sim.KeyHasher: a chain's later operators read a
+// generated batch's rows in the order of Spark's partitions.
+func (b *genBatch) HashKey(i int, cols []int) int32 {
+	return sim.HashGenerated(&b.Rows[i], b.IDs, cols)
+}

@@ -13,8 +13,10 @@ import (
 
 	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/sim"
+	"github.com/dedupsim/dedupsim/sim/compare"
 	"github.com/dedupsim/dedupsim/sim/replay"
 	"github.com/dedupsim/dedupsim/sim/scenario"
+	"github.com/dedupsim/dedupsim/sim/sparkmodel"
 )
 
 // The folders and files of an export.
@@ -34,6 +36,10 @@ const MaxBatches = 1_000_000_000
 type Options struct {
 	// Format is the format of the batch files; "" is Parquet.
 	Format Format
+	// maxBatches bounds the batches predicted into one expected file; 0
+	// is compare.MaxBatches, the most simulate compare reads (tests set
+	// less).
+	maxBatches int64
 }
 
 // Summary describes a written export.
@@ -51,6 +57,13 @@ type Summary struct {
 	Rows    int64 `json:"rows"`
 	// NoDataMicroBatches is spark.sql.streaming.noDataMicroBatches.enabled.
 	NoDataMicroBatches bool `json:"noDataMicroBatches"`
+	// StateStoreProvider is spark.sql.streaming.stateStore.providerClass:
+	// the spark: block's provider, else the one standing for the
+	// scenario's store (RocksDB for pebble), else Spark's default (HDFS).
+	StateStoreProvider string `json:"stateStoreProvider"`
+	// ShufflePartitions is spark.sql.shuffle.partitions: the spark:
+	// block's, or 0 to leave Spark's default.
+	ShufflePartitions int64 `json:"shufflePartitions,omitempty"`
 	// Faults are the stops and starts between batches.
 	Faults []Fault `json:"faults"`
 	// Queries are the exported queries.
@@ -89,6 +102,13 @@ type spec struct {
 	// store is the scenario's store (memory or pebble), for the state
 	// store provider job.py sets.
 	store string
+	// provider is the state store provider's class and partitions the
+	// shuffle partitions job.py sets (Summary.StateStoreProvider,
+	// Summary.ShufflePartitions): the number of state stores of each
+	// operator, and the order in which a chain's later operators read their
+	// rows, which the prediction follows.
+	provider   string
+	partitions int64
 	// restarts is set when the source may restart its queries.
 	restarts bool
 }
@@ -111,7 +131,11 @@ func Scenario(ctx context.Context, sc *scenario.Scenario, out string, opts Optio
 		kind:   "scenario", app: "dedupsim export " + sc.Name,
 		seed: fmt.Sprintf("scenario %s seed %d", sc.Name, sc.Seed),
 		cols: Columns(sc.Workload.IDs.Kind()), queries: qs,
-		noData: sc.NoDataMicroBatches, store: sc.Store, restarts: len(sc.Faults) > 0,
+		noData: sc.NoDataMicroBatches, store: sc.Store, restarts: len(restartFaults(sc.Faults)) > 0,
+	}
+	sp.provider, sp.partitions = scenarioProvider(sc)
+	if sp.partitions == 0 {
+		sp.partitions = sparkmodel.DefaultPartitions
 	}
 	return write(ctx, sp, src, out, opts)
 }
@@ -134,7 +158,8 @@ func Trace(ctx context.Context, t *replay.Trace, path, out string, opts Options)
 		kind:   "trace", app: "dedupsim export " + name, seed: "trace " + name,
 		cols:    cols,
 		queries: []Query{{Name: name, Text: text, Apply: apply, Verbatim: verbatim, Plan: t.Plan}},
-		noData:  t.NoDataMicroBatches, store: "memory",
+		noData:  t.NoDataMicroBatches, store: "memory", provider: hdfsProvider,
+		partitions: int64(t.ShufflePartitions),
 	}
 	for _, f := range src.faults {
 		sp.restarts = sp.restarts || f != noFault
@@ -171,6 +196,9 @@ func write(ctx context.Context, sp *spec, src source, out string, opts Options) 
 	if opts.Format == "" {
 		opts.Format = Parquet
 	}
+	if opts.maxBatches == 0 {
+		opts.maxBatches = compare.MaxBatches
+	}
 	if _, err := ParseFormat(string(opts.Format)); err != nil {
 		return nil, fmt.Errorf("format: %w", err)
 	}
@@ -192,7 +220,7 @@ func write(ctx context.Context, sp *spec, src source, out string, opts Options) 
 	}
 	preds := make([]*predictor, len(sp.queries))
 	for i := range sp.queries {
-		preds[i] = &predictor{q: &sp.queries[i], noData: sp.noData, seed: sp.seed,
+		preds[i] = &predictor{q: &sp.queries[i], noData: sp.noData, seed: sp.seed, maxBatches: opts.maxBatches, partitions: int(sp.partitions),
 			expected: filepath.Join(st.dir, expectedDir), scratch: scratch, restarts: sp.restarts}
 		if err := preds[i].start(1); err != nil {
 			return nil, err
@@ -203,7 +231,8 @@ func write(ctx context.Context, sp *spec, src source, out string, opts Options) 
 			p.close()
 		}
 	}()
-	sum := &Summary{Dir: out, Source: sp.source, Format: opts.Format, NoDataMicroBatches: sp.noData, Faults: []Fault{}}
+	sum := &Summary{Dir: out, Source: sp.source, Format: opts.Format, NoDataMicroBatches: sp.noData, Faults: []Fault{},
+		StateStoreProvider: sp.provider, ShufflePartitions: sp.partitions}
 	w := newWriter(opts.Format, sp.cols)
 	for k := int64(0); ; k++ {
 		if err := ctx.Err(); err != nil {
@@ -268,7 +297,11 @@ func runBatch(w writer, preds []*predictor, path string, b batch, f faultKind, t
 		g.Go(func() error {
 			if err := p.step(b, f, ts); err != nil {
 				var qf *sim.QueryFailure
-				if errors.As(err, &qf) {
+				var ref *refusal
+				switch {
+				case errors.As(err, &ref):
+					return err
+				case errors.As(err, &qf):
 					return fmt.Errorf("not exportable: query %s: %w", p.name, err)
 				}
 				return fmt.Errorf("query %s: before %s: %w", p.name, filepath.Base(path), err)

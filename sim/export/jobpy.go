@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"text/template"
 
@@ -58,18 +59,26 @@ type jobFault struct {
 
 // sparkConf returns the settings job.py starts Spark with.
 func sparkConf(sp *spec, f Format) []confEntry {
-	provider, store := hdfsProvider, "the HDFS-backed store, as the scenario's store: memory"
+	provider, store := sp.provider, "the HDFS-backed store, as the scenario's store: memory"
 	switch {
-	case sp.store == "pebble":
-		provider, store = rocksDBProvider, "RocksDB, as the scenario's store: pebble"
 	case sp.kind == "trace":
 		store = "Spark's default, the HDFS-backed store"
+	case provider == rocksDBProvider && sp.store == "pebble":
+		store = "RocksDB, as the scenario's store: pebble"
+	case provider == rocksDBProvider:
+		store = "RocksDB, as the scenario's spark.provider"
+	case sp.store == "pebble":
+		store = "the HDFS-backed store, as the scenario's spark.provider"
+	}
+	if provider == "" {
+		provider = hdfsProvider
 	}
 	out := []confEntry{
 		{"spark.sql.streaming.noDataMicroBatches.enabled", boolString(sp.noData), "no-data batches, as the " + sp.kind + " sets them"},
 		{"spark.sql.streaming.stateStore.providerClass", provider, store + "; the compared counters do not depend on it"},
 		{"spark.sql.files.maxPartitionBytes", wholeFile, "with openCostInBytes: one task reads each batch file whole, in order"},
-		{"spark.sql.files.openCostInBytes", wholeFile, "so the rows reach the dedup operators in file order (the first copy of a key is kept)"},
+		{"spark.sql.files.openCostInBytes", wholeFile, "so the rows reach the first dedup operator in file order (the first copy of a key is kept)"},
+		{"spark.sql.shuffle.partitions", strconv.FormatInt(sp.partitions, 10), "state stores per operator; a chain's later operators read their rows in the order of the earlier operator's partitions"},
 	}
 	if f == Parquet {
 		out = append(out, confEntry{"spark.sql.parquet.datetimeRebaseModeInRead", "CORRECTED", "the timestamps are proleptic Gregorian, as dedupsim computes them"})
@@ -85,11 +94,14 @@ func boolString(b bool) string {
 }
 
 // readOptions returns the options job.py reads the batch files with.
+// One file per trigger: even a file fed before Spark is idle is a batch of
+// its own.
 func readOptions(f Format) []option {
+	opts := []option{{"maxFilesPerTrigger", "1"}}
 	if f == JSON {
-		return []option{{"timestampFormat", sparkTimeFormat}, {"mode", "FAILFAST"}}
+		opts = append(opts, option{"timestampFormat", sparkTimeFormat}, option{"mode", "FAILFAST"})
 	}
-	return nil
+	return opts
 }
 
 // jobPy renders job.py.

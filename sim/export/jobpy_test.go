@@ -108,7 +108,7 @@ func TestJobPyReadsBack(t *testing.T) {
 		`StructField("attempt", IntegerType()),`,
 		`StructField("payload", LongType()),`,
 		`FORMAT = "json"`,
-		`READ_OPTIONS = {"timestampFormat": "yyyy-MM-dd'T'HH:mm:ss.SSSSSSXXX", "mode": "FAILFAST"}`,
+		`READ_OPTIONS = {"maxFilesPerTrigger": "1", "timestampFormat": "yyyy-MM-dd'T'HH:mm:ss.SSSSSSXXX", "mode": "FAILFAST"}`,
 		fmt.Sprintf("BATCHES = %d ", sum.Batches),
 		fmt.Sprintf(`FAULTS = {%d: "restart", %d: "lose-checkpoint"}`, sum.Faults[0].Before, sum.Faults[1].Before),
 		`"spark.sql.streaming.noDataMicroBatches.enabled": "false",`,
@@ -208,7 +208,7 @@ print(json.dumps(out))
 			!reflect.DeepEqual(got.FAULTS, faults) || got.FORMAT != string(f) {
 			t.Errorf("Python reads back\n%+v\nwant queries %v, schema %v, %d batches, faults %v, format %s", got, queries, schema, sum.Batches, faults, f)
 		}
-		for _, c := range sparkConf(&spec{kind: "scenario", store: "pebble"}, f) {
+		for _, c := range sparkConf(&spec{kind: "scenario", store: "pebble", provider: rocksDBProvider, partitions: 200}, f) {
 			if got.SPARK_CONF[c.Key] != c.Value {
 				t.Errorf("SPARK_CONF[%s] = %q, want %q", c.Key, got.SPARK_CONF[c.Key], c.Value)
 			}

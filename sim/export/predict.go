@@ -54,6 +54,11 @@ type predictor struct {
 	// its state in memory only).
 	expected, scratch string
 	restarts          bool
+	// maxBatches bounds the records of one expected file.
+	maxBatches int64
+	// partitions is job.py's spark.sql.shuffle.partitions: a chain's later
+	// operators read their rows grouped by the earlier one's partition.
+	partitions int
 
 	gen   int
 	runs  int
@@ -64,8 +69,9 @@ type predictor struct {
 	query *sim.Query
 	file  *os.File
 	out   *bufio.Writer
-	// Batches counts the predicted batches, no-data ones included.
-	batches int64
+	// Batches counts the predicted batches, no-data ones included;
+	// genBatches those of the current checkpoint (its expected file).
+	batches, genBatches int64
 }
 
 // start starts generation gen of the query: its expected file and, when
@@ -80,7 +86,7 @@ func (p *predictor) start(gen int) error {
 		}
 		p.query = nil
 	}
-	p.gen = gen
+	p.gen, p.genBatches = gen, 0
 	p.name = generationName(p.q.Name, gen)
 	p.id = uuidOf(p.seed, p.name)
 	f, err := os.Create(filepath.Join(p.expected, p.name+".jsonl"))
@@ -117,6 +123,10 @@ func (p *predictor) open() error {
 	}
 	open := func(op int, _ chain.Node) (engines.Store, error) { return mem.Open(dir(op), state.NextBatchID) }
 	if p.query, err = sim.NewQuery(p.q.Plan, open, state); err != nil {
+		return err
+	}
+	if err := p.query.SetShufflePartitions(p.partitions); err != nil {
+		p.query.Close()
 		return err
 	}
 	if p.cp != nil {
@@ -178,6 +188,10 @@ func (p *predictor) write(pr *sim.Progress, tsMs int64) error {
 		return err
 	}
 	p.batches++
+	if p.genBatches++; p.genBatches > p.maxBatches {
+		return &refusal{fmt.Sprintf("not exportable: query %s: its prediction passes %s batches at %s, the most simulate compare reads from one progress file; export a shorter duration or a longer trigger",
+			p.name, metrics.FormatCount(p.maxBatches), metrics.FormatMillis(tsMs))}
+	}
 	p.out.Write(line)
 	return p.out.WriteByte('\n')
 }
@@ -220,3 +234,9 @@ func uuidOf(parts ...string) string {
 	x := hex.EncodeToString(b[:])
 	return x[0:8] + "-" + x[8:12] + "-" + x[12:16] + "-" + x[16:20] + "-" + x[20:32]
 }
+
+// refusal is an export refused for what its input is, in one line that
+// needs no context added.
+type refusal struct{ msg string }
+
+func (r *refusal) Error() string { return r.msg }

@@ -8,6 +8,7 @@ import (
 	"github.com/dedupsim/dedupsim/generators"
 	"github.com/dedupsim/dedupsim/sim/runner"
 	"github.com/dedupsim/dedupsim/sim/scenario"
+	"github.com/dedupsim/dedupsim/sim/sparkmodel"
 )
 
 // faultKind is what happens before a batch: nothing, a restart, or a
@@ -30,9 +31,14 @@ type source interface {
 
 // scenarioSource forms a scenario's batches as `simulate run` does: a
 // trigger at start + n*trigger (n >= 1) takes the rows that arrived at or
-// before it and after the previous trigger; triggers without rows are
-// skipped. A fault fires before the first batch whose trigger is at or
-// after start + at.
+// before it and after the previous batch's; triggers without rows are
+// skipped. With a spark: block, a batch takes at most
+// spark.maxRowsPerBatch rows (the oldest; the rest wait for the next
+// triggers), and a trigger that falls in a span of spark.downtime fires at
+// its end (sparkmodel.Tracker.NextTrigger). A fault that restarts the
+// query (restart, lose-checkpoint) fires before the first batch whose
+// trigger is at or after start + at; a bad-clock fault is a row of the
+// stream, which the generator yields, never a restart.
 type scenarioSource struct {
 	gen     *generators.Generator
 	start   int64
@@ -41,9 +47,15 @@ type scenarioSource struct {
 	look    generators.Row
 	hasLook bool
 	faults  []scenario.Fault
-	// first is set until the first batch: faults before it are dropped.
-	first bool
-	b     genBatch
+	// limit is spark.maxRowsPerBatch, 0 for none; model moves triggers
+	// out of spark.downtime, nil without a spark: block.
+	limit int
+	model *sparkmodel.Tracker
+	// pending is the fault before the next batch; first is set until the
+	// first batch: faults before it are dropped.
+	pending faultKind
+	first   bool
+	b       genBatch
 }
 
 func newScenarioSource(sc *scenario.Scenario) (*scenarioSource, error) {
@@ -53,8 +65,12 @@ func newScenarioSource(sc *scenario.Scenario) (*scenarioSource, error) {
 	}
 	s := &scenarioSource{
 		gen: g, start: sc.Start.UnixMicro(), trigger: sc.Trigger.Micros(),
-		faults: slices.SortedStableFunc(slices.Values(sc.Faults), func(a, b scenario.Fault) int { return cmp.Compare(a.At, b.At) }),
+		faults: restartFaults(sc.Faults),
 		first:  true,
+	}
+	if sc.Spark != nil {
+		s.limit = int(sc.Spark.MaxRowsPerBatch)
+		s.model = sparkmodel.NewTracker(*sc.Spark, nil, s.start, s.trigger, s.start, sc.End().UnixMicro())
 	}
 	s.b.IDs = g.IDs()
 	s.t = s.start + s.trigger
@@ -62,32 +78,61 @@ func newScenarioSource(sc *scenario.Scenario) (*scenarioSource, error) {
 	return s, nil
 }
 
+// restartFaults returns the faults that restart the query, in time order.
+func restartFaults(faults []scenario.Fault) []scenario.Fault {
+	out := slices.DeleteFunc(slices.Clone(faults), func(f scenario.Fault) bool { return !f.IsRestart() })
+	slices.SortStableFunc(out, func(a, b scenario.Fault) int { return cmp.Compare(a.At, b.At) })
+	return out
+}
+
+// nextTrigger returns the trigger after one at t that ran no batch or a
+// batch that took no time: the next of the lattice, moved out of
+// spark.downtime.
+func (s *scenarioSource) nextTrigger(t int64) int64 {
+	if s.model == nil {
+		return t + s.trigger
+	}
+	return s.model.NextTrigger(t, t)
+}
+
 func (s *scenarioSource) next() (batch, faultKind, int64, bool, error) {
 	if !s.hasLook {
 		return nil, noFault, 0, false, nil
 	}
-	if s.look.Arrival > s.t {
-		// Skip the triggers without rows: to the first at or after the
-		// next arrival.
-		n := (s.look.Arrival - s.start + s.trigger - 1) / s.trigger
-		s.t = s.start + n*s.trigger
+	for s.fire(); s.look.Arrival > s.t; s.fire() {
+		// Skip the triggers without rows, as the runner does: to the
+		// one before the next arrival or fault, then on.
+		next := s.look.Arrival
+		if len(s.faults) > 0 {
+			next = min(next, s.start+s.faults[0].At.Micros())
+		}
+		if skip := (next - s.t) / s.trigger; skip > 1 {
+			s.t += (skip - 1) * s.trigger
+		}
+		s.t = s.nextTrigger(s.t)
 	}
 	s.b.Rows = s.b.Rows[:0]
-	for s.hasLook && s.look.Arrival <= s.t {
+	for s.hasLook && s.look.Arrival <= s.t && (s.limit == 0 || len(s.b.Rows) < s.limit) {
 		s.b.Rows = append(s.b.Rows, s.look)
 		s.hasLook = s.gen.Next(&s.look)
 	}
-	f := noFault
+	f := s.pending
+	if s.first {
+		f = noFault // a restart before the first batch restarts nothing
+	}
+	s.first, s.pending = false, noFault
+	t := s.t
+	s.t = s.nextTrigger(t)
+	return &s.b, f, t / 1000, true, nil
+}
+
+// fire takes the faults due at the next trigger into the pending fault:
+// the one before the next batch.
+func (s *scenarioSource) fire() {
 	for len(s.faults) > 0 && s.start+s.faults[0].At.Micros() <= s.t {
-		if !s.first {
-			f = max(f, kindOf(s.faults[0].Kind))
-		}
+		s.pending = max(s.pending, kindOf(s.faults[0].Kind))
 		s.faults = s.faults[1:]
 	}
-	s.first = false
-	t := s.t
-	s.t += s.trigger
-	return &s.b, f, t / 1000, true, nil
 }
 
 func kindOf(k scenario.FaultKind) faultKind {
@@ -114,4 +159,21 @@ func scenarioQueries(sc *scenario.Scenario) ([]Query, error) {
 		out[i] = Query{Name: j.FileName, Text: j.Query, Apply: apply, Verbatim: verbatim, Plan: j.Plan}
 	}
 	return out, nil
+}
+
+// scenarioProvider returns the state store provider class and the shuffle
+// partitions (0: Spark's default) Spark runs sc's queries with: the spark:
+// block's provider and partitions; without one, RocksDB for the store
+// pebble and Spark's default, the HDFS-backed store, for memory.
+func scenarioProvider(sc *scenario.Scenario) (string, int64) {
+	if sc.Spark != nil {
+		if sc.Spark.Provider == sparkmodel.RocksDB {
+			return rocksDBProvider, sc.Spark.Partitions
+		}
+		return hdfsProvider, sc.Spark.Partitions
+	}
+	if sc.Store == "pebble" {
+		return rocksDBProvider, 0
+	}
+	return hdfsProvider, 0
 }

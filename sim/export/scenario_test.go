@@ -197,41 +197,57 @@ func TestJSONBatchesHoldTheGeneratedRows(t *testing.T) {
 
 // The batches are those `simulate run` forms: the runner's data batches,
 // at the same trigger times with the same numbers of rows, are the batch
-// files in order (the prediction's data records carry the trigger times).
+// files in order (the prediction's data records carry the trigger times):
+// for a bad-clock fault (a row, never a restart), and for a spark: block's
+// maxRowsPerBatch (a backlog taken in capped batches) and downtime (an
+// off-lattice trigger at its end).
 func TestBatchesAreTheRunnersBatches(t *testing.T) {
-	sc := loadScenario(t, fmt.Sprintf(small, "uuid"))
-	out, _ := exportScenario(t, sc, Parquet)
-	res := filepath.Join(t.TempDir(), "results")
-	if _, err := runner.RunTo(context.Background(), sc, runner.Options{Workers: 1}, res, nil); err != nil {
-		t.Fatal(err)
-	}
-	type batchAt struct {
-		ts   string
-		rows float64
-	}
-	var ran []batchAt
-	for _, l := range readRecords(t, filepath.Join(res, "progress", "within.jsonl")) {
-		if l["noData"] == false {
-			n, _ := l["numInputRows"].(json.Number).Float64()
-			ran = append(ran, batchAt{l["timestamp"].(string), n})
-		}
-	}
-	var exported []batchAt
-	for _, r := range readRecords(t, filepath.Join(out, expectedDir, "within.jsonl")) {
-		if n, _ := r["numInputRows"].(json.Number).Float64(); n > 0 {
-			exported = append(exported, batchAt{r["timestamp"].(string), n})
-		}
-	}
-	entries, _ := os.ReadDir(filepath.Join(out, batchesDir))
-	if len(ran) < 20 || len(exported) != len(entries) {
-		t.Fatalf("the runner ran %d data batches, the prediction has %d, with %d batch files", len(ran), len(exported), len(entries))
-	}
-	for i, e := range entries {
-		if n := countRows(t, filepath.Join(out, batchesDir, e.Name()), Parquet); float64(n) != exported[i].rows {
-			t.Fatalf("%s holds %d rows, its predicted batch %v", e.Name(), n, exported[i])
-		}
-	}
-	if !slices.Equal(ran, exported) {
-		t.Errorf("the runner's data batches\n%v\nthe export's\n%v", ran, exported)
+	base := fmt.Sprintf(small, "uuid")
+	for _, c := range []struct{ name, yaml string }{
+		{"plain", base},
+		{"bad-clock", base + "faults:\n  - {at: 50s, kind: bad-clock, skew: 1m}\n"},
+		{"spark", base + "spark:\n  partitions: 4\n  maxRowsPerBatch: 30\n  downtime:\n    - {at: 32s, for: 41s}\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sc := loadScenario(t, c.yaml)
+			out, sum := exportScenario(t, sc, Parquet)
+			res := filepath.Join(t.TempDir(), "results")
+			rs, err := runner.RunTo(context.Background(), sc, runner.Options{Workers: 1}, res, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if restarts := rs.Summary.Queries[0].Restarts; restarts != int64(len(sum.Faults)) {
+				t.Errorf("the run restarted its queries %d times, the export has faults %v", restarts, sum.Faults)
+			}
+			type batchAt struct {
+				ts   string
+				rows float64
+			}
+			var ran []batchAt
+			for _, l := range readRecords(t, filepath.Join(res, "progress", "within.jsonl")) {
+				if l["noData"] == false {
+					n, _ := l["numInputRows"].(json.Number).Float64()
+					ran = append(ran, batchAt{l["timestamp"].(string), n})
+				}
+			}
+			var exported []batchAt
+			for _, r := range readRecords(t, filepath.Join(out, expectedDir, "within.jsonl")) {
+				if n, _ := r["numInputRows"].(json.Number).Float64(); n > 0 {
+					exported = append(exported, batchAt{r["timestamp"].(string), n})
+				}
+			}
+			entries, _ := os.ReadDir(filepath.Join(out, batchesDir))
+			if len(ran) < 20 || len(exported) != len(entries) {
+				t.Fatalf("the runner ran %d data batches, the prediction has %d, with %d batch files", len(ran), len(exported), len(entries))
+			}
+			for i, e := range entries {
+				if n := countRows(t, filepath.Join(out, batchesDir, e.Name()), Parquet); float64(n) != exported[i].rows {
+					t.Fatalf("%s holds %d rows, its predicted batch %v", e.Name(), n, exported[i])
+				}
+			}
+			if !slices.Equal(ran, exported) {
+				t.Errorf("the runner's data batches\n%v\nthe export's\n%v", ran, exported)
+			}
+		})
 	}
 }

@@ -116,8 +116,8 @@ func TestTracesPredictTheirExpectedOutput(t *testing.T) {
 			}
 		}
 	}
-	if exported != 2*26 {
-		t.Errorf("exported %d traces (both formats); want the 26 that load and that Spark can be driven through, twice", exported)
+	if exported != 2*27 {
+		t.Errorf("exported %d traces (both formats); want the 27 that load and that Spark can be driven through, twice", exported)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/dedupsim/dedupsim/engines/fileio"
+	"github.com/dedupsim/dedupsim/sim/calibrate"
 	"github.com/dedupsim/dedupsim/sim/sparkmodel"
 )
 
@@ -43,22 +44,30 @@ func ReadCostFile(path string) (*sparkmodel.Cost, error) {
 		}
 	}
 	if block == nil {
-		return nil, fmt.Errorf("%s: no cost: block; want a YAML file with a cost: mapping of %s (what simulate calibrate prints), or a scenario with spark: cost:", path, keyList())
+		return nil, fmt.Errorf("%s: no cost: block; want a YAML file with a cost: mapping of %s (what simulate calibrate prints), or a scenario whose spark: block has a cost: block", path, keyList())
 	}
 	if block.Kind != yaml.MappingNode {
 		return nil, fmt.Errorf("%s: %s: want a mapping of %s", path, at, keyList())
 	}
 	var c sparkmodel.Cost
 	fields := []**float64{&c.BatchOverheadMs, &c.RowNs, &c.NewKeyNs, &c.ScanKeyNs, &c.RemoveKeyNs, &c.PartitionCommitMs}
+	seen := map[string]int{}
 	for i := 0; i+1 < len(block.Content); i += 2 {
 		k, v := block.Content[i], block.Content[i+1]
 		j := slices.IndexFunc(costKeys, func(ck struct{ key, want string }) bool { return ck.key == k.Value })
 		if j < 0 {
 			return nil, fmt.Errorf("%s: %s.%s: unknown key; want %s", path, at, fileio.Show(k.Value), keyList())
 		}
+		if first, ok := seen[k.Value]; ok {
+			return nil, fmt.Errorf("%s: %s.%s: must be given once, got it again at line %d (first at line %d)", path, at, k.Value, k.Line, first)
+		}
+		seen[k.Value] = k.Line
 		var f float64
-		if v.Kind != yaml.ScalarNode || v.Decode(&f) != nil || f < 0 || math.IsNaN(f) || math.IsInf(f, 0) {
+		if v.Kind != yaml.ScalarNode || v.Decode(&f) != nil || f < 0 || math.IsNaN(f) {
 			return nil, fmt.Errorf("%s: %s.%s: want %s, got %s", path, at, k.Value, costKeys[j].want, fileio.Show(v.Value))
+		}
+		if limit := sparkmodel.MaxCost(calibrate.Term(j)); f > limit {
+			return nil, fmt.Errorf("%s: %s.%s: want %s, at most %g (a larger cost overflows the model's durations), got %s", path, at, k.Value, costKeys[j].want, limit, fileio.Show(v.Value))
 		}
 		*fields[j] = &f
 	}

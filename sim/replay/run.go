@@ -56,7 +56,7 @@ func Run(t *Trace) ([]BatchLine, error) {
 		return nil, err
 	}
 	r := &runner{t: t, cp: cp}
-	if r.q, err = startQuery(t.Plan, cp); err != nil {
+	if r.q, err = startQuery(t.Plan, t.ShufflePartitions, cp); err != nil {
 		return nil, err
 	}
 	defer func() { r.q.Close() }()
@@ -67,7 +67,7 @@ func Run(t *Trace) ([]BatchLine, error) {
 			if err := r.q.Close(); err != nil {
 				return nil, fmt.Errorf("steps[%d]: restart: %w", si, err)
 			}
-			if r.q, err = startQuery(t.Plan, cp); err != nil {
+			if r.q, err = startQuery(t.Plan, t.ShufflePartitions, cp); err != nil {
 				return nil, fmt.Errorf("steps[%d]: restart: %w", si, err)
 			}
 		case t.ManualClock && s.Trigger:
@@ -172,8 +172,10 @@ func (r *runner) trigger(si int) error {
 }
 
 // startQuery starts the query from whatever cp holds: nothing for a new
-// query, else the state after its last committed batch.
-func startQuery(plan chain.Plan, cp *sim.Checkpoint) (*sim.Query, error) {
+// query, else the state after its last committed batch, its chain's rows
+// ordered between operators by shuffle partitions (the trace's
+// ShufflePartitions).
+func startQuery(plan chain.Plan, shuffle int, cp *sim.Checkpoint) (*sim.Query, error) {
 	rec, err := cp.Recover()
 	if err != nil {
 		return nil, err
@@ -186,6 +188,10 @@ func startQuery(plan chain.Plan, cp *sim.Checkpoint) (*sim.Query, error) {
 	open := func(op int, _ chain.Node) (engines.Store, error) { return mem.Open(cp.StateDir(op), version) }
 	q, err := sim.NewQuery(plan, open, rec.State)
 	if err != nil {
+		return nil, err
+	}
+	if err := q.SetShufflePartitions(shuffle); err != nil {
+		q.Close()
 		return nil, err
 	}
 	q.SetCheckpoint(cp)

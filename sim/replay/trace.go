@@ -32,9 +32,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/dedupsim/dedupsim/engines/fileio"
+	"github.com/dedupsim/dedupsim/engines/partition"
+	"github.com/dedupsim/dedupsim/sim"
 	"github.com/dedupsim/dedupsim/sim/chain"
 )
 
@@ -49,6 +53,16 @@ type Trace struct {
 	Steps       []Step
 	// EventTimeColumn is the schema index of the event-time column, or -1.
 	EventTimeColumn int
+	// SparkVersion is the Spark line the trace's expected output pins
+	// (Spark35 or SparkLatest, the default). The two lines agree on every
+	// rule dedupsim models (the real-Spark suite runs every trace on both),
+	// so it changes no batch; it says which line a case was checked on.
+	SparkVersion string
+	// ShufflePartitions is spark.sql.shuffle.partitions as the trace's
+	// expectations assume it (key "shufflePartitions", default 1): a
+	// chain's later dedup operators read the rows grouped by the earlier
+	// operator's partitions among it (sim.Query.SetShufflePartitions).
+	ShufflePartitions int
 }
 
 // Step is one step of a trace: rows to add, a restart, or (with a manual
@@ -70,6 +84,61 @@ type RowSet struct {
 	cells [][][]byte
 	// eventTimes[i] is row i's event time in microseconds.
 	eventTimes []int64
+	// spark[i][c] is row i's value of column c as Spark types it, for
+	// HashKey.
+	spark [][]sparkCell
+}
+
+// sparkCell is one value as a Spark column holds it (see columnTypes).
+type sparkCell struct {
+	typ sparkType
+	i   int64
+	f   float64
+	s   string
+}
+
+// sparkType is the Spark type of a trace column, as a PySpark driver that
+// reads the rows with Python's json module and lets createDataFrame infer
+// the schema gets it: strings StringType, booleans BooleanType, numbers
+// written without a fraction or exponent LongType (Python ints) unless
+// the column also holds others, then DoubleType (Python floats), the
+// event-time column TimestampType.
+type sparkType uint8
+
+const (
+	sparkNull sparkType = iota
+	sparkString
+	sparkBool
+	sparkLong
+	sparkDouble
+	sparkTimestamp
+)
+
+// HashKey returns Spark's Murmur3 hash (seed 42) of row i's values of
+// cols, each folded by its column's Spark type, nulls skipped as Spark
+// skips them. It implements sim.KeyHasher.
+func (r *RowSet) HashKey(i int, cols []int) int32 {
+	h := partition.Seed
+	row := r.spark[i]
+	for _, c := range cols {
+		if c >= len(row) {
+			continue
+		}
+		v := &row[c]
+		switch v.typ {
+		case sparkString:
+			h = partition.String(h, v.s)
+		case sparkBool:
+			h = partition.Bool(h, v.i != 0)
+		case sparkLong:
+			h = partition.Long(h, v.i)
+		case sparkDouble:
+			h = partition.Double(h, v.f)
+		case sparkTimestamp:
+			h = partition.Timestamp(h, v.i)
+		}
+	}
+	return h
 }
 
 // Len returns the number of rows.
@@ -80,6 +149,7 @@ func (r *RowSet) appendRows(src *RowSet) {
 	r.Raw = append(r.Raw, src.Raw...)
 	r.cells = append(r.cells, src.cells...)
 	r.eventTimes = append(r.eventTimes, src.eventTimes...)
+	r.spark = append(r.spark, src.spark...)
 }
 
 // EventTime returns row i's event time in microseconds; a trace has one
@@ -111,12 +181,20 @@ const (
 	tagTimestamp = 'T'
 )
 
+// The Spark lines a trace's sparkVersion names.
+const (
+	Spark35     = "3.5"
+	SparkLatest = "4"
+)
+
 type rawTrace struct {
 	Name               string            `json:"name"`
 	Query              json.RawMessage   `json:"query"`
 	EventTime          *string           `json:"eventTime"`
 	NoDataMicroBatches *bool             `json:"noDataMicroBatches"`
 	ManualClock        *bool             `json:"manualClock"`
+	ShufflePartitions  *int              `json:"shufflePartitions"`
+	SparkVersion       *string           `json:"sparkVersion"`
 	Steps              []json.RawMessage `json:"steps"`
 }
 
@@ -200,6 +278,20 @@ func decodeTrace(data []byte) (*Trace, *rawTrace, error) {
 	}
 	if rt.ManualClock != nil {
 		t.ManualClock = *rt.ManualClock
+	}
+	t.ShufflePartitions = 1
+	if rt.ShufflePartitions != nil {
+		if n := *rt.ShufflePartitions; n < 1 || n > sim.MaxPartitions {
+			return nil, nil, fmt.Errorf("shufflePartitions: %d; want 1 to %d (spark.sql.shuffle.partitions)", n, sim.MaxPartitions)
+		}
+		t.ShufflePartitions = *rt.ShufflePartitions
+	}
+	t.SparkVersion = SparkLatest
+	if rt.SparkVersion != nil {
+		if *rt.SparkVersion != Spark35 && *rt.SparkVersion != SparkLatest {
+			return nil, nil, fmt.Errorf("sparkVersion: %s; want %q or %q (the Spark line the expected output pins)", fileio.Quote(*rt.SparkVersion), Spark35, SparkLatest)
+		}
+		t.SparkVersion = *rt.SparkVersion
 	}
 	return t, &rt, nil
 }
@@ -308,8 +400,12 @@ func (t *Trace) resolveEventTime(eventTime *string, cols []string, colIdx map[st
 }
 
 // encodeSteps encodes the rows of every addData step for the executor:
-// each cell's key encoding, and each row's event time.
+// each cell's key encoding, its Spark value, and each row's event time.
 func (t *Trace) encodeSteps(steps [][]parsedRow, cols []string, colIdx map[string]int) error {
+	types, err := t.columnTypes(steps, cols, colIdx)
+	if err != nil {
+		return err
+	}
 	for si, rows := range steps {
 		if t.Steps[si].Restart || t.Steps[si].Trigger {
 			continue
@@ -318,10 +414,12 @@ func (t *Trace) encodeSteps(steps [][]parsedRow, cols []string, colIdx map[strin
 			Raw:        make([]json.RawMessage, len(rows)),
 			cells:      make([][][]byte, len(rows)),
 			eventTimes: make([]int64, len(rows)),
+			spark:      make([][]sparkCell, len(rows)),
 		}
 		for ri, r := range rows {
 			rs.Raw[ri] = r.raw
 			cells := make([][]byte, len(cols))
+			sc := make([]sparkCell, len(cols))
 			hasET := false
 			for k, name := range r.keys {
 				c := colIdx[name]
@@ -332,19 +430,105 @@ func (t *Trace) encodeSteps(steps [][]parsedRow, cols []string, colIdx map[strin
 					}
 					rs.eventTimes[ri] = us
 					cells[c] = binary.BigEndian.AppendUint64([]byte{tagTimestamp}, uint64(us))
+					sc[c] = sparkCell{typ: sparkTimestamp, i: us}
 					hasET = true
 					continue
 				}
 				cells[c] = encodeValue(r.vals[k])
+				sc[c] = sparkValue(r.vals[k], types[c])
 			}
 			if t.EventTimeColumn >= 0 && !hasET {
 				return fmt.Errorf("steps[%d].addData[%d]: no %s column: every row needs its event time", si, ri, cols[t.EventTimeColumn])
 			}
 			rs.cells[ri] = cells
+			rs.spark[ri] = sc
 		}
 		t.Steps[si].Rows = rs
 	}
 	return nil
+}
+
+// columnTypes returns each column's Spark type (see sparkType). With
+// shufflePartitions above 1 a column must hold values of one kind (strings,
+// booleans or numbers), as a Spark column has one type: a chain's rows
+// are then placed in partitions by their Spark hash. With 1 nothing is
+// hashed and a column may mix kinds, compared by value as before.
+func (t *Trace) columnTypes(steps [][]parsedRow, cols []string, colIdx map[string]int) ([]sparkType, error) {
+	types := make([]sparkType, len(cols))
+	for si, rows := range steps {
+		for ri, r := range rows {
+			for k, name := range r.keys {
+				c := colIdx[name]
+				if c == t.EventTimeColumn {
+					types[c] = sparkTimestamp
+					continue
+				}
+				var typ sparkType
+				switch x := r.vals[k].(type) {
+				case string:
+					typ = sparkString
+				case bool:
+					typ = sparkBool
+				case json.Number:
+					typ = sparkLong
+					if strings.ContainsAny(string(x), ".eE") {
+						typ = sparkDouble
+					} else if _, err := strconv.ParseInt(string(x), 10, 64); err != nil {
+						typ = sparkDouble
+					}
+				default:
+					continue
+				}
+				switch have := types[c]; {
+				case have == sparkNull || have == typ:
+					types[c] = typ
+				case (have == sparkLong || have == sparkDouble) && (typ == sparkLong || typ == sparkDouble):
+					types[c] = sparkDouble
+				case t.ShufflePartitions > 1:
+					return nil, fmt.Errorf("steps[%d].addData[%d].%s: %s where earlier rows hold %s: with shufflePartitions %d rows are hashed by their Spark types, and a column has one",
+						si, ri, name, typ, have, t.ShufflePartitions)
+				}
+			}
+		}
+	}
+	return types, nil
+}
+
+// String names the kind of value a Spark type holds, for messages.
+func (s sparkType) String() string {
+	switch s {
+	case sparkString:
+		return "a string"
+	case sparkBool:
+		return "a boolean"
+	case sparkLong, sparkDouble:
+		return "a number"
+	case sparkTimestamp:
+		return "a timestamp"
+	}
+	return "null"
+}
+
+// sparkValue returns v as a column of Spark type typ holds it.
+func sparkValue(v any, typ sparkType) sparkCell {
+	switch x := v.(type) {
+	case string:
+		return sparkCell{typ: sparkString, s: x}
+	case bool:
+		if x {
+			return sparkCell{typ: sparkBool, i: 1}
+		}
+		return sparkCell{typ: sparkBool}
+	case json.Number:
+		if typ == sparkLong {
+			if i, err := strconv.ParseInt(string(x), 10, 64); err == nil {
+				return sparkCell{typ: sparkLong, i: i}
+			}
+		}
+		f, _ := strconv.ParseFloat(string(x), 64)
+		return sparkCell{typ: sparkDouble, f: f}
+	}
+	return sparkCell{}
 }
 
 // parseRow reads one flat JSON object, keeping its keys in order and its

@@ -107,12 +107,6 @@ func e2eRows(b *testing.B) int {
 	return b.N
 }
 
-// cpuNow returns the process's CPU time (user + system).
-func cpuNow() time.Duration {
-	u, s := cpuSplit()
-	return u + s
-}
-
 // cpuSplit returns the process's user and system CPU time so far.
 func cpuSplit() (user, sys time.Duration) {
 	var ru syscall.Rusage

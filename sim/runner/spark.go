@@ -99,7 +99,17 @@ func (c *checkpointer) newQuery(cp *sim.Checkpoint, partitions int, open StoreOp
 			}
 			return open(cp.StateDir(op), op, state.NextBatchID)
 		}
-		return sim.NewQuery(c.job.Plan, stores, state)
+		q, err := sim.NewQuery(c.job.Plan, stores, state)
+		if err != nil {
+			return nil, err
+		}
+		// Spark's default partitions still order a chain's rows between
+		// its dedup operators (sim.Query.SetShufflePartitions).
+		if err := q.SetShufflePartitions(sim.DefaultShufflePartitions); err != nil {
+			q.Close()
+			return nil, err
+		}
+		return q, nil
 	}
 	stores := func(op, part int, _ chain.Node) (engines.Store, error) {
 		if cp == nil {

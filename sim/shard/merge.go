@@ -92,8 +92,9 @@ func validFileName(n string) bool {
 // the report when render is not nil, exactly as the unsharded sweep
 // writes them. It refuses, with one line and nothing written: a folder
 // that is not a shard, shards of different versions, scenarios, seeds,
-// sweeps or splits, a shard given twice, a missing shard, and an out that
-// is one of the shards. It returns the merged summary.
+// sweeps, splits or --store, a shard given twice, a missing shard, a job
+// file whose size or SHA-256 is not the one its shard recorded, and an out
+// that is one of the shards. It returns the merged summary.
 func Merge(dirs []string, out string, render runner.Renderer) (*metrics.Summary, error) {
 	if len(dirs) == 0 {
 		return nil, fmt.Errorf("no shard folders to merge")
@@ -110,7 +111,13 @@ func Merge(dirs []string, out string, render runner.Renderer) (*metrics.Summary,
 		return nil, err
 	}
 	slices.SortFunc(shards, func(a, b shardFolder) int { return a.m.Shard - b.m.Shard })
-	res, err := assemble(shards)
+	spark := hasSpark(shards)
+	for _, s := range shards {
+		if err := verifyFiles(s, spark); err != nil {
+			return nil, err
+		}
+	}
+	res, err := assemble(shards, spark)
 	if err != nil {
 		return nil, err
 	}
@@ -151,6 +158,8 @@ func checkSet(shards []shardFolder, out string) error {
 			return fmt.Errorf("%s: another scenario than %s's: every shard must run the same scenario file", s.dir, first.dir)
 		case m.InputsSHA256 != f.InputsSHA256:
 			return fmt.Errorf("%s: the scenario's input files (empirical distributions) differ from %s's: give every shard the same files", s.dir, first.dir)
+		case m.Store != f.Store:
+			return fmt.Errorf("%s: run with %s, but %s with %s: run every shard with the same --store", s.dir, storeFlag(m.Store), first.dir, storeFlag(f.Store))
 		case m.Of != f.Of:
 			return fmt.Errorf("%s: shard %d/%d, but %s is shard %d/%d: every shard must be of the same N", s.dir, m.Shard, m.Of, first.dir, f.Shard, f.Of)
 		}
@@ -187,11 +196,22 @@ func checkSet(shards []shardFolder, out string) error {
 	return nil
 }
 
+// hasSpark reports whether a shard has spark rows (a spark/ folder): the
+// sweep had a spark: block.
+func hasSpark(shards []shardFolder) bool {
+	for _, s := range shards {
+		if _, err := os.Stat(filepath.Join(s.dir, sparkDir)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
 // assemble makes the results of the whole sweep from its shards, sorted
 // by K: the summary of shard 0 (which holds job 0, whose stream found the
 // bad-clock markers) with every shard's queries in job order, and each
 // job's files.
-func assemble(shards []shardFolder) (*runner.Results, error) {
+func assemble(shards []shardFolder, spark bool) (*runner.Results, error) {
 	s0 := shards[0].m.Summary
 	sum := &metrics.Summary{Format: s0.Format, Scenario: s0.Scenario, Seed: s0.Seed, Warnings: s0.Warnings,
 		Windows: s0.Windows, Markers: s0.Markers, Queries: []metrics.QuerySummary{}}
@@ -201,12 +221,6 @@ func assemble(shards []shardFolder) (*runner.Results, error) {
 		files runner.JobFiles
 	}
 	entries := make([]*entry, shards[0].m.TotalJobs)
-	spark := false
-	for _, s := range shards {
-		if _, err := os.Stat(filepath.Join(s.dir, sparkDir)); err == nil {
-			spark = true
-		}
-	}
 	for _, s := range shards {
 		for i, j := range s.m.Jobs {
 			entries[j.Index] = &entry{
@@ -231,4 +245,12 @@ func assemble(shards []shardFolder) (*runner.Results, error) {
 		return nil, fmt.Errorf("merge: %w", err)
 	}
 	return res, nil
+}
+
+// storeFlag describes the --store a shard ran with.
+func storeFlag(store string) string {
+	if store == "" {
+		return "each query's own store (no --store)"
+	}
+	return "--store " + store
 }

@@ -56,7 +56,7 @@ func Run(ctx context.Context, s *scenario.Scenario, opts runner.Options, spec Sp
 	}
 	defer res.Close()
 	m := &Manifest{Format: Format, Shard: spec.K, Of: spec.N, Version: Version(), Seed: s.Seed,
-		Sweep: sweepDelays(s), InputsSHA256: inputsHash(s), TotalJobs: len(jobs), Jobs: []JobEntry{}, Summary: res.Summary}
+		Sweep: sweepDelays(s), InputsSHA256: inputsHash(s), Store: opts.Store, TotalJobs: len(jobs), Jobs: []JobEntry{}, Summary: res.Summary}
 	if m.ScenarioSHA256, err = scenarioHash(res.Summary.Scenario); err != nil {
 		return nil, err
 	}
@@ -93,48 +93,59 @@ func writeJobs(dir string, res *runner.Results, m *Manifest) error {
 		}
 	}
 	for i, j := range res.Jobs {
-		m.Jobs = append(m.Jobs, JobEntry{Index: j.Index, Name: j.Name, FileName: j.FileName})
-		files := jobFiles(dir, j.FileName, res.HasSpark())
-		if err := writeFile(files.Timeseries, func(w io.Writer) error { return res.WriteJobTimeseries(i, w) }); err != nil {
-			return err
+		e := JobEntry{Index: j.Index, Name: j.Name, FileName: j.FileName, Files: map[string]FileSum{}}
+		fill := map[string]func(io.Writer) error{
+			timeseriesDir: func(w io.Writer) error { return res.WriteJobTimeseries(i, w) },
+			progressDir:   func(w io.Writer) error { return res.WriteProgress(j.FileName, w) },
+			sparkDir:      func(w io.Writer) error { return res.WriteJobSpark(i, w) },
 		}
-		if err := writeFile(files.Progress, func(w io.Writer) error { return res.WriteProgress(j.FileName, w) }); err != nil {
-			return err
-		}
-		if files.Spark != "" {
-			if err := writeFile(files.Spark, func(w io.Writer) error { return res.WriteJobSpark(i, w) }); err != nil {
+		for _, rel := range jobRelFiles(j.FileName, res.HasSpark()) {
+			sum, err := writeFile(filepath.Join(dir, rel), fill[filepath.Dir(rel)])
+			if err != nil {
 				return err
 			}
+			e.Files[filepath.ToSlash(rel)] = sum
 		}
+		m.Jobs = append(m.Jobs, e)
 	}
 	return nil
 }
 
+// jobRelFiles names the files of the job fileName, relative to its shard
+// folder: timeseries/, progress/ and, with a spark: block, spark/.
+func jobRelFiles(fileName string, spark bool) []string {
+	out := []string{filepath.Join(timeseriesDir, fileName+".csv"), filepath.Join(progressDir, fileName+".jsonl")}
+	if spark {
+		out = append(out, filepath.Join(sparkDir, fileName+".csv"))
+	}
+	return out
+}
+
 // jobFiles names the files of the job fileName in the shard folder dir.
 func jobFiles(dir, fileName string, spark bool) runner.JobFiles {
-	f := runner.JobFiles{
-		Timeseries: filepath.Join(dir, timeseriesDir, fileName+".csv"),
-		Progress:   filepath.Join(dir, progressDir, fileName+".jsonl"),
-	}
+	rel := jobRelFiles(fileName, spark)
+	f := runner.JobFiles{Timeseries: filepath.Join(dir, rel[0]), Progress: filepath.Join(dir, rel[1])}
 	if spark {
-		f.Spark = filepath.Join(dir, sparkDir, fileName+".csv")
+		f.Spark = filepath.Join(dir, rel[2])
 	}
 	return f
 }
 
-// writeFile writes path atomically with what fill writes, streaming.
-func writeFile(path string, fill func(io.Writer) error) error {
+// writeFile writes path atomically with what fill writes, streaming, and
+// returns its size and SHA-256.
+func writeFile(path string, fill func(io.Writer) error) (FileSum, error) {
 	f, err := fileio.Create(path)
 	if err != nil {
-		return err
+		return FileSum{}, err
 	}
 	defer f.Abort()
-	w := bufio.NewWriterSize(f, 256<<10)
+	h := newSummer()
+	w := bufio.NewWriterSize(io.MultiWriter(f, h), 256<<10)
 	if err := fill(w); err != nil {
-		return fmt.Errorf("%s: %w", filepath.Base(path), err)
+		return FileSum{}, fmt.Errorf("%s: %w", filepath.Base(path), err)
 	}
 	if err := w.Flush(); err != nil {
-		return err
+		return FileSum{}, err
 	}
-	return f.Commit()
+	return h.sum(), f.Commit()
 }

@@ -29,7 +29,10 @@ import (
 )
 
 // Format versions the shard folder.
-const Format = "dedupsim-shard/1"
+//
+// Version 2 added each job file's size and SHA-256 and the store a shard
+// ran with; a merge refuses a shard of version 1.
+const Format = "dedupsim-shard/2"
 
 // ManifestFile is the file that makes a folder a shard folder: it says
 // which shard of which sweep the folder holds. A shard folder has no
@@ -84,6 +87,10 @@ type Manifest struct {
 	// differs when shards do not match.
 	Seed  uint64   `json:"seed"`
 	Sweep []string `json:"sweep"`
+	// Store is the --store the shard ran every query with ("memory" or
+	// "pebble"), "" for each query's own: the shards of one sweep share
+	// it.
+	Store string `json:"store"`
 	// TotalJobs is the job count of the whole sweep.
 	TotalJobs int `json:"totalJobs"`
 	// Jobs are this shard's jobs, in job order.
@@ -99,6 +106,16 @@ type JobEntry struct {
 	Index    int    `json:"index"`
 	Name     string `json:"name"`
 	FileName string `json:"fileName"`
+	// Files are the job's files as the shard wrote them, by their path
+	// in the shard folder ("timeseries/NAME.csv"): a merge checks each
+	// against its size and SHA-256 before reading it.
+	Files map[string]FileSum `json:"files"`
+}
+
+// FileSum is a file's size and SHA-256 (hex).
+type FileSum struct {
+	Bytes  int64  `json:"bytes"`
+	SHA256 string `json:"sha256"`
 }
 
 // Version identifies this binary for the merge's check that every shard

@@ -15,7 +15,6 @@ package sparkmodel
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/sim"
@@ -162,10 +161,27 @@ func (c *Config) Check() []Problem {
 	out = append(out, c.checkDowntime()...)
 	if c.Cost != nil {
 		for t, p := range c.Cost.terms() {
-			if v := *p; v != nil && !(*v >= 0 && !math.IsInf(*v, 1)) {
-				add("cost."+calibrate.Term(t).String(), "must be a cost of 0 or more, got %g", *v)
+			term := calibrate.Term(t)
+			switch v := *p; {
+			case v == nil:
+			case !(*v >= 0):
+				add("cost."+term.String(), "must be a cost of 0 or more, got %g", *v)
+			case *v > MaxCost(term):
+				add("cost."+term.String(), "must be a cost of at most %g (a larger cost overflows the model's durations), got %g", MaxCost(term), *v)
 			}
 		}
 	}
 	return out
+}
+
+// MaxCost bounds a cost term: 1e7 ms (2.8 hours) for the terms in
+// milliseconds (batchOverheadMs, partitionCommitMs), 1e9 ns (1 s) for the
+// per-row and per-key terms. Real costs are orders of magnitude below;
+// far above, a batch's duration in microseconds overflows (1e16 ms is
+// 1e19 µs) and the model would report nonsense such as a p50 of 0 ms.
+func MaxCost(t calibrate.Term) float64 {
+	if t == calibrate.BatchOverhead || t == calibrate.PartitionCommit {
+		return 1e7
+	}
+	return 1e9
 }

@@ -18,10 +18,8 @@ type Histogram struct {
 	Max int64 `json:"max"`
 }
 
-// histDigits is the significant decimal digits a bucket keeps.
-const histDigits = 4
-
-// truncate returns v truncated to histDigits significant digits.
+// truncate returns v truncated to 4 significant decimal digits, the
+// precision of a bucket.
 func truncate(v int64) int64 {
 	p := int64(1)
 	for w := v; w >= 10_000; w /= 10 {

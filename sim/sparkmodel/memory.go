@@ -80,6 +80,10 @@ func (s *HDFSStore) Restart() { s.Cached = 0 }
 //	            those the last batch added, plus this batch's new keys
 //	heap      = rows × (key + value + HDFSRowObjectBytes)
 //	          + entries of every map × HDFSMapEntryBytes
+//
+// Of that peak, the new map's entries, (before + updated) ×
+// HDFSMapEntryBytes, exist only while the batch's task runs (HDFSInFlight);
+// the rest stays after it (or was there before it).
 func (s *HDFSStore) Batch(shape Shape, version, updated, removed, total int64) int64 {
 	before := total - updated + removed
 	cached := s.Cached
@@ -103,6 +107,15 @@ func (s *HDFSStore) Batch(shape Shape, version, updated, removed, total int64) i
 	s.PrevPrevTotal, s.PrevTotal, s.PrevUpdated = s.PrevTotal, total, updated
 	s.Cached = min(cached+1, 2)
 	return heap
+}
+
+// HDFSInFlight returns the part of an HDFS-backed store's peak (Batch) that
+// only a running task holds: the new map's entries, (before + updated) =
+// total + removed, × HDFSMapEntryBytes. Once the task commits, its map
+// becomes a retained version and the oldest is dropped, so an idle store
+// holds about the two versions' maps either way.
+func HDFSInFlight(removed, total int64) int64 {
+	return (total + removed) * HDFSMapEntryBytes
 }
 
 // RocksDBConf is the part of Spark's RocksDBConf the memory model reads,
@@ -199,16 +212,24 @@ func RocksDBEntryOf(shape Shape, conf RocksDBConf) RocksDBEntry {
 //	disk     = (before + updated) × SST             the live keys at the peak
 //
 // Per-instance fixed costs (table cache, statistics, the JVM side) are
-// not counted.
+// not counted. Of memory, the memtable (RocksDBMemtable) exists only
+// while the batch's task runs: Spark's commit flushes it.
 func RocksDBBatch(e RocksDBEntry, conf RocksDBConf, updated, removed, total int64) (memory, disk int64) {
 	before := total - updated + removed
 	cache := math.Min(float64(conf.BlockCacheBytes), float64(before)*e.Data)
 	readers := float64(before) * e.Filter
+	memory = int64(math.Ceil(cache+readers)) + RocksDBMemtable(e, conf, updated, removed)
+	disk = int64(math.Ceil(float64(before+updated) * e.SST))
+	return memory, disk
+}
+
+// RocksDBMemtable returns the memtable bytes of a batch that stored
+// updated keys and evicted removed keys: its puts and deletes in whole
+// arena blocks (1/8 of the write buffer, at most 1 MiB), at most
+// WriteBufferBytes × MaxWriteBuffers. Only a running task holds it.
+func RocksDBMemtable(e RocksDBEntry, conf RocksDBConf, updated, removed int64) int64 {
 	writes := float64(updated)*e.Put + float64(removed)*e.Delete
 	arena := float64(min(conf.WriteBufferBytes/8, rocksMaxArenaBlockBytes))
 	mem := math.Ceil(writes/arena) * arena
-	mem = math.Min(mem, float64(conf.WriteBufferBytes*conf.MaxWriteBuffers))
-	memory = int64(math.Ceil(cache + readers + mem))
-	disk = int64(math.Ceil(float64(before+updated) * e.SST))
-	return memory, disk
+	return int64(math.Min(mem, float64(conf.WriteBufferBytes*conf.MaxWriteBuffers)))
 }

@@ -1,6 +1,7 @@
 package sparkmodel
 
 import (
+	"math"
 	"testing"
 
 	"github.com/dedupsim/dedupsim/generators"
@@ -106,12 +107,14 @@ func TestRocksDBByHand(t *testing.T) {
 }
 
 // TestTrackerMemoryPerExecutor: 200 partitions of a RocksDB job on 4
-// executors put 50 store instances on each (partition p on executor
-// p mod 4). With 100,000 keys read by every store and a batch that stores
-// 1,000 and evicts 200 in each, every instance costs what
-// TestRocksDBByHand worked out, 9,720,162 bytes, so an executor holds
-// 50 × 9,720,162 = 486,008,100 bytes, of which 50 × 8 MiB = 400 MiB is
-// block cache and 50 MiB memtable arena: the cost of many instances. Its
+// executors of 1 core put 50 store instances on each (partition p on
+// executor p mod 4). With 100,000 keys read by every store and a batch
+// that stores 1,000 and evicts 200 in each, every instance costs what
+// TestRocksDBByHand worked out, 9,720,162 bytes while its task runs, of
+// which 1,048,576 are the memtable that only a running task holds (Spark's
+// commit flushes it). One core runs one task at a time, so an executor
+// holds 50 × (9,720,162 - 1,048,576) = 433,579,300 bytes of block cache
+// and table readers and one memtable, 1,048,576: 434,627,876 bytes. Its
 // disk is 50 × 8,827,881 = 441,394,050 bytes.
 func TestTrackerMemoryPerExecutor(t *testing.T) {
 	cfg := Config{Partitions: 200, Provider: RocksDB, Executors: 4, CoresPerExecutor: 1}
@@ -119,8 +122,15 @@ func TestTrackerMemoryPerExecutor(t *testing.T) {
 	tr.Open(200, true)
 	st := uniformStats(200, 0, 1000, 200, 100_000, true)
 	r := tr.Batch(Batch{Start: 10e6, Version: 5, Stats: []*sim.PartitionStats{st}})
-	if r.Memory != 486_008_100 || r.Disk != 441_394_050 {
-		t.Errorf("executor memory %d, disk %d; want 486,008,100 and 441,394,050", r.Memory, r.Disk)
+	if r.Memory != 434_627_876 || r.Disk != 441_394_050 {
+		t.Errorf("executor memory %d, disk %d; want 434,627,876 and 441,394,050", r.Memory, r.Disk)
+	}
+	// With 4 cores, 4 memtables at once: 433,579,300 + 4 × 1,048,576.
+	cfg.CoresPerExecutor = 4
+	tr = NewTracker(cfg, []Shape{uuidShape}, 0, 10e6, 0, 3600e6)
+	tr.Open(200, true)
+	if r := tr.Batch(Batch{Start: 10e6, Version: 5, Stats: []*sim.PartitionStats{st}}); r.Memory != 437_773_604 {
+		t.Errorf("4 cores: executor memory %d, want 437,773,604", r.Memory)
 	}
 	// One partition on its own executor: one instance's worth.
 	cfg.Executors = 200
@@ -128,6 +138,96 @@ func TestTrackerMemoryPerExecutor(t *testing.T) {
 	tr.Open(200, true)
 	if r := tr.Batch(Batch{Start: 10e6, Version: 5, Stats: []*sim.PartitionStats{st}}); r.Memory != 9_720_162 {
 		t.Errorf("one instance per executor: %d bytes, want 9,720,162", r.Memory)
+	}
+}
+
+// TestInFlightIsTheLargest: of an executor's stores only
+// coresPerExecutor tasks run at once, and the model charges the in-flight
+// memory of those that hold the most, per operator (a chain's operators
+// run in stages one after the other). HDFS, 4 partitions on 1 executor of
+// 2 cores, version 0 (no retained version: a store's peak is its new
+// map's entries × 40 plus its rows × 184): partitions storing 10, 30, 20
+// and 40 keys. Retained: (10 + 30 + 20 + 40) × 184 = 18,400; in flight:
+// the two largest maps, (40 + 30) × 40 = 2,800; 21,200 bytes. A second
+// operator whose stores each store 5 keys adds 4 × 5 × 184 = 3,680
+// retained; its in-flight (2 × 5 × 40 = 400) is below the first's, so the
+// executor holds 24,880 bytes.
+func TestInFlightIsTheLargest(t *testing.T) {
+	cfg := Config{Partitions: 4, Provider: HDFS, Executors: 1, CoresPerExecutor: 2}
+	tr := NewTracker(cfg, []Shape{uuidShape}, 0, 10e6, 0, 3600e6)
+	tr.Open(4, true)
+	op0 := &sim.PartitionStats{InputRows: make([]int64, 4), Updated: []int64{10, 30, 20, 40}, Removed: make([]int64, 4), Total: []int64{10, 30, 20, 40}}
+	if r := tr.Batch(Batch{Start: 10e6, Stats: []*sim.PartitionStats{op0}}); r.Memory != 21_200 {
+		t.Errorf("one operator: %d bytes, want 21,200", r.Memory)
+	}
+	tr = NewTracker(cfg, []Shape{uuidShape, uuidShape}, 0, 10e6, 0, 3600e6)
+	tr.Open(4, true)
+	op1 := uniformStats(4, 0, 5, 0, 5, false)
+	if r := tr.Batch(Batch{Start: 10e6, Stats: []*sim.PartitionStats{op0, op1}}); r.Memory != 24_880 {
+		t.Errorf("two operators: %d bytes, want 24,880", r.Memory)
+	}
+}
+
+// TestPartitionsOnExecutorsModulo: partition p lives on executor p mod
+// executors. 4 HDFS partitions on 2 executors, version 0, storing 100, 0,
+// 100 and 0 keys: executor 0 holds partitions 0 and 2, 200 × 184 retained
+// and 2 × 100 × 40 in flight (2 cores), 44,800 bytes; executor 1 nothing.
+// Contiguous blocks (0-1 on executor 0, 2-3 on executor 1) would give
+// each executor 22,400.
+func TestPartitionsOnExecutorsModulo(t *testing.T) {
+	cfg := Config{Partitions: 4, Provider: HDFS, Executors: 2, CoresPerExecutor: 2}
+	tr := NewTracker(cfg, []Shape{uuidShape}, 0, 10e6, 0, 3600e6)
+	tr.Open(4, true)
+	st := &sim.PartitionStats{InputRows: make([]int64, 4), Updated: []int64{100, 0, 100, 0}, Removed: make([]int64, 4), Total: []int64{100, 0, 100, 0}}
+	if r := tr.Batch(Batch{Start: 10e6, Stats: []*sim.PartitionStats{st}}); r.Memory != 44_800 {
+		t.Errorf("largest executor %d bytes, want 44,800 (partitions 0 and 2 together)", r.Memory)
+	}
+}
+
+// TestBatchEndingOnTheBoundaryKeepsUp: a batch that starts on a trigger
+// boundary and lasts exactly the trigger interval ends on the next
+// boundary, where the next trigger fires as scheduled: it did not overrun
+// (Spark warns only when the batch took longer than the interval,
+// batchElapsedTimeMs > intervalMs). One microsecond more overruns.
+func TestBatchEndingOnTheBoundaryKeepsUp(t *testing.T) {
+	zero := 0.0
+	for _, c := range []struct {
+		overheadMs float64
+		overran    bool
+	}{{10_000, false}, {10_000.001, true}, {9_999.999, false}} {
+		oh := c.overheadMs
+		cfg := Config{Partitions: 1, Provider: HDFS, Executors: 1, CoresPerExecutor: 1,
+			Cost: &Cost{BatchOverheadMs: &oh, RowNs: &zero, NewKeyNs: &zero, ScanKeyNs: &zero, RemoveKeyNs: &zero, PartitionCommitMs: &zero}}
+		tr := NewTracker(cfg, []Shape{uuidShape}, 0, 10e6, 0, 3600e6)
+		tr.Open(1, true)
+		r := tr.Batch(Batch{Start: 10e6, Stats: []*sim.PartitionStats{uniformStats(1, 0, 0, 0, 0, false)}})
+		if r.Overran != c.overran || r.End != 10e6+int64(math.Round(oh*1e3)) {
+			t.Errorf("overhead %v ms: end %d, overran %v; want overran %v", oh, r.End, r.Overran, c.overran)
+		}
+		if next := tr.NextTrigger(10e6, r.End); next != max(20e6, r.End) {
+			t.Errorf("overhead %v ms: next trigger %d", oh, next)
+		}
+	}
+}
+
+// TestRocksDBMemtableCap: a batch writing more than the memtables can hold
+// (2 × 64 MiB) to one instance is capped at 128 MiB: 1.5 million puts of
+// 95 bytes are 142,500,000 bytes, 136 arena blocks of 1 MiB, above the
+// 134,217,728 of two full write buffers.
+func TestRocksDBMemtableCap(t *testing.T) {
+	conf := DefaultRocksDBConf()
+	e := RocksDBEntryOf(uuidShape, conf)
+	if got := RocksDBMemtable(e, conf, 1_500_000, 0); got != 128<<20 {
+		t.Errorf("memtable %d bytes, want 134,217,728", got)
+	}
+	// Just under: 1,400,000 puts are 133,000,000 bytes, 127 blocks.
+	if got := RocksDBMemtable(e, conf, 1_400_000, 0); got != 127<<20 {
+		t.Errorf("memtable %d bytes, want 127 MiB", got)
+	}
+	// The instance's memory holds the capped memtable: a store that read
+	// nothing has no cache or readers.
+	if m, _ := RocksDBBatch(e, conf, 1_500_000, 0, 1_500_000); m != 128<<20 {
+		t.Errorf("instance memory %d, want 134,217,728", m)
 	}
 }
 
@@ -309,16 +409,32 @@ func TestFallingBehindRuns(t *testing.T) {
 //	  block, 1,048,576; memory ceil(5,453,706.0049) = 5,453,707; disk
 //	  ceil(50,500 × 88.10260009765625 = 4,449,181.3) = 4,449,182.
 //
-// On 4 executors (50 stores each): HDFS 770,200,000 bytes of heap,
-// RocksDB 272,685,350 bytes of native memory and 222,459,100 of disk.
+// On 4 executors of 4 cores (50 stores each), only the 4 running tasks
+// hold their in-flight part: HDFS's new map, (50,000 + 500) × 40 =
+// 2,020,000 a store; RocksDB's memtable, 1,048,576 an instance.
+//
+//	HDFS     50 × (15,404,000 - 2,020,000) + 4 × 2,020,000 = 677,280,000
+//	RocksDB  50 × (5,453,707 - 1,048,576) + 4 × 1,048,576 = 224,450,854
+//	         (disk 50 × 4,449,182 = 222,459,100)
+//
+// Summing every store's peak would give 770,200,000 and 272,685,350.
 func TestDocsWorkedExample(t *testing.T) {
 	s := HDFSStore{Cached: 2, PrevPrevTotal: 50_000, PrevTotal: 50_000, PrevUpdated: 500}
-	if got := s.Batch(uuidShape, 10, 500, 500, 50_000); got != 15_404_000 || 50*got != 770_200_000 {
-		t.Errorf("hdfs store %d bytes, want 15,404,000", got)
+	got := s.Batch(uuidShape, 10, 500, 500, 50_000)
+	if fl := HDFSInFlight(500, 50_000); got != 15_404_000 || fl != 2_020_000 || 50*(got-fl)+4*fl != 677_280_000 {
+		t.Errorf("hdfs store %d bytes, %d in flight; want 15,404,000 and 2,020,000", got, fl)
 	}
 	conf := DefaultRocksDBConf()
 	m, d := RocksDBBatch(RocksDBEntryOf(uuidShape, conf), conf, 500, 500, 50_000)
-	if m != 5_453_707 || d != 4_449_182 || 50*m != 272_685_350 || 50*d != 222_459_100 {
+	if m != 5_453_707 || d != 4_449_182 || 50*d != 222_459_100 {
 		t.Errorf("rocksdb instance: memory %d, disk %d; want 5,453,707 and 4,449,182", m, d)
+	}
+	// Through the tracker: 200 partitions on 4 executors of 4 cores.
+	cfg := Config{Partitions: 200, Provider: RocksDB, Executors: 4, CoresPerExecutor: 4}
+	tr := NewTracker(cfg, []Shape{uuidShape}, 0, 10e6, 0, 3600e6)
+	tr.Open(200, true)
+	r := tr.Batch(Batch{Start: 10e6, Version: 10, Stats: []*sim.PartitionStats{uniformStats(200, 0, 500, 500, 50_000, true)}})
+	if r.Memory != 224_450_854 || r.Disk != 222_459_100 {
+		t.Errorf("rocksdb executor: memory %d, disk %d; want 224,450,854 and 222,459,100", r.Memory, r.Disk)
 	}
 }

@@ -1,9 +1,11 @@
 package sparkmodel
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/dedupsim/dedupsim/metrics"
 	"github.com/dedupsim/dedupsim/sim"
@@ -14,9 +16,13 @@ import (
 // memory and disk, and gathers the summary. Partitions are placed on
 // executors as Spark's scheduler keeps them in steady state, where each
 // store's tasks return to the executor that holds it (state store
-// locality): partition p on executor p mod executors. Its memory does not
-// grow with the run: per partition a few counters, and a histogram of
-// durations.
+// locality): partition p on executor p mod executors. An executor runs at
+// most coresPerExecutor tasks at once, and the stages of a chain's
+// operators one after the other, so of its stores' in-batch memory it
+// holds every store's retained part and the in-flight part (the HDFS
+// store's new map, the RocksDB memtable) of at most coresPerExecutor of
+// one operator's stores: the largest. Its memory does not grow with the
+// run: per partition a few counters, and a histogram of durations.
 type Tracker struct {
 	cfg      Config
 	costs    Costs
@@ -39,6 +45,11 @@ type Tracker struct {
 	mem     []int64 // per executor
 	disk    []int64
 	perPart []int64
+	// inFlight holds, per executor, one operator's stores' in-flight
+	// bytes; stage each executor's largest sum of coresPerExecutor of
+	// them over the operators.
+	inFlight [][]int64
+	stage    []int64
 }
 
 // TrackerState is what a job snapshot saves of a Tracker.
@@ -243,26 +254,51 @@ func (t *Tracker) partitionRows(b Batch, r *BatchResult) {
 	t.st.PeakRowsMean = max(t.st.PeakRowsMean, r.MeanPartitionRows)
 }
 
-// memory models each executor's state memory and disk during the batch.
+// memory models each executor's state memory and disk during the batch:
+// every store's retained memory, plus the in-flight memory of the
+// coresPerExecutor stores of one operator that hold the most (see
+// Tracker).
 func (t *Tracker) memory(b Batch, r *BatchResult) {
 	clear(t.mem)
 	clear(t.disk)
 	execs := int(t.cfg.Executors)
+	cores := max(int(t.cfg.CoresPerExecutor), 1)
+	if len(t.inFlight) < execs {
+		t.inFlight = make([][]int64, execs)
+		t.stage = make([]int64, execs)
+	}
+	clear(t.stage)
 	for k, st := range b.Stats {
+		for e := range execs {
+			t.inFlight[e] = t.inFlight[e][:0]
+		}
 		for p := range t.st.Partitions {
 			e := p % execs
 			upd, rem, tot := st.Updated[p], st.Removed[p], st.Total[p]
+			var peak, extra int64
 			switch t.cfg.Provider {
 			case RocksDB:
 				m, d := RocksDBBatch(t.entries[k], t.rocks, upd, rem, tot)
-				t.mem[e] += m
+				peak, extra = m, RocksDBMemtable(t.entries[k], t.rocks, upd, rem)
 				t.disk[e] += d
 			default:
-				t.mem[e] += t.st.HDFS[k][p].Batch(t.shapes[k], b.Version, upd, rem, tot)
+				peak, extra = t.st.HDFS[k][p].Batch(t.shapes[k], b.Version, upd, rem, tot), HDFSInFlight(rem, tot)
 			}
+			t.mem[e] += peak - extra
+			t.inFlight[e] = append(t.inFlight[e], extra)
+		}
+		for e := range execs {
+			fl := t.inFlight[e]
+			slices.SortFunc(fl, func(a, b int64) int { return cmp.Compare(b, a) })
+			var sum int64
+			for _, v := range fl[:min(cores, len(fl))] {
+				sum += v
+			}
+			t.stage[e] = max(t.stage[e], sum)
 		}
 	}
 	for e := range execs {
+		t.mem[e] += t.stage[e]
 		r.Memory = max(r.Memory, t.mem[e])
 		r.Disk = max(r.Disk, t.disk[e])
 	}

@@ -111,12 +111,12 @@ func readPartitions(dir string, dirs []string, be stores.Backend, version int64,
 	return o, nil
 }
 
-// keyPartition returns the partition of a listed key: where Spark's hash
-// puts it among the checkpoint's partitions, which must be the partition
-// it was read from, or, for a store per operator (partitions 0), among
-// DefaultPartitions.
-func keyPartition(l generators.KeyLayout, e entry, partitions int, dir string) (int, error) {
-	h := sim.HashDecoded(l.Decode(e.key))
+// keyPartition returns the partition of a listed key of the generated
+// columns cols: where Spark's hash puts it among the checkpoint's
+// partitions, which must be the partition it was read from, or, for a
+// store per operator (partitions 0), among DefaultPartitions.
+func keyPartition(l generators.KeyLayout, cols []int, e entry, partitions int, dir string) (int, error) {
+	h := sim.HashDecoded(cols, l.Decode(e.key))
 	if partitions == 0 {
 		return partition.Of(h, DefaultPartitions), nil
 	}

@@ -554,7 +554,7 @@ func listRows(srcs []source, partitions int, node chain.Node, hasExpiry bool, li
 		if hasExpiry && e.exp != engines.NoExpiry {
 			rows[i].ExpiresAt = formatMicros(e.exp)
 		}
-		p, err := keyPartition(l, e, partitions, dirOf[e.part])
+		p, err := keyPartition(l, node.KeyColumns, e, partitions, dirOf[e.part])
 		if err != nil {
 			return nil, err
 		}

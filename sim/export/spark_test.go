@@ -1,0 +1,78 @@
+package export
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The spark: block's provider and partitions are what job.py runs Spark
+// with (export.json's stateStoreProvider and shufflePartitions): the
+// block's provider wins over the scenario's store, and without a block the
+// store decides and Spark keeps its default partitions.
+func TestSparkBlockSetsProviderAndPartitions(t *testing.T) {
+	base := fmt.Sprintf(small, "uuid")
+	for _, c := range []struct {
+		name, yaml, provider string
+		partitions           int64
+	}{
+		{"rocksdb-over-memory", base + "spark:\n  provider: rocksdb\n  partitions: 7\n", rocksDBProvider, 7},
+		{"hdfs-over-pebble", base + "store: pebble\nspark:\n  provider: hdfs\n  partitions: 3\n", hdfsProvider, 3},
+		{"pebble-no-block", base + "store: pebble\n", rocksDBProvider, 200},
+		{"memory-no-block", base, hdfsProvider, 200},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out, _ := exportScenario(t, loadScenario(t, c.yaml), JSON)
+			m := readManifest(t, out)
+			if m.StateStoreProvider != c.provider || m.ShufflePartitions != c.partitions {
+				t.Errorf("export.json: provider %q, partitions %d; want %q, %d", m.StateStoreProvider, m.ShufflePartitions, c.provider, c.partitions)
+			}
+		})
+	}
+}
+
+// An export whose prediction passes the batches simulate compare reads
+// from one progress file is refused in one line that says how to fit
+// (shorter, or a longer trigger), and nothing is written.
+func TestTooManyBatchesForCompareIsRefused(t *testing.T) {
+	sc := loadScenario(t, fmt.Sprintf(small, "uuid"))
+	out := filepath.Join(t.TempDir(), "export")
+	_, err := Scenario(context.Background(), sc, out, Options{Format: JSON, maxBatches: 10})
+	if err == nil {
+		t.Fatal("an export of more batches than compare reads was written")
+	}
+	msg := err.Error()
+	for _, want := range []string{"not exportable: query ", "passes 10 batches", "longer trigger"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error %q does not say %q", msg, want)
+		}
+	}
+	if strings.Contains(msg, "\n") || strings.Count(msg, "not exportable") != 1 {
+		t.Errorf("error is not one plain line: %q", msg)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("the refused export left %s: %v", out, err)
+	}
+}
+
+// A scenario's chain exports with its spark.partitions: the prediction
+// orders the rows between the chain's operators by Spark's partitions of
+// generated rows (the export's batches hash like the run's), where it
+// failed with "cannot be placed in its 4 shuffle partitions".
+func TestChainScenarioExportsWithPartitions(t *testing.T) {
+	yaml := strings.Replace(fmt.Sprintf(small, "uuid"), `  - name: pair
+    query: events.withWatermark("event_time", "20 seconds").dropDuplicates(["event_id", "event_time"])`,
+		`  - name: chain
+    query: withWatermark("event_time", "20 seconds").dropDuplicates(["event_id", "event_time"]).dropDuplicatesWithinWatermark(["event_id"])`, 1) +
+		"spark:\n  partitions: 4\n"
+	out, _ := exportScenario(t, loadScenario(t, yaml), JSON)
+	if m := readManifest(t, out); m.ShufflePartitions != 4 {
+		t.Errorf("export.json: partitions %d, want 4", m.ShufflePartitions)
+	}
+	if _, err := os.Stat(filepath.Join(out, "expected", "chain.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+}
