@@ -43,11 +43,16 @@ dedupsim's generated rows; --columns lists them yourself.
 
 A query starting with SELECT is Flink SQL (docs/flink.md): the
 ROW_NUMBER() = 1 pattern is explained with the runtime function Flink picks,
-or as "a Top-N rank, not a dedup" when it does not follow the pattern exactly.`,
+or as "a Top-N rank, not a dedup" when it does not follow the pattern exactly.
+A JSON object with "engine": "kafka-streams" or "beam" and the query fields
+of that engine's traces (docs/kafka-streams.md, docs/beam.md) is explained
+in that engine's terms instead.`,
 		Example: `  simulate explain 'events.withWatermark("event_time", "20 minutes").dropDuplicatesWithinWatermark(["event_id"])'
   simulate explain 'dropDuplicates(["event_id"])'
   simulate explain --columns id,ts:timestamp,payload 'withWatermark("ts", "1 hour").dropDuplicates()'
-  simulate explain --option 'table.exec.state.ttl=60 s' 'SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY event_id ORDER BY proc_time ASC) AS rn FROM events) WHERE rn = 1'`,
+  simulate explain --option 'table.exec.state.ttl=60 s' 'SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY event_id ORDER BY proc_time ASC) AS rn FROM events) WHERE rn = 1'
+  simulate explain '{"engine": "kafka-streams", "window": "2 minutes", "time": "stream"}'
+  simulate explain '{"engine": "beam", "timeDomain": "event", "duration": "1 minute"}'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if flinksim.LooksLikeSQL(args[0]) { // Flink SQL: docs/flink.md
@@ -65,6 +70,9 @@ or as "a Top-N rank, not a dedup" when it does not follow the pattern exactly.`,
 // explain plans query against the columns the flags give and prints the
 // plan. Its errors may quote the query; main cleans them.
 func explain(stdout io.Writer, query, columns string, generated bool) error {
+	if done, err := explainOtherEngine(query, stdout); done || err != nil {
+		return err // A Kafka Streams or Beam query.
+	}
 	c, err := chain.Parse(query)
 	if err != nil {
 		return err

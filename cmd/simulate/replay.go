@@ -35,7 +35,10 @@ regular file of at most 64 MiB: a FIFO or a device is refused.
 
 A trace with "engine": "flink" is a Flink trace (docs/flink.md): it runs
 through dedupsim's model of Flink's deduplicate functions and prints, per
-step, the changelog rows emitted and the logical and physical state.`,
+step, the changelog rows emitted and the logical and physical state. A
+trace with "engine": "kafka-streams" or "beam" runs through that engine's
+model instead and prints one JSON line per step (docs/kafka-streams.md,
+docs/beam.md).`,
 		Example: `  simulate replay sim/replay/testdata/conformance/own-seed-within-watermark-drops-second-copy.json
   simulate replay sim/replay/testdata/conformance/own-seed-pair-keyed-dropduplicates-keeps-both-copies.json
   simulate replay sim/flink/testdata/own-proctime-keep-first-ttl-from-first-copy.json`,
@@ -43,6 +46,9 @@ step, the changelog rows emitted and the logical and physical state.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if flinksim.IsTraceFile(args[0]) { // "engine": "flink": docs/flink.md
 				return replayFlink(stdout, args[0])
+			}
+			if done, err := replayOtherEngine(args[0], stdout); done || err != nil {
+				return err // A Kafka Streams or Beam trace.
 			}
 			t, err := replay.LoadFile(args[0])
 			if err != nil {

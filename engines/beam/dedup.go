@@ -1,0 +1,211 @@
+// Package beam models Apache Beam's Deduplicate transform (Java
+// Deduplicate.keyedValues, its stateful DeduplicateFn) as the Java
+// DirectRunner runs it, in the global window or in fixed windows.
+//
+// Per key, DeduplicateFn keeps a ValueState "seen" and one expiry timer in
+// the chosen time domain. The first element of a key (seen unset) sets the
+// timer with offset(d).setRelative(), marks the key seen and is output;
+// every later element of the key is dropped while seen is set and does not
+// move the timer. When the timer fires it clears seen, so the next copy is
+// output again: in the global window nothing is ever late.
+//
+// In fixed windows state is per key and window: copies in different
+// windows are not duplicates. Once the watermark is past a window's
+// garbage-collection time (its end - 1 ms, allowed lateness 0) the runner
+// clears the window's state and drops every later element of it as late
+// (on the DirectRunner its GroupAlsoByWindow stage drops them and counts
+// DroppedDueToLateness; StatefulDoFnRunner's StatefulParDoDropped is the
+// counter of runners that drop them in the ParDo), and an event-time
+// expiry timer is capped at that time (minTargetAndGcTime).
+//
+// What setRelative means is the Java runner's (runners-core
+// SimpleDoFnRunner.TimerInternalsTimer.getCurrentTime): in event time the
+// timer is set to the transform's current input watermark + d, not to the
+// element's timestamp + d (Python's DeduplicatePerKey uses the timestamp);
+// in processing time to the current processing time + d. Before the first
+// watermark advance the input watermark is Beam's minimum timestamp, so
+// those timers fire at the first advance. On the DirectRunner a timer set
+// for T fires once its domain's time is past T (strictly), between two
+// TestStream events. Both facts were measured by oracles/beam (cases
+// own-event-time-timer-from-the-watermark, own-event-time-timer-boundary,
+// own-processing-time-timer-boundary). Times are milliseconds.
+package beam
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/dedupsim/dedupsim/engines"
+)
+
+// TimeDomain is the domain of the expiry timer.
+type TimeDomain uint8
+
+const (
+	// ProcessingTime is Beam's default (TimeDomain.PROCESSING_TIME).
+	ProcessingTime TimeDomain = iota
+	// EventTime is TimeDomain.EVENT_TIME: the timer follows the watermark.
+	EventTime
+)
+
+// String returns the name the trace format uses.
+func (d TimeDomain) String() string {
+	if d == EventTime {
+		return "event"
+	}
+	return "processing"
+}
+
+// DefaultDuration is Deduplicate.DEFAULT_DURATION: 10 minutes.
+const DefaultDuration int64 = 10 * 60 * 1000
+
+// MinTimestamp is the watermark before any advance: Beam's
+// BoundedWindow.TIMESTAMP_MIN_VALUE in ms.
+const MinTimestamp int64 = -9223372036854775
+
+// globalGC is the garbage-collection time of the global window:
+// GlobalWindow.maxTimestamp(), TIMESTAMP_MAX_VALUE less a day.
+const globalGC int64 = 9223372036854775 - 24*60*60*1000
+
+// stateKey is a key in one window (its start; 0 in the global window).
+type stateKey struct {
+	key   string
+	start int64
+}
+
+// Dedup is DeduplicateFn over every key and window.
+type Dedup struct {
+	domain   TimeDomain
+	duration int64
+	// window is the fixed windows' size, 0 for the global window.
+	window int64
+	// expiry maps a seen key and window to the time its timer is set for.
+	expiry         map[stateKey]int64
+	watermark      int64
+	processingTime int64
+	droppedLate    int64
+}
+
+// NewDedup returns the transform with the given domain, duration d (ms,
+// positive) and fixed-window size (ms; 0 for the global window).
+// Processing time starts at 0.
+func NewDedup(domain TimeDomain, duration, window int64) (*Dedup, error) {
+	if duration <= 0 {
+		return nil, fmt.Errorf("beam deduplicate: duration %d ms must be positive", duration)
+	}
+	if window < 0 {
+		return nil, fmt.Errorf("beam deduplicate: window size %d ms must not be negative", window)
+	}
+	return &Dedup{domain: domain, duration: duration, window: window, expiry: map[stateKey]int64{}, watermark: MinTimestamp}, nil
+}
+
+// windowOf returns the start of the window of an element at ts and the
+// window's garbage-collection time.
+func (d *Dedup) windowOf(ts int64) (start, gc int64) {
+	if d.window == 0 {
+		return 0, globalGC
+	}
+	start = ts - ((ts%d.window)+d.window)%d.window
+	return start, start + d.window - 1
+}
+
+// Process runs one element of key with event timestamp ts. The timestamp
+// only picks the window: in event time the timer follows the input
+// watermark (see the package comment).
+//
+// Worked example (global window, event time, d = 10 s): the watermark is
+// at 5 s when x@1s arrives: output, timer at 15 s. The watermark moves to
+// 12 s, x@1s again: dropped (with the timestamp's rule, 1 + 10 = 11 s, it
+// would have been output). The watermark moves to 15 s: nothing fires; to
+// 15.001 s: x is cleared.
+func (d *Dedup) Process(key string, ts int64) engines.Outcome {
+	start, gc := d.windowOf(ts)
+	if gc < d.watermark {
+		d.droppedLate++
+		return engines.DroppedLate
+	}
+	k := stateKey{key: key, start: start}
+	if _, seen := d.expiry[k]; seen {
+		return engines.DroppedDuplicate
+	}
+	if d.domain == EventTime {
+		d.expiry[k] = min(d.watermark+d.duration, gc)
+	} else {
+		d.expiry[k] = d.processingTime + d.duration
+	}
+	return engines.Emitted
+}
+
+// AdvanceWatermark moves the input watermark to wm (never back), fires the
+// event-time timers it passes and clears the windows it expires. It
+// returns how many keys it cleared.
+func (d *Dedup) AdvanceWatermark(wm int64) int {
+	d.watermark = max(d.watermark, wm)
+	n := 0
+	for k, at := range d.expiry {
+		_, gc := d.windowOf(k.start)
+		if (d.domain == EventTime && fires(at, d.watermark)) || fires(gc, d.watermark) {
+			delete(d.expiry, k)
+			n++
+		}
+	}
+	return n
+}
+
+// AdvanceProcessingTime moves processing time forward by delta ms and
+// fires the processing-time timers it passes.
+func (d *Dedup) AdvanceProcessingTime(delta int64) int {
+	d.processingTime += delta
+	if d.domain != ProcessingTime {
+		return 0
+	}
+	n := 0
+	for k, at := range d.expiry {
+		if fires(at, d.processingTime) {
+			delete(d.expiry, k)
+			n++
+		}
+	}
+	return n
+}
+
+// fires reports whether a timer set for at has fired once its domain's
+// time is now: strictly past it, in both domains, on the DirectRunner.
+func fires(at, now int64) bool { return now > at }
+
+// Len returns the number of seen (key, window) pairs: the state rows.
+func (d *Dedup) Len() int { return len(d.expiry) }
+
+// Watermark returns the input watermark.
+func (d *Dedup) Watermark() int64 { return d.watermark }
+
+// ProcessingTime returns processing time since the start.
+func (d *Dedup) ProcessingTime() int64 { return d.processingTime }
+
+// DroppedLate returns how many elements were dropped for an expired window
+// (the DirectRunner's DroppedDueToLateness).
+func (d *Dedup) DroppedLate() int64 { return d.droppedLate }
+
+// Keys returns the seen keys with their window and pending timer, sorted
+// by key, then window.
+func (d *Dedup) Keys() []KeyTimer {
+	out := make([]KeyTimer, 0, len(d.expiry))
+	for k, at := range d.expiry {
+		out = append(out, KeyTimer{Key: k.key, Window: k.start, Expiry: at})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Key != out[j].Key {
+			return out[i].Key < out[j].Key
+		}
+		return out[i].Window < out[j].Window
+	})
+	return out
+}
+
+// KeyTimer is a seen key, the start of its window (0 in the global
+// window) and the time its expiry timer is set for.
+type KeyTimer struct {
+	Key    string
+	Window int64
+	Expiry int64
+}

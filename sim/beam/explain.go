@@ -1,0 +1,80 @@
+package beam
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/dedupsim/dedupsim/engines/beam"
+	"github.com/dedupsim/dedupsim/engines/interval"
+)
+
+// Explain prints, in plain words, what the Beam Deduplicate of query (a
+// JSON object with "engine": "beam" and the query fields of a trace:
+// timeDomain, duration, window) keeps and loses, and reports whether query
+// was one; anything else is left to the caller (false, no error).
+func Explain(w io.Writer, query string) (bool, error) {
+	var head struct {
+		Engine string `json:"engine"`
+	}
+	if json.Unmarshal([]byte(query), &head) != nil || head.Engine != Engine {
+		return false, nil
+	}
+	t, err := load([]byte(query), false)
+	if err != nil {
+		return true, err
+	}
+	// The rules first, then the warnings.
+	var rules, warnings []string
+	for _, l := range t.explain() {
+		if strings.HasPrefix(l, "warning:") {
+			warnings = append(warnings, l)
+		} else {
+			rules = append(rules, l)
+		}
+	}
+	_, err = io.WriteString(w, strings.Join(append(rules, warnings...), "\n")+"\n")
+	return true, err
+}
+
+func ms(v int64) string { return interval.Format(time.Duration(v) * time.Millisecond) }
+
+// explain returns the lines Explain prints.
+func (t *Trace) explain() []string {
+	window := "the global window"
+	if t.Window > 0 {
+		window = fmt.Sprintf("fixed windows of %s", ms(t.Window))
+	}
+	lines := []string{
+		fmt.Sprintf("beam Deduplicate.keyedValues(): keep-first per key and window, %s time, d = %s, %s (as the Java DirectRunner runs it)", t.Domain, ms(t.Duration), window),
+		"  the first copy is output and sets one timer; later copies are dropped and do not move it (no refresh); the timer clears the key",
+	}
+	if t.Domain == beam.ProcessingTime {
+		lines = append(lines,
+			fmt.Sprintf("  horizon: %s of processing time from the first copy's arrival; the timer fires once processing time is past it", ms(t.Duration)),
+			"warning: processing time, not event time: a backlog replayed after an outage arrives fast and is deduplicated; a retry that comes back later than d is output again, whatever its timestamp",
+		)
+		if t.Duration == beam.DefaultDuration {
+			lines = append(lines, "  (10 minutes of processing time is Beam's default)")
+		}
+	} else {
+		lines = append(lines,
+			fmt.Sprintf("  horizon: the timer is the input watermark + %s when the first copy is processed (the Java runner's setRelative), not its timestamp + %s; it fires once the watermark is past it", ms(t.Duration), ms(t.Duration)),
+			"warning: element timestamps do not enter (Python's DeduplicatePerKey uses them); copies processed before the first watermark advance are all forgotten at that advance",
+		)
+	}
+	if t.Window > 0 {
+		lines = append(lines,
+			"  windows: copies in different windows are never duplicates; a window's state is cleared once the watermark passes its end - 1ms, and later copies of it are dropped as late (DroppedDueToLateness on the DirectRunner)",
+		)
+		if t.Domain == beam.EventTime {
+			lines = append(lines, "  the event-time timer is capped at the window's end - 1ms")
+		}
+	} else {
+		lines = append(lines, "  global window: nothing is ever late, so a copy after the timer fired is output again")
+	}
+	lines = append(lines, "warning: the copy at the boundary is runner-dependent (Beam's own test accepts 1 or 2 outputs); this model is the Java DirectRunner's")
+	return lines
+}

@@ -1,0 +1,30 @@
+package beam
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestExplain checks the horizon each query form states, and that the
+// warnings come after the rules.
+func TestExplain(t *testing.T) {
+	for _, c := range []struct{ query, want string }{
+		{`{"engine": "beam"}`, "10m of processing time from the first copy's arrival"},
+		{`{"engine": "beam", "timeDomain": "event", "duration": "1 minute"}`, "the timer is the input watermark + 1m"},
+		{`{"engine": "beam", "timeDomain": "event", "window": {"fixed": "10 minutes"}}`, "capped at the window's end - 1ms"},
+		{`{"engine": "beam", "window": "global"}`, "a copy after the timer fired is output again"},
+	} {
+		var b strings.Builder
+		done, err := Explain(&b, c.query)
+		if !done || err != nil || !strings.Contains(b.String(), c.want) {
+			t.Errorf("%s: done %v, err %v, output\n%s\nwant %q", c.query, done, err, b.String(), c.want)
+		}
+		out := b.String()
+		if i := strings.Index(out, "warning:"); i < 0 || strings.Contains(out[i:], "\n  ") {
+			t.Errorf("%s: want warnings, after every rule:\n%s", c.query, out)
+		}
+	}
+	if done, err := Explain(&strings.Builder{}, `{"engine": "kafka-streams"}`); done || err != nil {
+		t.Errorf("another engine: done %v, err %v", done, err)
+	}
+}

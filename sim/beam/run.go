@@ -1,0 +1,118 @@
+package beam
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/dedupsim/dedupsim/engines"
+	"github.com/dedupsim/dedupsim/engines/beam"
+	"github.com/dedupsim/dedupsim/engines/fileio"
+)
+
+// Line is what one step did: the elements Deduplicate output, the times
+// after the step (Watermark is null before the first advance), the seen
+// keys with the time their expiry timer is set for, and, in fixed windows,
+// the elements dropped so far for an expired window.
+type Line struct {
+	Step           int         `json:"step"`
+	Watermark      *int64      `json:"watermark"`
+	ProcessingTime int64       `json:"processingTime"`
+	Emitted        []Element   `json:"emitted"`
+	State          []KeyExpiry `json:"state"`
+	DroppedLate    *int64      `json:"droppedLate,omitempty"`
+}
+
+// KeyExpiry is a seen key, its window's start (fixed windows only) and
+// its timer.
+type KeyExpiry struct {
+	Key    string `json:"key"`
+	Window *int64 `json:"window,omitempty"`
+	Expiry int64  `json:"expiry"`
+}
+
+// Run runs every step of t and returns one line per step.
+func Run(t *Trace) ([]Line, error) {
+	d, err := beam.NewDedup(t.Domain, t.Duration, t.Window)
+	if err != nil {
+		return nil, err
+	}
+	lines := make([]Line, 0, len(t.Steps))
+	for i, s := range t.Steps {
+		l := Line{Step: i, Emitted: []Element{}, State: []KeyExpiry{}}
+		switch s.Kind {
+		case AddElements:
+			for _, e := range s.Elements {
+				if d.Process(e.Key, e.Timestamp) == engines.Emitted {
+					l.Emitted = append(l.Emitted, e)
+				}
+			}
+		case AdvanceWatermark:
+			d.AdvanceWatermark(s.At)
+		case AdvanceProcessingTime:
+			d.AdvanceProcessingTime(s.By)
+		}
+		if wm := d.Watermark(); wm != beam.MinTimestamp {
+			l.Watermark = &wm
+		}
+		l.ProcessingTime = d.ProcessingTime()
+		for _, k := range d.Keys() {
+			e := KeyExpiry{Key: k.Key, Expiry: k.Expiry}
+			if t.Window > 0 {
+				start := k.Window
+				e.Window = &start
+			}
+			l.State = append(l.State, e)
+		}
+		if t.Window > 0 {
+			dropped := d.DroppedLate()
+			l.DroppedLate = &dropped
+		}
+		lines = append(lines, l)
+	}
+	return lines, nil
+}
+
+// WriteLines writes lines as JSON Lines.
+func WriteLines(w io.Writer, lines []Line) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	for i := range lines {
+		if err := enc.Encode(&lines[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Replay runs the trace in the file at path and writes its lines to w if
+// the trace's "engine" is Engine, and reports whether it was; a file that
+// cannot be read or parsed as JSON, or names another engine, is left to
+// the caller (handled false, no error). Nothing is written on an error.
+func Replay(path string, w io.Writer) (handled bool, err error) {
+	data, err := fileio.ReadFile(path, fileio.MaxTraceBytes)
+	if err != nil {
+		return false, nil
+	}
+	var head struct {
+		Engine string `json:"engine"`
+	}
+	if json.Unmarshal(data, &head) != nil || head.Engine != Engine {
+		return false, nil
+	}
+	t, err := Load(data)
+	if err != nil {
+		return true, fmt.Errorf("%s: %w", path, err)
+	}
+	lines, err := Run(t)
+	if err != nil {
+		return true, fmt.Errorf("%s: %w", path, err)
+	}
+	var buf bytes.Buffer
+	if err := WriteLines(&buf, lines); err != nil {
+		return true, err
+	}
+	_, err = w.Write(buf.Bytes())
+	return true, err
+}

@@ -1,0 +1,301 @@
+// Package beam is the Beam front end of `simulate replay`: it parses a
+// Beam trace (docs/beam.md), the query form of a Beam Deduplicate (time
+// domain and duration, in the global window), runs it through the model of
+// engines/beam and prints one JSON line per step.
+package beam
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"time"
+
+	"github.com/dedupsim/dedupsim/engines/beam"
+	"github.com/dedupsim/dedupsim/engines/fileio"
+	"github.com/dedupsim/dedupsim/engines/interval"
+)
+
+// Engine is the value of a trace's "engine" field that this package runs.
+const Engine = "beam"
+
+// Trace is a parsed, validated Beam trace.
+type Trace struct {
+	Name     string
+	Domain   beam.TimeDomain
+	Duration int64
+	// Window is the fixed windows' size in ms, 0 for the global window.
+	Window int64
+	Steps  []Step
+}
+
+// StepKind says what a step does.
+type StepKind uint8
+
+const (
+	// AddElements adds elements (TestStream.addElements).
+	AddElements StepKind = iota
+	// AdvanceWatermark moves the watermark to At (advanceWatermarkTo).
+	AdvanceWatermark
+	// AdvanceProcessingTime moves processing time by By (advanceProcessingTime).
+	AdvanceProcessingTime
+)
+
+// Step is one TestStream event.
+type Step struct {
+	Kind     StepKind
+	Elements []Element
+	At       int64
+	By       int64
+}
+
+// Element is one keyed element with its event timestamp in ms.
+type Element struct {
+	Key       string `json:"key"`
+	Value     string `json:"value"`
+	Timestamp int64  `json:"timestamp"`
+}
+
+type rawTrace struct {
+	Engine     string            `json:"engine"`
+	Name       string            `json:"name"`
+	Source     string            `json:"source"`
+	TimeDomain *string           `json:"timeDomain"`
+	Duration   json.RawMessage   `json:"duration"`
+	Window     json.RawMessage   `json:"window"`
+	Steps      []json.RawMessage `json:"steps"`
+}
+
+type rawStep struct {
+	Elements              *[]json.RawMessage `json:"elements"`
+	AdvanceWatermark      *float64           `json:"advanceWatermark"`
+	AdvanceProcessingTime json.RawMessage    `json:"advanceProcessingTime"`
+}
+
+type rawElement struct {
+	Key       *string  `json:"key"`
+	Value     *string  `json:"value"`
+	Timestamp *float64 `json:"timestamp"`
+}
+
+func decodeStrict(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return errors.New("unexpected data after the JSON value")
+	}
+	return nil
+}
+
+// millis parses a duration given as a number of milliseconds or a string
+// such as "10 minutes" (interval.Parse), in whole milliseconds.
+func millis(raw json.RawMessage) (int64, error) {
+	var n float64
+	if err := json.Unmarshal(raw, &n); err == nil {
+		if n != math.Trunc(n) || n < 0 || n > 1<<53 {
+			return 0, fmt.Errorf("%s is not a whole, non-negative number of milliseconds", raw)
+		}
+		return int64(n), nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return 0, fmt.Errorf("%s: want a duration such as \"10 minutes\" or a number of milliseconds", raw)
+	}
+	d, err := interval.Parse(s)
+	if err != nil {
+		return 0, err
+	}
+	if d < 0 || d%time.Millisecond != 0 {
+		return 0, fmt.Errorf("%s: want a non-negative whole number of milliseconds", fileio.Quote(s))
+	}
+	return d.Milliseconds(), nil
+}
+
+func wholeMillis(f float64) (int64, bool) {
+	if f != math.Trunc(f) || f < 0 || f > 1<<53 {
+		return 0, false
+	}
+	return int64(f), true
+}
+
+// Load parses and validates a Beam trace. It rejects what TestStream
+// rejects (a watermark that does not advance, a processing-time advance
+// that is not positive) and a step holding two elements of one key, whose
+// order the DirectRunner does not promise. Its errors are one line naming
+// the key at fault.
+func Load(data []byte) (*Trace, error) { return load(data, true) }
+
+// load is Load; without needSteps, a document without steps is a query
+// (explain's input) and parses to a trace with none.
+func load(data []byte, needSteps bool) (*Trace, error) {
+	var rt rawTrace
+	if err := decodeStrict(data, &rt); err != nil {
+		return nil, fmt.Errorf("not a Beam trace: %v", err)
+	}
+	if rt.Engine != Engine {
+		return nil, fmt.Errorf("engine: %s, want %q", fileio.Quote(rt.Engine), Engine)
+	}
+	t := &Trace{Name: rt.Name, Domain: beam.ProcessingTime, Duration: beam.DefaultDuration}
+	if rt.TimeDomain != nil {
+		switch *rt.TimeDomain {
+		case "processing":
+			t.Domain = beam.ProcessingTime
+		case "event":
+			t.Domain = beam.EventTime
+		default:
+			return nil, fmt.Errorf("timeDomain: %s, want \"processing\" (Beam's default) or \"event\"", fileio.Quote(*rt.TimeDomain))
+		}
+	}
+	if rt.Duration != nil {
+		d, err := millis(rt.Duration)
+		if err != nil {
+			return nil, fmt.Errorf("duration: %v", err)
+		}
+		if d < 1 {
+			return nil, errors.New("duration: must be at least 1 ms")
+		}
+		t.Duration = d
+	}
+	if rt.Window != nil {
+		w, err := parseWindow(rt.Window)
+		if err != nil {
+			return nil, fmt.Errorf("window: %v", err)
+		}
+		t.Window = w
+	}
+	if rt.Steps == nil {
+		if !needSteps {
+			return t, nil
+		}
+		return nil, errors.New("steps: missing")
+	}
+	watermark := beam.MinTimestamp
+	for i, raw := range rt.Steps {
+		s, err := parseStep(raw, watermark, t.Window)
+		if err != nil {
+			return nil, fmt.Errorf("steps[%d]: %v", i, err)
+		}
+		if s.Kind == AdvanceWatermark {
+			watermark = s.At
+		}
+		t.Steps = append(t.Steps, s)
+	}
+	return t, nil
+}
+
+// parseWindow parses "global" or {"fixed": DURATION} into a fixed window
+// size (0 for the global window).
+func parseWindow(raw json.RawMessage) (int64, error) {
+	var name string
+	if json.Unmarshal(raw, &name) == nil {
+		if name == "global" {
+			return 0, nil
+		}
+		return 0, fmt.Errorf("%s, want \"global\" or {\"fixed\": DURATION}", fileio.Quote(name))
+	}
+	var fixed struct {
+		Fixed json.RawMessage `json:"fixed"`
+	}
+	if err := decodeStrict(raw, &fixed); err != nil || fixed.Fixed == nil {
+		return 0, errors.New("want \"global\" or {\"fixed\": DURATION}")
+	}
+	size, err := millis(fixed.Fixed)
+	if err != nil {
+		return 0, fmt.Errorf("fixed: %v", err)
+	}
+	if size < 1 {
+		return 0, errors.New("fixed: the window size must be at least 1 ms")
+	}
+	return size, nil
+}
+
+func parseStep(raw json.RawMessage, watermark, window int64) (Step, error) {
+	var rs rawStep
+	if err := decodeStrict(raw, &rs); err != nil {
+		return Step{}, fmt.Errorf("want {\"elements\": [...]}, {\"advanceWatermark\": MS} or {\"advanceProcessingTime\": DURATION}: %v", err)
+	}
+	n := 0
+	for _, set := range []bool{rs.Elements != nil, rs.AdvanceWatermark != nil, rs.AdvanceProcessingTime != nil} {
+		if set {
+			n++
+		}
+	}
+	if n != 1 {
+		return Step{}, errors.New("want exactly one of \"elements\", \"advanceWatermark\" and \"advanceProcessingTime\"")
+	}
+	switch {
+	case rs.AdvanceWatermark != nil:
+		at, ok := wholeMillis(*rs.AdvanceWatermark)
+		if !ok {
+			return Step{}, fmt.Errorf("advanceWatermark: %v, want a whole number of milliseconds >= 0", *rs.AdvanceWatermark)
+		}
+		if at <= watermark {
+			return Step{}, fmt.Errorf("advanceWatermark: %d, want more than the watermark %d (TestStream's watermark must advance)", at, watermark)
+		}
+		return Step{Kind: AdvanceWatermark, At: at}, nil
+	case rs.AdvanceProcessingTime != nil:
+		by, err := millis(rs.AdvanceProcessingTime)
+		if err != nil {
+			return Step{}, fmt.Errorf("advanceProcessingTime: %v", err)
+		}
+		if by < 1 {
+			return Step{}, errors.New("advanceProcessingTime: must be positive (TestStream rejects a zero advance)")
+		}
+		return Step{Kind: AdvanceProcessingTime, By: by}, nil
+	}
+	s := Step{Kind: AddElements}
+	type keyWindow struct {
+		key   string
+		start int64
+	}
+	keys := map[keyWindow]bool{}
+	for j, re := range *rs.Elements {
+		var e rawElement
+		if err := decodeStrict(re, &e); err != nil {
+			return Step{}, fmt.Errorf("elements[%d]: want {\"key\": STRING, \"value\": STRING, \"timestamp\": MS}: %v", j, err)
+		}
+		if e.Key == nil {
+			return Step{}, fmt.Errorf("elements[%d].key: missing: the dedup key (a string)", j)
+		}
+		if e.Timestamp == nil {
+			return Step{}, fmt.Errorf("elements[%d].timestamp: missing: the event timestamp in milliseconds", j)
+		}
+		ts, ok := wholeMillis(*e.Timestamp)
+		if !ok {
+			return Step{}, fmt.Errorf("elements[%d].timestamp: %v, want a whole number of milliseconds >= 0", j, *e.Timestamp)
+		}
+		kw := keyWindow{key: *e.Key}
+		if window > 0 {
+			kw.start = ts - ts%window
+		}
+		if keys[kw] {
+			return Step{}, fmt.Errorf("elements[%d].key: %s is already in this step (and window): put each copy of a key in its own step (the DirectRunner does not promise their order)", j, fileio.Quote(*e.Key))
+		}
+		keys[kw] = true
+		el := Element{Key: *e.Key, Timestamp: ts}
+		if e.Value != nil {
+			el.Value = *e.Value
+		}
+		s.Elements = append(s.Elements, el)
+	}
+	return s, nil
+}
+
+// LoadFile reads and parses the trace at path (a regular file of at most
+// fileio.MaxTraceBytes); its errors name the file once.
+func LoadFile(path string) (*Trace, error) {
+	data, err := fileio.ReadFile(path, fileio.MaxTraceBytes)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s", path, fileio.Reason(err))
+	}
+	t, err := Load(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return t, nil
+}

@@ -1,0 +1,87 @@
+package kstreams
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/dedupsim/dedupsim/engines/interval"
+	"github.com/dedupsim/dedupsim/engines/kstreams"
+)
+
+// Explain prints, in plain words, what the Kafka Streams dedup of query
+// (a JSON object with "engine": "kafka-streams" and the query fields of a
+// trace: mode, window, time, form) keeps and loses, and reports whether
+// query was one; anything else is left to the caller (false, no error).
+func Explain(w io.Writer, query string) (bool, error) {
+	var head struct {
+		Engine string `json:"engine"`
+	}
+	if json.Unmarshal([]byte(query), &head) != nil || head.Engine != Engine {
+		return false, nil
+	}
+	t, err := load([]byte(query), false)
+	if err != nil {
+		return true, err
+	}
+	// The rules first, then the warnings.
+	var rules, warnings []string
+	for _, l := range t.explain() {
+		if strings.HasPrefix(l, "warning:") {
+			warnings = append(warnings, l)
+		} else {
+			rules = append(rules, l)
+		}
+	}
+	_, err = io.WriteString(w, strings.Join(append(rules, warnings...), "\n")+"\n")
+	return true, err
+}
+
+func ms(v int64) string { return interval.Format(time.Duration(v) * time.Millisecond) }
+
+// explain returns the lines Explain prints.
+func (t *Trace) explain() []string {
+	if t.Mode == KeepLast {
+		form, op := "toTable", "stream.toTable(Materialized.as(store))"
+		ts := "its own timestamp (an older copy moves the row back in time)"
+		if t.Reduce {
+			form, op = "reduce", "groupByKey().reduce((old, new) -> new)"
+			ts = "max(its timestamp, the row's timestamp)"
+		}
+		return []string{
+			fmt.Sprintf("kafka-streams keep-last (%s): %s, record cache off", form, op),
+			"  every record overwrites its key's row and is forwarded downstream with " + ts,
+			"  state: one row per key ever seen; nothing expires",
+			"warning: downstream of toStream() every copy appears; only a reader of the table (or of a compacted topic) sees one row per key",
+			"warning: state grows with the number of distinct keys, forever",
+		}
+	}
+	w, left := t.Window, t.Window/2
+	seg := kstreams.DefaultSegmentInterval(w)
+	lines := []string{
+		fmt.Sprintf("kafka-streams keep-first: the window-store processor, window W = %s (retention and window size), %s time", ms(w), t.Time),
+		fmt.Sprintf("  store: persistent window store, segments of %s = max(W/2, 1m); rows visible while ts >= observed stream time - %s + 1ms", ms(seg), ms(w)),
+	}
+	if t.Time == kstreams.StreamTime {
+		lines = append(lines,
+			fmt.Sprintf("  each record: fetch(id, st - %s, st + %s) at the task's stream time st (the largest timestamp seen), then put (id, st), a duplicate too", ms(left), ms(w-left)),
+			fmt.Sprintf("  horizon: a copy is dropped only within %s of stream time after the previous copy (W/2: stored times never exceed st, so the right half never matches); each duplicate refreshes it", ms(left)),
+			"  time: stream time moves only with records; a quiet task expires nothing, whatever the wall clock",
+			"  late records: judged at stream time (their lateness does not matter), forwarded with their own timestamp",
+			fmt.Sprintf("warning: the %s window deduplicates for %s; to catch copies up to D apart, set W = 2 D", ms(w), ms(left)),
+		)
+	} else {
+		lines = append(lines,
+			fmt.Sprintf("  each record: fetch(id, ts - %s, ts + %s) around its own timestamp ts, then put (id, ts), a duplicate too", ms(left), ms(w-left)),
+			fmt.Sprintf("  horizon: a copy is dropped when a stored copy of the id lies within %s of its timestamp, either side; each duplicate adds a row", ms(left)),
+			fmt.Sprintf("warning: a record more than %s older than stream time finds nothing and is forwarded; its put is dropped (dropped-records-total), so a late first copy is never remembered", ms(w)),
+		)
+	}
+	lines = append(lines,
+		fmt.Sprintf("  physical state: segments are deleted whole on put, so rows stay on disk up to %s after they stop being visible (W + one segment of stream time in all)", ms(seg)),
+		"warning: copies of an id must reach the same task: key (repartition) the stream by the event id first",
+	)
+	return lines
+}

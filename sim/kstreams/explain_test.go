@@ -1,0 +1,34 @@
+package kstreams
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestExplain checks the horizon each query form states, and that the
+// warnings come after the rules.
+func TestExplain(t *testing.T) {
+	for _, c := range []struct{ query, want string }{
+		{`{"engine": "kafka-streams", "window": "2 minutes"}`, "a copy is dropped only within 1m of stream time after the previous copy"},
+		{`{"engine": "kafka-streams", "window": "10 seconds", "time": "record"}`, "segments of 1m = max(W/2, 1m)"},
+		{`{"engine": "kafka-streams", "window": "10 seconds", "time": "record"}`, "a record more than 10s older than stream time finds nothing and is forwarded"},
+		{`{"engine": "kafka-streams", "mode": "keep-last"}`, "forwarded downstream with its own timestamp"},
+		{`{"engine": "kafka-streams", "mode": "keep-last", "form": "reduce"}`, "max(its timestamp, the row's timestamp)"},
+	} {
+		var b strings.Builder
+		done, err := Explain(&b, c.query)
+		if !done || err != nil || !strings.Contains(b.String(), c.want) {
+			t.Errorf("%s: done %v, err %v, output\n%s\nwant %q", c.query, done, err, b.String(), c.want)
+		}
+		out := b.String()
+		if i := strings.Index(out, "warning:"); i < 0 || strings.Contains(out[i:], "\n  ") {
+			t.Errorf("%s: want warnings, after every rule:\n%s", c.query, out)
+		}
+	}
+	if done, err := Explain(&strings.Builder{}, `dropDuplicates(["id"])`); done || err != nil {
+		t.Errorf("a Spark query: done %v, err %v", done, err)
+	}
+	if done, err := Explain(&strings.Builder{}, `{"engine": "kafka-streams"}`); !done || err == nil || !strings.Contains(err.Error(), "window: missing") {
+		t.Errorf("no window: done %v, err %v", done, err)
+	}
+}

@@ -1,0 +1,75 @@
+package kstreams
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCases runs every case of testdata/cases against its hand-derived
+// expected file (which oracles/kafka-streams checks against the real engine).
+func TestCases(t *testing.T) {
+	files, err := filepath.Glob("testdata/cases/*.json")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no cases: %v", err)
+	}
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".json")
+		t.Run(name, func(t *testing.T) {
+			tr, err := LoadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines, err := Run(tr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got bytes.Buffer
+			if err := WriteLines(&got, lines); err != nil {
+				t.Fatal(err)
+			}
+			want, err := os.ReadFile(strings.TrimSuffix(f, ".json") + ".expected.jsonl")
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := strings.Split(strings.TrimSpace(got.String()), "\n")
+			w := strings.Split(strings.TrimSpace(string(want)), "\n")
+			if len(g) != len(w) {
+				t.Fatalf("%d lines, want %d:\n%s", len(g), len(w), got.String())
+			}
+			for i := range w {
+				if g[i] != w[i] {
+					t.Errorf("line %d:\n got %s\nwant %s", i, g[i], w[i])
+				}
+			}
+			if _, err := os.Stat(strings.TrimSuffix(f, ".json") + ".notes.md"); err != nil {
+				t.Errorf("no notes file deriving the expectation: %v", err)
+			}
+		})
+	}
+}
+
+// TestLoadErrors checks that a bad trace is one line naming the key at fault.
+func TestLoadErrors(t *testing.T) {
+	for _, c := range []struct{ trace, want string }{
+		{`{"engine": "beam", "steps": []}`, `engine: "beam", want "kafka-streams"`},
+		{`{"engine": "kafka-streams", "steps": []}`, "window: missing"},
+		{`{"engine": "kafka-streams", "window": "2 minutes", "time": "event", "steps": []}`, `time: "event", want "stream"`},
+		{`{"engine": "kafka-streams", "window": 0, "steps": []}`, "window: must be at least 1 ms"},
+		{`{"engine": "kafka-streams", "mode": "keep-last", "window": "1 minute", "steps": []}`, "window, time: keep-last"},
+		{`{"engine": "kafka-streams", "mode": "latest", "steps": []}`, `mode: "latest"`},
+		{`{"engine": "kafka-streams", "mode": "keep-last", "form": "aggregate", "steps": []}`, `form: "aggregate"`},
+		{`{"engine": "kafka-streams", "window": "1 minute", "form": "reduce", "steps": []}`, "form: only keep-last"},
+		{`{"engine": "kafka-streams", "window": "1 minute", "steps": [{"records": [{"key": "a", "timestamp": -1}]}]}`, "steps[0]: records[0].timestamp: -1"},
+		{`{"engine": "kafka-streams", "window": "1 minute", "steps": [{"records": [{"timestamp": 1}]}]}`, "steps[0]: records[0].key: missing"},
+		{`{"engine": "kafka-streams", "window": "1 minute", "steps": [{}]}`, "steps[0]: want exactly one of"},
+		{`{"engine": "kafka-streams", "window": "1 minute", "steps": [], "extra": 1}`, "unknown field"},
+	} {
+		_, err := Load([]byte(c.trace))
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: error %v, want one line containing %q", c.trace, err, c.want)
+		}
+	}
+}

@@ -1,0 +1,137 @@
+package kstreams
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/dedupsim/dedupsim/engines"
+	"github.com/dedupsim/dedupsim/engines/fileio"
+	"github.com/dedupsim/dedupsim/engines/kstreams"
+)
+
+// Line is what one step did: the records forwarded to the output topic and
+// the state after the step. Keep-first lines carry the window store
+// (Store: the rows all() returns; PhysicalRows: every row still in a live
+// segment; Segments: the live segments' start times) and
+// DroppedRecordsTotal; keep-last lines carry the table.
+type Line struct {
+	Step       int      `json:"step"`
+	StreamTime int64    `json:"streamTime"`
+	Output     []Record `json:"output"`
+
+	Store               *[]StoreRow `json:"store,omitempty"`
+	PhysicalRows        *int        `json:"physicalRows,omitempty"`
+	Segments            *[]int64    `json:"segments,omitempty"`
+	DroppedRecordsTotal *int64      `json:"droppedRecordsTotal,omitempty"`
+
+	Table                     *[]Record `json:"table,omitempty"`
+	IdempotentUpdateSkipTotal *int64    `json:"idempotentUpdateSkipTotal,omitempty"`
+}
+
+// StoreRow is one window-store row: the event id and its window start.
+type StoreRow struct {
+	Key       string `json:"key"`
+	Timestamp int64  `json:"timestamp"`
+}
+
+// Run runs every step of t and returns one line per step.
+func Run(t *Trace) ([]Line, error) {
+	if t.Mode == KeepLast {
+		return runTable(t), nil
+	}
+	d, err := kstreams.NewDedup(t.Window, t.Time)
+	if err != nil {
+		return nil, err
+	}
+	lines := make([]Line, 0, len(t.Steps))
+	for i, s := range t.Steps {
+		l := Line{Step: i, Output: []Record{}}
+		for _, r := range s.Records {
+			if d.Process(r.Key, r.Timestamp) == engines.Emitted {
+				l.Output = append(l.Output, r)
+			}
+		}
+		st := d.Store()
+		l.StreamTime = d.StreamTime()
+		rows := []StoreRow{}
+		for _, r := range st.Rows() {
+			rows = append(rows, StoreRow{Key: r.Key, Timestamp: r.Timestamp})
+		}
+		l.Store = &rows
+		phys := st.PhysicalLen()
+		l.PhysicalRows = &phys
+		segs := st.Segments()
+		l.Segments = &segs
+		dropped := st.DroppedRecords()
+		l.DroppedRecordsTotal = &dropped
+		lines = append(lines, l)
+	}
+	return lines, nil
+}
+
+func runTable(t *Trace) []Line {
+	tb := kstreams.NewTable(t.Reduce)
+	streamTime := int64(-1)
+	lines := make([]Line, 0, len(t.Steps))
+	for i, s := range t.Steps {
+		l := Line{Step: i, Output: []Record{}}
+		for _, r := range s.Records {
+			streamTime = max(streamTime, r.Timestamp)
+			f := tb.Process(r.Key, r.Value, r.Timestamp)
+			l.Output = append(l.Output, Record{Key: f.Key, Value: f.Value, Timestamp: f.Timestamp})
+		}
+		l.StreamTime = streamTime
+		table := []Record{}
+		for _, r := range tb.Rows() {
+			table = append(table, Record{Key: r.Key, Value: r.Value, Timestamp: r.Timestamp})
+		}
+		l.Table = &table
+		lines = append(lines, l)
+	}
+	return lines
+}
+
+// WriteLines writes lines as JSON Lines.
+func WriteLines(w io.Writer, lines []Line) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	for i := range lines {
+		if err := enc.Encode(&lines[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Replay runs the trace in the file at path and writes its lines to w if
+// the trace's "engine" is Engine, and reports whether it was; a file that
+// cannot be read or parsed as JSON, or names another engine, is left to
+// the caller (handled false, no error). Nothing is written on an error.
+func Replay(path string, w io.Writer) (handled bool, err error) {
+	data, err := fileio.ReadFile(path, fileio.MaxTraceBytes)
+	if err != nil {
+		return false, nil
+	}
+	var head struct {
+		Engine string `json:"engine"`
+	}
+	if json.Unmarshal(data, &head) != nil || head.Engine != Engine {
+		return false, nil
+	}
+	t, err := Load(data)
+	if err != nil {
+		return true, fmt.Errorf("%s: %w", path, err)
+	}
+	lines, err := Run(t)
+	if err != nil {
+		return true, fmt.Errorf("%s: %w", path, err)
+	}
+	var buf bytes.Buffer
+	if err := WriteLines(&buf, lines); err != nil {
+		return true, err
+	}
+	_, err = w.Write(buf.Bytes())
+	return true, err
+}

@@ -1,0 +1,260 @@
+// Package kstreams is the Kafka Streams front end of `simulate replay`: it
+// parses a Kafka Streams trace (docs/kafka-streams.md), the query forms of
+// a Kafka Streams dedup (the window-store pattern with its window W and
+// time base, or keep-last through toTable), runs it through the models of
+// engines/kstreams, and prints one JSON line per step.
+package kstreams
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"time"
+
+	"github.com/dedupsim/dedupsim/engines/fileio"
+	"github.com/dedupsim/dedupsim/engines/interval"
+	"github.com/dedupsim/dedupsim/engines/kstreams"
+)
+
+// Engine is the value of a trace's "engine" field that this package runs.
+const Engine = "kafka-streams"
+
+// Mode is the dedup a trace runs.
+type Mode uint8
+
+const (
+	// KeepFirst is the window-store dedup processor.
+	KeepFirst Mode = iota
+	// KeepLast is stream.toTable(Materialized.as(...)), or with Reduce
+	// groupByKey().reduce((old, new) -> new).
+	KeepLast
+)
+
+// Trace is a parsed, validated Kafka Streams trace.
+type Trace struct {
+	Name string
+	Mode Mode
+	// Window is W in ms (KeepFirst only).
+	Window int64
+	Time   kstreams.TimeBase
+	// Reduce selects groupByKey().reduce for KeepLast.
+	Reduce bool
+	Steps  []Step
+}
+
+// Step is one step: records to pipe in order, or a wall-clock advance.
+type Step struct {
+	Records []Record
+	// WallClock is the wall-clock advance in ms of an advanceWallClock step.
+	WallClock int64
+	// Advance marks an advanceWallClock step.
+	Advance bool
+}
+
+// Record is one input record; the key is the event id.
+type Record struct {
+	Key       string `json:"key"`
+	Value     string `json:"value"`
+	Timestamp int64  `json:"timestamp"`
+}
+
+type rawTrace struct {
+	Engine string            `json:"engine"`
+	Name   string            `json:"name"`
+	Source string            `json:"source"`
+	Mode   *string           `json:"mode"`
+	Window json.RawMessage   `json:"window"`
+	Time   *string           `json:"time"`
+	Form   *string           `json:"form"`
+	Steps  []json.RawMessage `json:"steps"`
+}
+
+type rawStep struct {
+	Records          *[]json.RawMessage `json:"records"`
+	AdvanceWallClock json.RawMessage    `json:"advanceWallClock"`
+}
+
+type rawRecord struct {
+	Key       *string  `json:"key"`
+	Value     *string  `json:"value"`
+	Timestamp *float64 `json:"timestamp"`
+}
+
+// decodeStrict decodes one JSON value into v, rejecting unknown fields and
+// anything after the value.
+func decodeStrict(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return errors.New("unexpected data after the JSON value")
+	}
+	return nil
+}
+
+// millis parses a duration given as a number of milliseconds or as a
+// string such as "2 minutes" (interval.Parse), in whole milliseconds.
+func millis(raw json.RawMessage) (int64, error) {
+	var n float64
+	if err := json.Unmarshal(raw, &n); err == nil {
+		if n != math.Trunc(n) || n < 0 || n > 1<<53 {
+			return 0, fmt.Errorf("%s is not a whole, non-negative number of milliseconds", raw)
+		}
+		return int64(n), nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return 0, fmt.Errorf("%s: want a duration such as \"2 minutes\" or a number of milliseconds", raw)
+	}
+	d, err := interval.Parse(s)
+	if err != nil {
+		return 0, err
+	}
+	if d < 0 || d%time.Millisecond != 0 {
+		return 0, fmt.Errorf("%s: want a non-negative whole number of milliseconds", fileio.Quote(s))
+	}
+	return d.Milliseconds(), nil
+}
+
+// Load parses and validates a Kafka Streams trace. Its errors are one line
+// naming the key at fault and what it expects.
+func Load(data []byte) (*Trace, error) { return load(data, true) }
+
+// load is Load; without needSteps, a document without steps is a query
+// (explain's input) and parses to a trace with none.
+func load(data []byte, needSteps bool) (*Trace, error) {
+	var rt rawTrace
+	if err := decodeStrict(data, &rt); err != nil {
+		return nil, fmt.Errorf("not a Kafka Streams trace: %v", err)
+	}
+	if rt.Engine != Engine {
+		return nil, fmt.Errorf("engine: %s, want %q", fileio.Quote(rt.Engine), Engine)
+	}
+	t := &Trace{Name: rt.Name}
+	mode := "keep-first"
+	if rt.Mode != nil {
+		mode = *rt.Mode
+	}
+	switch mode {
+	case "keep-first":
+		t.Mode = KeepFirst
+	case "keep-last":
+		t.Mode = KeepLast
+	default:
+		return nil, fmt.Errorf("mode: %s, want \"keep-first\" (the window-store pattern) or \"keep-last\" (toTable)", fileio.Quote(mode))
+	}
+	if t.Mode == KeepLast {
+		if rt.Window != nil || rt.Time != nil {
+			return nil, errors.New("window, time: keep-last (toTable) keeps every key forever and takes neither")
+		}
+		if rt.Form != nil {
+			switch *rt.Form {
+			case "toTable":
+			case "reduce":
+				t.Reduce = true
+			default:
+				return nil, fmt.Errorf("form: %s, want \"toTable\" (stream.toTable) or \"reduce\" (groupByKey().reduce)", fileio.Quote(*rt.Form))
+			}
+		}
+	} else {
+		if rt.Form != nil {
+			return nil, errors.New("form: only keep-last takes a form (toTable or reduce)")
+		}
+		if rt.Window == nil {
+			return nil, errors.New("window: missing: the window store's retention and window size W, e.g. \"2 minutes\"")
+		}
+		w, err := millis(rt.Window)
+		if err != nil {
+			return nil, fmt.Errorf("window: %v", err)
+		}
+		if w < 1 {
+			return nil, errors.New("window: must be at least 1 ms (the processor's maintain duration per event must be >= 1)")
+		}
+		t.Window = w
+		base := "stream"
+		if rt.Time != nil {
+			base = *rt.Time
+		}
+		switch base {
+		case "stream":
+			t.Time = kstreams.StreamTime
+		case "record":
+			t.Time = kstreams.RecordTime
+		default:
+			return nil, fmt.Errorf("time: %s, want \"stream\" (the task's stream time) or \"record\" (the record's timestamp)", fileio.Quote(base))
+		}
+	}
+	if rt.Steps == nil {
+		if !needSteps {
+			return t, nil
+		}
+		return nil, errors.New("steps: missing")
+	}
+	for i, raw := range rt.Steps {
+		s, err := parseStep(raw)
+		if err != nil {
+			return nil, fmt.Errorf("steps[%d]: %v", i, err)
+		}
+		t.Steps = append(t.Steps, s)
+	}
+	return t, nil
+}
+
+func parseStep(raw json.RawMessage) (Step, error) {
+	var rs rawStep
+	if err := decodeStrict(raw, &rs); err != nil {
+		return Step{}, fmt.Errorf("want {\"records\": [...]} or {\"advanceWallClock\": DURATION}: %v", err)
+	}
+	if (rs.Records == nil) == (rs.AdvanceWallClock == nil) {
+		return Step{}, errors.New("want exactly one of \"records\" and \"advanceWallClock\"")
+	}
+	if rs.AdvanceWallClock != nil {
+		d, err := millis(rs.AdvanceWallClock)
+		if err != nil {
+			return Step{}, fmt.Errorf("advanceWallClock: %v", err)
+		}
+		return Step{Advance: true, WallClock: d}, nil
+	}
+	var s Step
+	for j, rr := range *rs.Records {
+		var r rawRecord
+		if err := decodeStrict(rr, &r); err != nil {
+			return Step{}, fmt.Errorf("records[%d]: want {\"key\": STRING, \"value\": STRING, \"timestamp\": MS}: %v", j, err)
+		}
+		if r.Key == nil {
+			return Step{}, fmt.Errorf("records[%d].key: missing: the event id (a string)", j)
+		}
+		if r.Timestamp == nil {
+			return Step{}, fmt.Errorf("records[%d].timestamp: missing: milliseconds since the epoch", j)
+		}
+		ts := *r.Timestamp
+		if ts != math.Trunc(ts) || ts < 0 || ts > 1<<53 {
+			return Step{}, fmt.Errorf("records[%d].timestamp: %v, want a whole number of milliseconds >= 0 (Kafka rejects negative timestamps)", j, ts)
+		}
+		rec := Record{Key: *r.Key, Timestamp: int64(ts)}
+		if r.Value != nil {
+			rec.Value = *r.Value
+		}
+		s.Records = append(s.Records, rec)
+	}
+	return s, nil
+}
+
+// LoadFile reads and parses the trace at path (a regular file of at most
+// fileio.MaxTraceBytes); its errors name the file once.
+func LoadFile(path string) (*Trace, error) {
+	data, err := fileio.ReadFile(path, fileio.MaxTraceBytes)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s", path, fileio.Reason(err))
+	}
+	t, err := Load(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return t, nil
+}
