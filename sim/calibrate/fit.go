@@ -80,10 +80,11 @@ type ScanRule int
 
 const (
 	// ScanInferred: a dedupe operator of a watermarked query scans when
-	// it removed a row in some batch of the log (only an operator with
-	// the event time among its keys can evict). One that removed nothing
-	// is taken as not scanning; say ScanAlways when the log is too short
-	// for it to have evicted.
+	// its numRowsReadDuringEviction (Spark 4.x) is above 0 in some batch,
+	// or, in a log without that metric, when it removed a row in some
+	// batch (only an operator with the event time among its keys can
+	// evict). One that removed nothing is then taken as not scanning; say
+	// ScanAlways when the log is too short for it to have evicted.
 	ScanInferred ScanRule = iota
 	// ScanAlways: every dedupe operator of a watermarked query scans.
 	ScanAlways
@@ -202,6 +203,9 @@ type query struct {
 	// opRemoved whether it ever removed a row.
 	opNames   []string
 	opRemoved []bool
+	// opEvictReads is whether an operator's numRowsReadDuringEviction
+	// (Spark 4.x) was ever above 0; opEvictMetric whether it reported it.
+	opEvictReads, opEvictMetric []bool
 	// inputRowsUsed: some operator's input had to be taken as the
 	// batch's numInputRows (no numDroppedDuplicateRows).
 	inputRowsUsed bool
@@ -416,6 +420,12 @@ func (c *collector) batch(p *progresslog.Progress, q *query) (batch, error) {
 		if i == len(q.opNames) {
 			q.opNames = append(q.opNames, name)
 			q.opRemoved = append(q.opRemoved, false)
+			q.opEvictReads = append(q.opEvictReads, false)
+			q.opEvictMetric = append(q.opEvictMetric, false)
+		}
+		if v, ok := op.CustomMetrics["numRowsReadDuringEviction"]; ok {
+			q.opEvictMetric[i] = true
+			q.opEvictReads[i] = q.opEvictReads[i] || v > 0
 		}
 		for m := range op.CustomMetrics {
 			switch {
@@ -494,6 +504,10 @@ func (c *collector) scans(q *query, watermarked bool) []OperatorScan {
 			o.Scans, o.Why = true, "told: dedupe operators scan"
 		case c.opts.DedupeScans == ScanNever:
 			o.Why = "told: dedupe operators do not scan"
+		case q.opEvictReads[i]:
+			o.Scans, o.Why = true, "read rows during eviction in the log (numRowsReadDuringEviction)"
+		case q.opEvictMetric[i]:
+			o.Why = "read no row during eviction in the log (numRowsReadDuringEviction 0 in every batch)"
 		case q.opRemoved[i]:
 			o.Scans, o.Why = true, "removed rows in the log: the event time is among its keys"
 		default:

@@ -18,6 +18,12 @@ import (
 //
 // It returns the free set too: x[j] > 0 exactly for free[j].
 func nnls(a *mat.Dense, b *mat.VecDense) (x *mat.VecDense, free []bool, err error) {
+	return nnlsSteps(a, b, nil)
+}
+
+// nnlsSteps is nnls, calling stepBack (when not nil) with the step's
+// length alpha and x after each step back toward the previous x.
+func nnlsSteps(a *mat.Dense, b *mat.VecDense, stepBack func(alpha float64, x *mat.VecDense)) (x *mat.VecDense, free []bool, err error) {
 	m, n := a.Dims()
 	x = mat.NewVecDense(n, nil)
 	free = make([]bool, n)
@@ -88,6 +94,9 @@ func nnls(a *mat.Dense, b *mat.VecDense) (x *mat.VecDense, free []bool, err erro
 					xi, free[i] = 0, false
 				}
 				x.SetVec(i, xi)
+			}
+			if stepBack != nil {
+				stepBack(alpha, x)
 			}
 			clear(tried)
 		}

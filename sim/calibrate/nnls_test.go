@@ -92,3 +92,38 @@ func TestNNLSAgainstBruteForce(t *testing.T) {
 		}
 	}
 }
+
+// TestNNLSStepBack follows Lawson-Hanson's path on a problem worked by
+// hand, where freeing a second variable makes the first one freed
+// negative. Columns c1 = (1, 1, 0), c2 = (2, 1, 0), c3 = 0; b = (2, 3, 1).
+//
+//	x = 0: gradient Aᵀb = (5, 7, 0): free x2; over {x2}: 7/5 = 1.4.
+//	x = (0, 1.4, 0): r = (-0.8, 1.6, 1), gradient (0.8, 0, 0): free x1;
+//	  over {x1, x2}: x1 + 2 x2 = 2, x1 + x2 = 3: z = (4, -1, 0).
+//	z2 < 0: step back from x toward z by alpha = 1.4 / (1.4 + 1) = 7/12,
+//	  the step at which x2 reaches 0: x = (7/12 × 4, 0, 0) = (7/3, 0, 0),
+//	  x2 held at 0.
+//	over {x1}: 5/2 = 2.5: x = (2.5, 0, 0); gradient (0, -0.5, 0): done.
+//
+// The step back is the shortest step that makes a free variable 0 (the
+// minimum over the negative ones); taking the whole step to z would
+// give (4, 0, 0) there, and the same answer in the end.
+func TestNNLSStepBack(t *testing.T) {
+	a := mat.NewDense(3, 3, []float64{1, 2, 0, 1, 1, 0, 0, 0, 0})
+	b := mat.NewVecDense(3, []float64{2, 3, 1})
+	var alphas []float64
+	var xs []*mat.VecDense
+	x, free, err := nnlsSteps(a, b, func(alpha float64, x *mat.VecDense) {
+		alphas = append(alphas, alpha)
+		xs = append(xs, mat.VecDenseCopyOf(x))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(alphas) != 1 || math.Abs(alphas[0]-7.0/12) > 1e-12 || !mat.EqualApprox(xs[0], mat.NewVecDense(3, []float64{7.0 / 3, 0, 0}), 1e-12) {
+		t.Errorf("step backs: alpha %v, x %v; want one, alpha 7/12, x (7/3, 0, 0)", alphas, xs)
+	}
+	if !mat.EqualApprox(x, mat.NewVecDense(3, []float64{2.5, 0, 0}), 1e-12) || !free[0] || free[1] || free[2] {
+		t.Errorf("x = %v, free %v; want (2.5, 0, 0)", mat.Formatted(x.T()), free)
+	}
+}

@@ -240,3 +240,36 @@ func TestRealStructuredLog(t *testing.T) {
 		}
 	}
 }
+
+// Spark 4.x reports numRowsReadDuringEviction, which says whether a dedupe
+// scans even before it removed anything. pyspark 4.3.0 (local[2], 2
+// partitions, 5 s delay) reported it 0 for dropDuplicates(["id"]) with and
+// without a watermark, and numRowsTotal + numRowsRemoved (9, 9, 15, 15,
+// 15, 15) for withWatermark(...).dropDuplicates(["id", "t"]).
+func TestScanFromEvictionReads(t *testing.T) {
+	for _, reads := range []int64{0, 7} {
+		g := base(13)
+		g.opName, g.evictMax = "dedupe", 0
+		if reads == 0 {
+			g.costs.ScanKeyNs = 0
+		}
+		recs := g.generate()
+		for i := range recs {
+			for k := range recs[i].StateOperators {
+				op := &recs[i].StateOperators[k]
+				m := map[string]int64{"numRowsReadDuringEviction": reads}
+				for name, v := range op.CustomMetrics {
+					m[name] = v
+				}
+				op.CustomMetrics = m
+			}
+		}
+		res, err := Fit(recs, Options{Source: "gen", Executors: 2, CoresPerExecutor: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := res.Scans[0].Scans; got != (reads > 0) || !strings.Contains(res.Scans[0].Why, "numRowsReadDuringEviction") {
+			t.Errorf("reads %d: scans %+v", reads, res.Scans[0])
+		}
+	}
+}
