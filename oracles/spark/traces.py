@@ -142,7 +142,7 @@ def run_on_spark(spark, trace, work, collect):
             for k, v in row.items():
                 if v is not None:
                     kinds.setdefault(k, set()).add("bool" if isinstance(v, bool) else "number" if isinstance(v, (int, float)) else type(v).__name__)
-    mixed = sorted(k for k, ks in kinds.items() if len(ks) > 1)
+    mixed = sorted(k for k, ks in kinds.items() if len(ks) > 1 and k != et)
     if mixed:
         return None, "column %s holds values of several kinds; a Spark column has one type" % mixed[0], None
     rows = {}
