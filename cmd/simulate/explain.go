@@ -7,12 +7,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dedupsim/dedupsim/sim/chain"
+	flinksim "github.com/dedupsim/dedupsim/sim/flink"
 	"github.com/dedupsim/dedupsim/sim/scenario"
 )
 
 func newExplainCmd(stdout io.Writer) *cobra.Command {
 	var columns string
 	var generated bool
+	var fl flinkExplainFlags
 	cmd := &cobra.Command{
 		Use:   "explain QUERY",
 		Short: "Show how Spark plans a dedup query and warn about its pitfalls",
@@ -37,17 +39,25 @@ than 0; the message says so).
 
 Columns: by default the query's own column names are assumed to exist and the
 withWatermark column is a timestamp; --generated plans against the columns of
-dedupsim's generated rows; --columns lists them yourself.`,
+dedupsim's generated rows; --columns lists them yourself.
+
+A query starting with SELECT is Flink SQL (docs/flink.md): the
+ROW_NUMBER() = 1 pattern is explained with the runtime function Flink picks,
+or as "a Top-N rank, not a dedup" when it does not follow the pattern exactly.`,
 		Example: `  simulate explain 'events.withWatermark("event_time", "20 minutes").dropDuplicatesWithinWatermark(["event_id"])'
   simulate explain 'dropDuplicates(["event_id"])'
   simulate explain --columns id,ts:timestamp,payload 'withWatermark("ts", "1 hour").dropDuplicates()'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if flinksim.LooksLikeSQL(args[0]) { // Flink SQL: docs/flink.md
+				return explainFlink(stdout, args[0], &fl)
+			}
 			return explain(stdout, args[0], columns, generated)
 		},
 	}
 	cmd.Flags().StringVar(&columns, "columns", "", "input columns as name[:timestamp],... (default: the columns the query names)")
 	cmd.Flags().BoolVar(&generated, "generated", false, "plan against the columns of dedupsim's generated rows")
+	fl.register(cmd)
 	return cmd
 }
 

@@ -186,3 +186,12 @@ func Config(q Query, o Options, generateUpdateBefore bool, v ef.Version) ef.Conf
 		Version:              v,
 	}
 }
+
+// Version is a Flink version the model knows (engines/flink.Version).
+type Version = ef.Version
+
+// ParseVersion parses "2.0" ... "2.3" (engines/flink.ParseVersion).
+func ParseVersion(s string) (Version, error) { return ef.ParseVersion(s) }
+
+// NewestVersion is the default version, the newest verified.
+func NewestVersion() Version { return ef.Newest() }

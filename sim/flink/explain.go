@@ -1,0 +1,133 @@
+package flink
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	ef "github.com/dedupsim/dedupsim/engines/flink"
+)
+
+// LooksLikeSQL reports whether query is SQL (it starts with SELECT) rather
+// than a PySpark chain: `simulate explain` sends it to the Flink front end.
+func LooksLikeSQL(query string) bool {
+	f := strings.Fields(query)
+	return len(f) > 0 && strings.EqualFold(f[0], "SELECT")
+}
+
+// Explain parses a Flink SQL query with its options and says which
+// operator and runtime function Flink's planner picks for it, what it
+// emits, how its state grows and expires, and what TTL expiry does to the
+// output. A Top-N rank (valid SQL, not a dedup) is explained as such, with
+// no error; a query that is not the pattern, an ORDER BY column that is
+// not a time attribute, or a bad option is an error of one line.
+func Explain(sql string, ta TimeAttributes, opts map[string]string, v ef.Version, updateBefore bool) (string, error) {
+	q, err := ParseSQL(sql, ta)
+	var topN *TopNError
+	if errors.As(err, &topN) {
+		return fmt.Sprintf("Flink %s: %s\n  Flink plans StreamExecRank (a Top-N rank, state: the top rows of every key), not StreamExecDeduplicate.\n  For a dedup: ROW_NUMBER() OVER ([PARTITION BY keys] ORDER BY one time attribute ASC|DESC), filtered on rn = 1.\n", v, topN.Error()), nil
+	}
+	if err != nil {
+		return "", err
+	}
+	o, err := ParseOptions(opts)
+	if err != nil {
+		return "", err
+	}
+	cfg := Config(q, o, updateBefore, v)
+	fn := cfg.Function()
+	var b strings.Builder
+	keep := "first"
+	dir := "ASC"
+	if q.KeepLast {
+		keep, dir = "last", "DESC"
+	}
+	keys := "none (one global key)"
+	if len(q.Keys) > 0 {
+		keys = strings.Join(q.Keys, ", ")
+	}
+	fmt.Fprintf(&b, "Flink %s: a deduplication (StreamExecDeduplicate), %s keep-%s\n", v, q.Order, keep)
+	fmt.Fprintf(&b, "  keys: %s (PARTITION BY)\n", keys)
+	fmt.Fprintf(&b, "  order: %s %s (%s attribute)\n", q.OrderBy, dir, q.Order)
+	op := "KeyedProcessOperator"
+	if fn.MiniBatch() {
+		op = fmt.Sprintf("KeyedMapBundleOperator, bundles of %d rows or one allow-latency (%d ms)", o.MiniBatchSize, o.AllowLatencyMs)
+	}
+	fmt.Fprintf(&b, "  function: %s (%s)\n", fn.ClassName(), op)
+	fmt.Fprintf(&b, "  emits: %s\n", emits(fn, cfg))
+	fmt.Fprintf(&b, "  state: %s\n", stateText(fn, cfg))
+	if cfg.TTL == 0 {
+		b.WriteString("  ttl: none (table.exec.state.ttl = 0): state is never cleared and grows with the number of keys\n")
+	} else {
+		fmt.Fprintf(&b, "  ttl: %d ms of processing time, counted %s; expired once lastWrite + ttl <= now, never read after (NeverReturnExpired)\n", cfg.TTL, ttlFrom(fn, cfg))
+		fmt.Fprintf(&b, "  after expiry: %s\n", afterExpiry(fn, cfg))
+		b.WriteString("  memory: expired entries stay until read again or cleaned (heap: incrementally, a few per state access; RocksDB: compaction filter)\n")
+	}
+	if q.Order == RowTime && fn == ef.RowTimeChangelog && !q.KeepLast && !v.InsertOnlyKeepFirst() {
+		b.WriteString("  note: Flink 2.1+ runs this query as RowTimeDeduplicateKeepFirstRowFunction (insert-only, waits for the watermark, drops late rows)\n")
+	}
+	return b.String(), nil
+}
+
+func emits(fn ef.Function, c ef.Config) string {
+	ub := ""
+	if c.GenerateUpdateBefore {
+		ub = "-U and "
+	}
+	first := "+I"
+	if !c.GenerateInsert && !c.GenerateUpdateBefore {
+		first = "+U"
+	}
+	switch fn {
+	case ef.ProcTimeKeepFirst, ef.ProcTimeMiniBatchKeepFirst:
+		return "+I for the first row of each key, nothing for later rows (insert-only)"
+	case ef.ProcTimeKeepLast, ef.ProcTimeMiniBatchKeepLast:
+		if first == "+U" {
+			return "+U for every row (table.exec.deduplicate.insert-update-after-sensitive-enabled is false)"
+		}
+		return fmt.Sprintf("+I for a key's first row, then %s+U for every later row", ub)
+	case ef.RowTimeKeepFirstInsertOnly:
+		return "+I once the watermark passes the earliest row of a key (insert-only); rows with rowtime < watermark are dropped and counted (numLateRecordsDropped)"
+	}
+	if c.KeepLast {
+		return fmt.Sprintf("%s for a key's first row, then %s+U for every row with rowtime >= the kept one (ties: the later arrival wins); no late filter", first, ub)
+	}
+	return fmt.Sprintf("%s for a key's first row, then %s+U when a row with an earlier rowtime arrives (ties: the earlier arrival stays); no late filter", first, ub)
+}
+
+func stateText(fn ef.Function, c ef.Config) string {
+	switch fn {
+	case ef.ProcTimeKeepFirst, ef.ProcTimeMiniBatchKeepFirst:
+		return "one boolean flag per key"
+	case ef.ProcTimeKeepLast, ef.ProcTimeMiniBatchKeepLast:
+		if !c.GenerateInsert && !c.GenerateUpdateBefore {
+			return "none"
+		}
+		return "the last row of every key"
+	case ef.RowTimeKeepFirstInsertOnly:
+		return "per key, the row waiting for the watermark (no TTL) and then an already-emitted flag (with TTL)"
+	}
+	return "the kept row of every key"
+}
+
+func ttlFrom(fn ef.Function, c ef.Config) string {
+	switch fn {
+	case ef.ProcTimeKeepFirst, ef.ProcTimeMiniBatchKeepFirst:
+		return "from a key's first copy (duplicates only read the flag)"
+	case ef.ProcTimeKeepLast, ef.ProcTimeMiniBatchKeepLast:
+		return "from a key's last copy (every copy rewrites the row)"
+	case ef.RowTimeMiniBatch:
+		return "from the last bundle holding the key (the kept row is rewritten at every flush, even unchanged)"
+	case ef.RowTimeKeepFirstInsertOnly:
+		return "from the emission (the flag is written when the watermark emits the row; waiting rows never expire)"
+	}
+	return "from the last row that replaced the kept one (dropped rows do not refresh it)"
+}
+
+func afterExpiry(fn ef.Function, c ef.Config) string {
+	switch fn {
+	case ef.ProcTimeKeepFirst, ef.ProcTimeMiniBatchKeepFirst, ef.RowTimeKeepFirstInsertOnly:
+		return "the next copy of the key is emitted again (+I): a duplicate downstream"
+	}
+	return "the next row of the key is +I again, without -U for the row downstream still holds"
+}
