@@ -46,7 +46,8 @@ ROW_NUMBER() = 1 pattern is explained with the runtime function Flink picks,
 or as "a Top-N rank, not a dedup" when it does not follow the pattern exactly.`,
 		Example: `  simulate explain 'events.withWatermark("event_time", "20 minutes").dropDuplicatesWithinWatermark(["event_id"])'
   simulate explain 'dropDuplicates(["event_id"])'
-  simulate explain --columns id,ts:timestamp,payload 'withWatermark("ts", "1 hour").dropDuplicates()'`,
+  simulate explain --columns id,ts:timestamp,payload 'withWatermark("ts", "1 hour").dropDuplicates()'
+  simulate explain --option 'table.exec.state.ttl=60 s' 'SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY event_id ORDER BY proc_time ASC) AS rn FROM events) WHERE rn = 1'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if flinksim.LooksLikeSQL(args[0]) { // Flink SQL: docs/flink.md

@@ -37,7 +37,8 @@ A trace with "engine": "flink" is a Flink trace (docs/flink.md): it runs
 through dedupsim's model of Flink's deduplicate functions and prints, per
 step, the changelog rows emitted and the logical and physical state.`,
 		Example: `  simulate replay sim/replay/testdata/conformance/own-seed-within-watermark-drops-second-copy.json
-  simulate replay sim/replay/testdata/conformance/own-seed-pair-keyed-dropduplicates-keeps-both-copies.json`,
+  simulate replay sim/replay/testdata/conformance/own-seed-pair-keyed-dropduplicates-keeps-both-copies.json
+  simulate replay sim/flink/testdata/own-proctime-keep-first-ttl-from-first-copy.json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if flinksim.IsTraceFile(args[0]) { // "engine": "flink": docs/flink.md
