@@ -91,6 +91,10 @@ func ParseSQL(sql string, ta TimeAttributes) (Query, error) {
 			keys = append(keys, km[1])
 		}
 	}
+	if fn != "ROW_NUMBER" {
+		// StreamExecRank throws this for RANK and DENSE_RANK on a stream.
+		return Query{}, fmt.Errorf("Flink rejects the query: %s() on streaming table is not supported currently; a dedup is ROW_NUMBER() = 1", fn)
+	}
 	orders := strings.Split(s[m[6]:m[7]], ",")
 	var cmp string
 	var n int
@@ -137,9 +141,6 @@ func ParseSQL(sql string, ta TimeAttributes) (Query, error) {
 		q.Order = RowTime
 	default:
 		return Query{}, fmt.Errorf("ORDER BY %s: %s is not a time attribute (the proctime attribute is %s AS PROCTIME(), the rowtime attribute %s with its WATERMARK); Flink would plan a Top-N rank, not a dedup", q.OrderBy, q.OrderBy, ta.ProcTime, ta.RowTime)
-	}
-	if fn != "ROW_NUMBER" {
-		return Query{}, &TopNError{fmt.Sprintf("%s() is a rank function; only ROW_NUMBER() with rank 1 is a dedup", fn)}
 	}
 	if lo != 1 || hi != 1 {
 		return Query{}, &TopNError{fmt.Sprintf("the filter keeps row numbers %d to %d; a dedup keeps exactly row number 1", lo, hi)}
