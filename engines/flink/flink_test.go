@@ -58,6 +58,7 @@ func TestFunction(t *testing.T) {
 func TestProcessAllocatesNothingForDuplicates(t *testing.T) {
 	for _, cfg := range []Config{
 		{TTL: 1000, Version: Newest()},
+		{KeepLast: true, Version: Newest()},
 		{KeepLast: true, TTL: 1000, GenerateInsert: true, Version: Newest()},
 		{RowTime: true, TTL: 1000, Version: Version{2, 0}},
 		{RowTime: true, TTL: 1000, Version: Newest()},
@@ -72,6 +73,13 @@ func TestProcessAllocatesNothingForDuplicates(t *testing.T) {
 		allocs := testing.AllocsPerRun(100, func() { out = op.Process(r, out[:0]) })
 		if allocs != 0 {
 			t.Errorf("%s: %v allocations per duplicate", op.Function().ClassName(), allocs)
+		}
+		if op.Function() == RowTimeKeepFirstInsertOnly {
+			out = op.Watermark(100, out[:0])
+			late := Row{Key: "new", RowTime: 1}
+			if a := testing.AllocsPerRun(100, func() { out = op.Process(late, out[:0]) }); a != 0 {
+				t.Errorf("%s: %v allocations per late row", op.Function().ClassName(), a)
+			}
 		}
 	}
 }

@@ -132,8 +132,14 @@ func (o *Operator) key(k string) *keyState {
 // Process handles one input row (an INSERT) at the current TTL clock and
 // watermark and appends what the operator emits to out.
 func (o *Operator) Process(r Row, out []Change) []Change {
-	if o.fn.MiniBatch() {
+	switch {
+	case o.fn.MiniBatch():
 		return o.addToBundle(r, out)
+	case o.fn == ProcTimeKeepLast && !o.cfg.GenerateUpdateBefore && !o.cfg.GenerateInsert:
+		return append(out, Change{UpdateAfter, r}) // no state at all
+	case o.fn == RowTimeKeepFirstInsertOnly && r.RowTime < o.wm:
+		o.late++ // late, before any state access
+		return out
 	}
 	s := o.key(r.Key)
 	switch o.fn {
@@ -214,14 +220,11 @@ func (o *Operator) updateResult(pre Row, ok bool, r Row, out []Change) []Change 
 }
 
 // insertOnlyKeepFirst is RowTimeDeduplicateKeepFirstRowFunction.processElement
-// (Flink 2.1+): a row below the watermark is dropped and counted; a key
-// already emitted (flag alive) drops the row silently; otherwise the row
-// with the smallest rowtime waits, with an event-time timer at its rowtime.
+// (Flink 2.1+) for a row not below the watermark (Process drops and counts
+// those first): a key already emitted (flag alive) drops the row silently;
+// otherwise the row with the smallest rowtime waits, with an event-time
+// timer at its rowtime.
 func (o *Operator) insertOnlyKeepFirst(s *keyState, r Row, out []Change) []Change {
-	if r.RowTime < o.wm {
-		o.late++
-		return out
-	}
 	if _, ok := o.read(&s.main, true); ok {
 		return out
 	}

@@ -79,8 +79,13 @@ func emits(fn ef.Function, c ef.Config) string {
 		first = "+U"
 	}
 	switch fn {
-	case ef.ProcTimeKeepFirst, ef.ProcTimeMiniBatchKeepFirst:
-		return "+I for the first row of each key, nothing for later rows (insert-only)"
+	case ef.ProcTimeKeepFirst:
+		if c.Version.InsertOnlyKeepFirst() {
+			return "+I for the first row of each key, nothing for later rows; an insert-only changelog (outputInsertOnly=true)"
+		}
+		return "+I for the first row of each key, nothing for later rows"
+	case ef.ProcTimeMiniBatchKeepFirst:
+		return "+I for the first row of each key, nothing for later rows; yet with mini-batch the planner declares an updating changelog (outputInsertOnly=false), which an append-only sink refuses"
 	case ef.ProcTimeKeepLast, ef.ProcTimeMiniBatchKeepLast:
 		if first == "+U" {
 			return "+U for every row (table.exec.deduplicate.insert-update-after-sensitive-enabled is false)"

@@ -105,9 +105,9 @@ func TestExplain(t *testing.T) {
 		v    ef.Version
 		want []string
 	}{
-		{q("proc_time", "ASC"), map[string]string{OptStateTTL: "1 min"}, v23, []string{"ProcTimeDeduplicateKeepFirstRowFunction", "60000 ms", "from a key's first copy"}},
+		{q("proc_time", "ASC"), map[string]string{OptStateTTL: "1 min"}, v23, []string{"ProcTimeDeduplicateKeepFirstRowFunction", "60000 ms", "from a key's first copy", "outputInsertOnly=true"}},
 		{q("proc_time", "DESC"), map[string]string{OptStateTTL: "1 min"}, v23, []string{"ProcTimeDeduplicateKeepLastRowFunction", "from a key's last copy", "without -U"}},
-		{q("proc_time", "ASC"), mb, v23, []string{"ProcTimeMiniBatchDeduplicateKeepFirstRowFunction", "bundles of 100 rows"}},
+		{q("proc_time", "ASC"), mb, v23, []string{"ProcTimeMiniBatchDeduplicateKeepFirstRowFunction", "bundles of 100 rows", "outputInsertOnly=false"}},
 		{q("event_time", "ASC"), nil, v23, []string{"RowTimeDeduplicateKeepFirstRowFunction", "numLateRecordsDropped", "never cleared"}},
 		{q("event_time", "ASC"), nil, v20, []string{"RowTimeDeduplicateFunction", "no late filter", "Flink 2.1+ runs this query as RowTimeDeduplicateKeepFirstRowFunction"}},
 		{q("event_time", "ASC"), mb, v23, []string{"RowTimeMiniBatchDeduplicateFunction", "no late filter"}},

@@ -158,7 +158,7 @@ func Load(data []byte) (*Trace, error) {
 		opts[k] = s
 	}
 	if t.Options, err = ParseOptions(opts); err != nil {
-		return nil, fmt.Errorf("options: %w", err)
+		return nil, err // it names the option
 	}
 	if len(rt.Steps) == 0 {
 		return nil, fmt.Errorf("steps: want at least one step")
