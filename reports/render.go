@@ -235,21 +235,21 @@ func (res *results) markerRows() []markerRow {
 // for a sweep, the recommendation), then the numbers and charts they rest
 // on, then the scenario as run.
 func writeMarkdown(b *bytes.Buffer, res *results, charts []chartFile, findings, recs []string, yml string) error {
-	fmt.Fprintf(b, "# %s\n\n%s\n\n", res.reportTitle(), res.intro())
+	fmt.Fprintf(b, "# %s\n\n%s\n\n", mdText(res.reportTitle()), mdText(res.intro()))
 	if ws := res.scenarioWarnings(); len(ws) > 0 {
 		b.WriteString("## Warnings\n\n" + scenarioWarningsNote() + "\n\n")
 		for _, w := range ws {
 			if w.Key != "" {
-				fmt.Fprintf(b, "- %s: %s\n", mdCode(w.Key), w.Msg)
+				fmt.Fprintf(b, "- %s: %s\n", mdCode(w.Key), mdText(w.Msg))
 			} else {
-				fmt.Fprintf(b, "- %s\n", w.Msg)
+				fmt.Fprintf(b, "- %s\n", mdText(w.Msg))
 			}
 		}
 		b.WriteString("\n")
 	}
 	b.WriteString("## Findings\n\n")
 	for _, f := range findings {
-		fmt.Fprintf(b, "- %s\n", f)
+		fmt.Fprintf(b, "- %s\n", mdText(f))
 	}
 	if len(findings) == 0 {
 		b.WriteString("No findings.\n")
@@ -258,7 +258,7 @@ func writeMarkdown(b *bytes.Buffer, res *results, charts []chartFile, findings, 
 	if len(recs) > 0 {
 		b.WriteString("## Recommendation\n\n")
 		for _, r := range recs {
-			fmt.Fprintf(b, "- %s\n", r)
+			fmt.Fprintf(b, "- %s\n", mdText(r))
 		}
 		b.WriteString("\n")
 	}
@@ -275,9 +275,9 @@ func writeMarkdown(b *bytes.Buffer, res *results, charts []chartFile, findings, 
 		b.WriteString("The timeseries holds no batches to draw.\n\n")
 	}
 	for _, c := range charts {
-		fmt.Fprintf(b, "### %s\n\n![%s](%s.png)\n\n", c.Title, c.Title, c.Name)
+		fmt.Fprintf(b, "### %s\n\n![%s](%s.png)\n\n", mdText(c.Title), mdText(c.Title), c.Name)
 		if c.Note != "" {
-			fmt.Fprintf(b, "%s ", c.Note)
+			fmt.Fprintf(b, "%s ", mdText(c.Note))
 		}
 		fmt.Fprintf(b, "Also as [%s.svg](%s.svg).\n\n", c.Name, c.Name)
 	}
@@ -285,24 +285,25 @@ func writeMarkdown(b *bytes.Buffer, res *results, charts []chartFile, findings, 
 	if yml == "" {
 		b.WriteString("The results do not record the scenario.\n\n")
 	} else {
-		fmt.Fprintf(b, "```yaml\n%s```\n\n", yml)
+		fence := mdFence(yml)
+		fmt.Fprintf(b, "%syaml\n%s%s\n\n", fence, yml, fence)
 	}
 	b.WriteString("## Warnings per query\n\nWhat `simulate explain` says about each query.\n\n")
 	for _, w := range res.warnings() {
-		fmt.Fprintf(b, "### %s\n\n%s\n\n", w.Name, mdCode(w.Query))
+		fmt.Fprintf(b, "### %s\n\n%s\n\n", mdText(w.Name), mdCode(w.Query))
 		if len(w.Warnings) == 0 {
 			b.WriteString("No warnings.\n\n")
 			continue
 		}
 		for _, x := range w.Warnings {
-			fmt.Fprintf(b, "- %s\n", x)
+			fmt.Fprintf(b, "- %s\n", mdText(x))
 		}
 		b.WriteString("\n")
 	}
 	if rows := res.markerRows(); len(rows) > 0 {
 		b.WriteString("## Marked on the charts\n\nTimes are processing time since the start.\n\n| kind | at | until | what |\n|:--|--:|--:|:--|\n")
 		for _, r := range rows {
-			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", r.Kind, r.At, r.Until, strings.ReplaceAll(r.Label, "|", `\|`))
+			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", mdText(r.Kind), r.At, r.Until, mdText(r.Label))
 		}
 		b.WriteString("\n")
 	}
@@ -312,6 +313,9 @@ func writeMarkdown(b *bytes.Buffer, res *results, charts []chartFile, findings, 
 // mdCode renders s as a Markdown code span, with a fence long enough for
 // any backticks inside it.
 func mdCode(s string) string {
+	// A code span renders a line break as a space; writing it as one
+	// keeps a blank line in s from ending the span and the paragraph.
+	s = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
 	fence := "`"
 	for strings.Contains(s, fence) {
 		fence += "`"
@@ -320,6 +324,16 @@ func mdCode(s string) string {
 		s = " " + s + " "
 	}
 	return fence + s + fence
+}
+
+// mdFence returns a code fence longer than any run of backticks in s, so
+// no line of s can close the block early.
+func mdFence(s string) string {
+	fence := "```"
+	for strings.Contains(s, fence) {
+		fence += "`"
+	}
+	return fence
 }
 
 // htmlChart is a chart as report.html embeds it.

@@ -208,7 +208,7 @@ func (res *results) writeSparkMarkdown(b *bytes.Buffer) {
 	b.WriteString("| " + strings.Join(sparkHeader(), " | ") + " |\n")
 	b.WriteString("|:--|" + strings.Repeat("--:|", len(sparkHeader())-1) + "\n")
 	for _, row := range res.sparkRows() {
-		b.WriteString("| " + strings.Join(row, " | ") + " |\n")
+		b.WriteString("| " + strings.Join(mdCells(row), " | ") + " |\n")
 	}
 	fmt.Fprintf(b, "\n%s\n\n", res.sparkNote())
 }

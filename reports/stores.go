@@ -97,6 +97,9 @@ func StoreTable(w io.Writer, sb *metrics.StoreBench, markdown bool) error {
 	t := tablewriter.NewTable(w, opts...)
 	t.Header(storesHeader())
 	for _, row := range storesRows(sb) {
+		if markdown {
+			row = mdCells(row)
+		}
 		if err := t.Append(row); err != nil {
 			return fmt.Errorf("store table: %w", err)
 		}
@@ -164,7 +167,7 @@ func storesTimeRows(sb *metrics.StoreBench) [][]string {
 
 // storesMarkdown writes stores.md.
 func storesMarkdown(b *bytes.Buffer, sb *metrics.StoreBench) error {
-	fmt.Fprintf(b, "# State store backends: %s\n\n%s\n\n", sb.Scenario, storesIntro(sb))
+	fmt.Fprintf(b, "# State store backends: %s\n\n%s\n\n", mdText(sb.Scenario), mdText(storesIntro(sb)))
 	if err := StoreTable(b, sb, true); err != nil {
 		return err
 	}
@@ -173,11 +176,11 @@ func storesMarkdown(b *bytes.Buffer, sb *metrics.StoreBench) error {
 	b.WriteString("| query | store | input rows | batches | engine time | in commit | commit share | measurement (subtracted) | checkpoint bytes | recovered rows |\n")
 	b.WriteString("|:--|:--|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, row := range storesTimeRows(sb) {
-		fmt.Fprintf(b, "| %s |\n", strings.Join(row, " | "))
+		fmt.Fprintf(b, "| %s |\n", strings.Join(mdCells(row), " | "))
 	}
 	b.WriteString("\n## How each number was measured\n\n")
 	for _, n := range storesNotes(sb) {
-		fmt.Fprintf(b, "- %s\n", n)
+		fmt.Fprintf(b, "- %s\n", mdText(n))
 	}
 	return nil
 }
@@ -214,7 +217,7 @@ func renderStores(dir string, md, page *bytes.Buffer) error {
 	}
 
 	var sec bytes.Buffer
-	fmt.Fprintf(&sec, "## State store backends\n\n%s\n\n", storesIntro(sb))
+	fmt.Fprintf(&sec, "## State store backends\n\n%s\n\n", mdText(storesIntro(sb)))
 	if err := StoreTable(&sec, sb, true); err != nil {
 		return err
 	}

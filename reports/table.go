@@ -108,7 +108,7 @@ func SummaryTable(w io.Writer, s *metrics.Summary, markdown bool) error {
 	t := tablewriter.NewTable(w, opts...)
 	t.Header(summaryHeader(s))
 	for _, row := range summaryRows(s) {
-		if err := t.Append(row); err != nil {
+		if err := t.Append(mdCells(row)); err != nil {
 			return fmt.Errorf("summary table: %w", err)
 		}
 	}
