@@ -28,21 +28,19 @@ func chartNames() []string {
 // byte-identical files. A dir that is not a results folder is an error
 // naming the file that is missing or bad.
 func Render(dir string) error {
-	s, ts, err := ReadResults(dir)
+	res, err := loadResults(dir)
 	if err != nil {
 		return err
 	}
-	res := newResults(s, ts)
-	sp, err := readSpark(dir)
-	if err != nil {
+	if err := res.readSpark(dir); err != nil {
 		return err
 	}
-	res.attachSpark(sp)
 	charts, err := buildCharts(res)
 	if err != nil {
 		return fmt.Errorf("%s: %w", dir, err)
 	}
-	findings := Findings(s, ts)
+	findings := res.findings()
+	s := res.sum
 	recs := res.recommendations()
 	yml, err := scenarioYAML(s.Scenario)
 	if err != nil {
@@ -90,36 +88,75 @@ func Render(dir string) error {
 	return write("report.html", page.Bytes())
 }
 
+// loadResults reads the results folder dir as ReadResults does, streaming
+// the timeseries into each run's series, so that its memory is bounded by
+// what the charts draw, never by the length of the run (see
+// exactBatches).
+func loadResults(dir string) (*results, error) {
+	s, err := readSummary(dir)
+	if err != nil {
+		return nil, err
+	}
+	g := newGrouper(s)
+	err = metrics.ScanTimeseriesFile(dir, func(b *metrics.BatchRecord) error {
+		g.add(b)
+		return nil
+	})
+	if err := timeseriesError(dir, err); err != nil {
+		return nil, err
+	}
+	return g.done(), nil
+}
+
 // ReadResults reads the summary and the timeseries of the results folder
 // dir. Its errors are one line naming the folder and the file that is
-// missing or bad, for `simulate report` to print as is.
+// missing or bad, for `simulate report` to print as is. It holds every
+// batch: Render reads a folder in memory bounded by what it draws.
 func ReadResults(dir string) (*metrics.Summary, []metrics.BatchRecord, error) {
+	s, err := readSummary(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	ts, err := metrics.ReadTimeseriesFile(dir)
+	if err := timeseriesError(dir, err); err != nil {
+		return nil, nil, err
+	}
+	return s, ts, nil
+}
+
+// timeseriesError words an error reading dir/timeseries.csv for the
+// command line; nil for nil.
+func timeseriesError(dir string, err error) error {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s is not a results folder: %s is missing", dir, filepath.Join(dir, "timeseries.csv"))
+	case err != nil:
+		return fmt.Errorf("%s is not a readable results folder: %w", dir, err)
+	}
+	return nil
+}
+
+// readSummary checks that dir is a folder and reads its summary.json.
+func readSummary(dir string) (*metrics.Summary, error) {
 	st, err := os.Stat(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, nil, fmt.Errorf("%s: no such results folder", dir)
+		return nil, fmt.Errorf("%s: no such results folder", dir)
 	case err != nil:
-		return nil, nil, fmt.Errorf("results folder: %w", err)
+		return nil, fmt.Errorf("results folder: %w", err)
 	case !st.IsDir():
-		return nil, nil, fmt.Errorf("%s is a file, not a results folder (want the folder holding summary.json and timeseries.csv)", dir)
+		return nil, fmt.Errorf("%s is a file, not a results folder (want the folder holding summary.json and timeseries.csv)", dir)
 	}
 	s, err := metrics.ReadSummary(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, nil, fmt.Errorf("%s is not a results folder: %s is missing", dir, filepath.Join(dir, "summary.json"))
+		return nil, fmt.Errorf("%s is not a results folder: %s is missing", dir, filepath.Join(dir, "summary.json"))
 	case err != nil:
-		return nil, nil, fmt.Errorf("%s is not a readable results folder: %w", dir, err)
+		return nil, fmt.Errorf("%s is not a readable results folder: %w", dir, err)
 	case len(s.Queries) == 0:
-		return nil, nil, fmt.Errorf("%s: holds no queries", filepath.Join(dir, "summary.json"))
+		return nil, fmt.Errorf("%s: holds no queries", filepath.Join(dir, "summary.json"))
 	}
-	ts, err := metrics.ReadTimeseriesFile(dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, nil, fmt.Errorf("%s is not a results folder: %s is missing", dir, filepath.Join(dir, "timeseries.csv"))
-	case err != nil:
-		return nil, nil, fmt.Errorf("%s is not a readable results folder: %w", dir, err)
-	}
-	return s, ts, nil
+	return s, nil
 }
 
 // reportTitle is the heading of both reports.
