@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html/template"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -46,12 +47,14 @@ func Render(dir string) error {
 	if err != nil {
 		return fmt.Errorf("%s/summary.json: %w", dir, err)
 	}
+	_, err = os.Stat(filepath.Join(dir, "stores.json"))
+	toc := res.contents(charts, findings, recs, err == nil)
 	var md bytes.Buffer
-	if err := writeMarkdown(&md, res, charts, findings, recs, yml); err != nil {
+	if err := writeMarkdown(&md, res, charts, findings, recs, yml, toc); err != nil {
 		return fmt.Errorf("%s: report.md: %w", dir, err)
 	}
 	var page bytes.Buffer
-	if err := writeHTML(&page, res, charts, findings, recs, yml); err != nil {
+	if err := writeHTML(&page, res, charts, findings, recs, yml, toc); err != nil {
 		return fmt.Errorf("%s: report.html: %w", dir, err)
 	}
 	// A results folder of `simulate bench-stores` also compares backends.
@@ -193,6 +196,46 @@ func (res *results) intro() string {
 	return b.String()
 }
 
+// trafficLine states the traffic the run simulated, for the header of
+// both reports: the rate of originals the scenario asked for (its rate,
+// or its profile's range) and the rows that arrived, copies included, per
+// second of the traffic window. Every Spark figure of the report is at
+// this rate; "" when the results say nothing of it.
+func (res *results) trafficLine() string {
+	var asked string
+	w := res.sc.Workload
+	switch {
+	case w.Rate != "":
+		asked = w.Rate + " originals (workload.rate)"
+	case len(w.Profile) > 0:
+		var rates []string
+		for _, seg := range w.Profile {
+			if !slices.Contains(rates, seg.Rate) {
+				rates = append(rates, seg.Rate)
+			}
+		}
+		asked = "originals at " + strings.Join(rates, ", then ") + " (workload.profile)"
+	}
+	var input int64
+	for _, r := range res.runs {
+		input = max(input, r.sum.InputRows)
+	}
+	var arrived string
+	if d := res.durationSeconds(); input > 0 && d > 0 {
+		arrived = fmt.Sprintf("%s input rows, copies included, about %s rows/s over the %s of traffic", metrics.FormatCount(input),
+			metrics.FormatCount(int64(math.Round(float64(input)/d))), formatSpan(d))
+	}
+	switch {
+	case asked == "" && arrived == "":
+		return ""
+	case asked == "":
+		return "Simulated traffic: " + arrived + "."
+	case arrived == "":
+		return "Simulated traffic: " + asked + "."
+	}
+	return "Simulated traffic: " + asked + "; " + arrived + ". Every figure below is at this rate; the sim speed column is the simulator's own speed on this machine, not Spark's."
+}
+
 // plural picks the singular or plural form for n.
 func plural(n int, one, many string) string {
 	if n == 1 {
@@ -208,7 +251,8 @@ func tableNote() string {
 		"bad clock (the same, the last copy dropped while a future timestamp held the watermark ahead of processing time minus the delay) and " +
 		"collision (dropped as the duplicate of a different event's key). Counts cover the whole run; peaks cover the traffic window, " +
 		"not the drain after it. Peak state bytes are modelled, not measured. " +
-		"events/s is the engine's wall-clock throughput, the only column that varies between identical runs."
+		"sim speed is the simulator's own speed on this machine (input rows per second of the engine's wall-clock time), not Spark's throughput; " +
+		"it is the only column that varies between identical runs."
 }
 
 // queryWarnings is the query text and the explain warnings of one query.
@@ -271,8 +315,12 @@ func (res *results) markerRows() []markerRow {
 // writeMarkdown writes report.md: what the run shows first (findings and,
 // for a sweep, the recommendation), then the numbers and charts they rest
 // on, then the scenario as run.
-func writeMarkdown(b *bytes.Buffer, res *results, charts []chartFile, findings, recs []string, yml string) error {
+func writeMarkdown(b *bytes.Buffer, res *results, charts []chartFile, findings, recs []string, yml string, toc []tocEntry) error {
 	fmt.Fprintf(b, "# %s\n\n%s\n\n", mdText(res.reportTitle()), mdText(res.intro()))
+	if t := res.trafficLine(); t != "" {
+		fmt.Fprintf(b, "%s\n\n", mdText(t))
+	}
+	fmt.Fprintf(b, "%s\n\n", tocMarkdown(toc))
 	if ws := res.scenarioWarnings(); len(ws) > 0 {
 		b.WriteString("## Warnings\n\n" + scenarioWarningsNote() + "\n\n")
 		for _, w := range ws {
@@ -375,8 +423,8 @@ func mdFence(s string) string {
 
 // htmlChart is a chart as report.html embeds it.
 type htmlChart struct {
-	Title, Note string
-	SVG         template.HTML
+	Title, ID, Note string
+	SVG             template.HTML
 }
 
 // inlineSVG strips the XML prolog and the generator comment from an SVG
@@ -393,18 +441,20 @@ func inlineSVG(svg []byte) template.HTML {
 
 // writeHTML writes report.html: one page, its CSS inline and its charts as
 // inline SVG, so it can be mailed or attached as a single file.
-func writeHTML(b *bytes.Buffer, res *results, charts []chartFile, findings, recs []string, yml string) error {
+func writeHTML(b *bytes.Buffer, res *results, charts []chartFile, findings, recs []string, yml string, toc []tocEntry) error {
 	t, err := template.New("report").Parse(htmlTemplate())
 	if err != nil {
 		return err
 	}
 	var hc []htmlChart
 	for _, c := range charts {
-		hc = append(hc, htmlChart{Title: c.Title, Note: c.Note, SVG: inlineSVG(c.SVG)})
+		hc = append(hc, htmlChart{Title: c.Title, ID: slug(c.Title), Note: c.Note, SVG: inlineSVG(c.SVG)})
 	}
 	data := map[string]any{
 		"Title":     res.reportTitle(),
 		"Intro":     strings.ReplaceAll(res.intro(), "`", ""),
+		"Traffic":   res.trafficLine(),
+		"TOC":       toc,
 		"YAML":      yml,
 		"Header":    summaryHeader(res.sum),
 		"StoreCol":  mixedStores(res.sum),
@@ -456,30 +506,44 @@ figure { margin: 18px 0 28px; }
 figure svg { display: block; width: 100%; height: auto; max-width: 960px; border: 1px solid #eaeef2; border-radius: 6px; }
 figcaption { color: #59636e; font-size: 13.5px; margin-top: 6px; }
 ul.findings li { margin: 6px 0; }
+nav.toc { font-size: 13.5px; background: #f6f8fa; border: 1px solid #d8dee4; border-radius: 6px; padding: 8px 14px; margin: 12px 0 0; }
+nav.toc ul { margin: 4px 0; padding-left: 20px; }
+nav.toc > ul { columns: 2; }
+nav.toc a { color: #0969da; text-decoration: none; }
 </style>
 </head>
 <body>
 <main>
 <h1>{{.Title}}</h1>
 <p class="intro">{{.Intro}}</p>
+{{if .Traffic}}<p class="intro">{{.Traffic}}</p>
+{{end}}<nav class="toc"><b>Contents</b>
+<ul>
+{{range .TOC}}<li><a href="#{{.ID}}">{{.Title}}</a>{{if .Sub}}
+<ul>
+{{range .Sub}}<li><a href="#{{.ID}}">{{.Title}}</a></li>
+{{end}}</ul>
+{{end}}</li>
+{{end}}</ul>
+</nav>
 {{if .Scenario}}
-<h2>Warnings</h2>
+<h2 id="warnings">Warnings</h2>
 <p>{{.ScNote}}</p>
 <ul class="warnings">
 {{range .Scenario}}<li>{{if .Key}}<code>{{.Key}}</code>: {{end}}{{.Msg}}</li>
 {{end}}</ul>
 {{end}}
-<h2>Findings</h2>
+<h2 id="findings">Findings</h2>
 {{if .Findings}}<ul class="findings">
 {{range .Findings}}<li>{{.}}</li>
 {{end}}</ul>{{else}}<p>No findings.</p>{{end}}
 {{if .Recs}}
-<h2>Recommendation</h2>
+<h2 id="recommendation">Recommendation</h2>
 <ul class="findings">
 {{range .Recs}}<li>{{.}}</li>
 {{end}}</ul>
 {{end}}
-<h2>Summary</h2>
+<h2 id="summary">Summary</h2>
 <div class="table-wrap">
 <table>
 <thead><tr>{{range $i, $h := .Header}}<th class="{{if or (eq $i 0) (and $.StoreCol (eq $i 1))}}text{{else}}num{{end}}">{{$h}}</th>{{end}}</tr></thead>
@@ -490,7 +554,7 @@ ul.findings li { margin: 6px 0; }
 </div>
 <p class="note">{{.TableNote}}</p>
 {{if .SparkRows}}
-<h2>Spark cluster (modelled)</h2>
+<h2 id="spark-cluster-modelled">Spark cluster (modelled)</h2>
 <div class="table-wrap">
 <table>
 <thead><tr>{{range $i, $h := .SparkHeader}}<th class="{{if eq $i 0}}text{{else}}num{{end}}">{{$h}}</th>{{end}}</tr></thead>
@@ -501,17 +565,17 @@ ul.findings li { margin: 6px 0; }
 </div>
 <p class="note">{{.SparkNote}}</p>
 {{end}}
-<h2>Charts</h2>
-{{range .Charts}}<figure aria-label="{{.Title}}">
+<h2 id="charts">Charts</h2>
+{{range .Charts}}<figure id="{{.ID}}" aria-label="{{.Title}}">
 {{.SVG}}
 {{if .Note}}<figcaption>{{.Note}}</figcaption>
 {{end}}</figure>
 {{else}}<p>The timeseries holds no batches to draw.</p>
 {{end}}
-<h2>Scenario as run</h2>
+<h2 id="scenario-as-run">Scenario as run</h2>
 {{if .YAML}}<pre><code>{{.YAML}}</code></pre>{{else}}<p>The results do not record the scenario.</p>{{end}}
 
-<h2>Warnings per query</h2>
+<h2 id="warnings-per-query">Warnings per query</h2>
 <p>What <code>simulate explain</code> says about each query.</p>
 {{range .Warnings}}<h3>{{.Name}}</h3>
 <pre><code>{{.Query}}</code></pre>
@@ -519,7 +583,7 @@ ul.findings li { margin: 6px 0; }
 {{range .Warnings}}<li>{{.}}</li>
 {{end}}</ul>{{else}}<p>No warnings.</p>{{end}}
 {{end}}
-{{if .Markers}}<h2>Marked on the charts</h2>
+{{if .Markers}}<h2 id="marked-on-the-charts">Marked on the charts</h2>
 <p>Times are processing time since the start.</p>
 <div class="table-wrap">
 <table>

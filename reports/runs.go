@@ -21,6 +21,11 @@ type scenarioInfo struct {
 	Duration string     `json:"duration"`
 	Trigger  string     `json:"trigger"`
 	Workload struct {
+		Rate    string `json:"rate"`
+		Profile []struct {
+			For  string `json:"for"`
+			Rate string `json:"rate"`
+		} `json:"profile"`
 		Retries struct {
 			Probability float64  `json:"probability"`
 			Timestamp   string   `json:"timestamp"`

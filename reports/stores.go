@@ -240,7 +240,7 @@ func renderStores(dir string, md, page *bytes.Buffer) error {
 	if err != nil {
 		return fmt.Errorf("%s: report.html: %w", dir, err)
 	}
-	insertBefore(page, "<h2>Charts</h2>", h.Bytes())
+	insertBefore(page, `<h2 id="charts">Charts</h2>`, h.Bytes())
 	return nil
 }
 
@@ -261,7 +261,7 @@ func insertBefore(b *bytes.Buffer, mark string, sec []byte) {
 
 // storesHTML is the store section of report.html, in its styles.
 func storesHTML() string {
-	return `<h2>State store backends</h2>
+	return `<h2 id="state-store-backends">State store backends</h2>
 <p>{{.Intro}}</p>
 <div class="table-wrap">
 <table>
