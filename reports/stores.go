@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
@@ -31,8 +32,8 @@ import (
 // storesHeader names the columns of the store table.
 func storesHeader() []string {
 	return []string{
-		"query", "store", "events/s", "peak state (model)", "peak Go heap", "peak on disk",
-		"peak memtable", "checkpoint/batch", "recovery",
+		"query", "sim backend", "sim speed (rows/s)", "peak state (model)", "peak Go heap", "peak on disk",
+		"peak memtable", "checkpoint/batch", "of it compacted", "recovery",
 	}
 }
 
@@ -46,16 +47,44 @@ func storesRows(sb *metrics.StoreBench) [][]string {
 	}
 	rows := make([][]string, 0, len(sb.Runs))
 	for _, r := range sb.Runs {
+		count := func(v float64) string { return metrics.FormatCount(int64(math.Round(v))) }
+		speed := count(r.EventsPerSecond) + spread(r.EventsPerSecondRuns, count)
+		recovery := formatSeconds(r.RecoverySeconds) + spread(r.RecoverySecondsRuns, formatSeconds)
 		rows = append(rows, []string{
-			r.Query, r.Store,
-			metrics.FormatCount(int64(math.Round(r.EventsPerSecond))),
+			r.Query, r.Store, speed,
 			metrics.FormatBytes(r.ModelPeakBytes),
 			opt(r.GoHeapPeakBytes), opt(r.DiskPeakBytes), opt(r.MemTablePeakBytes),
 			metrics.FormatBytes(int64(math.Round(r.CheckpointBytesPerBatch))),
-			formatSeconds(r.RecoverySeconds),
+			compacted(r), recovery,
 		})
 	}
 	return rows
+}
+
+// spread renders the range of several runs' measurements after their
+// median: " (min-max, n runs)"; "" for one run or none.
+func spread(runs []float64, format func(float64) string) string {
+	if len(runs) < 2 {
+		return ""
+	}
+	return fmt.Sprintf(" (%s-%s, %d runs)", format(slices.Min(runs)), format(slices.Max(runs)), len(runs))
+}
+
+// compacted renders the compacted part of a run's checkpoint per batch:
+// the memory store's snapshots, Pebble's flushed sstables, saying so
+// when Pebble never flushed (its checkpoint is then changelogs only).
+func compacted(r metrics.StoreRun) string {
+	if r.CompactBytes == nil {
+		return "-"
+	}
+	per := metrics.FormatBytes(int64(math.Round(float64(*r.CompactBytes) / math.Max(float64(r.Batches), 1))))
+	switch {
+	case r.Flushes != nil && *r.Flushes == 0:
+		return "0 B (never flushed)"
+	case r.Flushes != nil:
+		return fmt.Sprintf("%s (%s %s)", per, metrics.FormatCount(*r.Flushes), plural(int(*r.Flushes), "flush", "flushes"))
+	}
+	return per + " (snapshots)"
 }
 
 // formatSeconds renders a wall-clock duration: "850 us", "12.3 ms", "1.42 s".
@@ -122,17 +151,31 @@ func storesIntro(sb *metrics.StoreBench) string {
 	if !sb.Identical {
 		agree = "The file says the backends did NOT produce identical results; its numbers compare different computations."
 	}
-	return fmt.Sprintf("`simulate bench-stores` ran the %d %s of scenario %s (seed %d) on both state store backends, "+
+	runs := ""
+	if n := repetitions(sb); n > 1 {
+		runs = fmt.Sprintf(" Each backend ran the scenario %d times, taking turns with the other; wall-clock numbers are the median, with the range of the runs.", n)
+	}
+	return fmt.Sprintf("`simulate bench-stores` ran the %d %s of scenario %s (seed %d) on both of the simulator's own state store backends, "+
 		"one query at a time: memory, checkpointed every batch like Spark's HDFS-backed store, and Pebble, "+
-		"which stands for RocksDB. %s",
-		len(queries), plural(len(queries), "query", "queries"), sb.Scenario, sb.Seed, agree)
+		"which stands in for RocksDB. These measure the simulator's Go stores on this machine, not Spark's: "+
+		"a scenario with a spark: block gets Spark's providers compared, as modelled. %s%s",
+		len(queries), plural(len(queries), "query", "queries"), sb.Scenario, sb.Seed, agree, runs)
+}
+
+// repetitions is how many runs each backend's wall-clock numbers rest on.
+func repetitions(sb *metrics.StoreBench) int {
+	n := 1
+	for _, r := range sb.Runs {
+		n = max(n, len(r.EventsPerSecondRuns))
+	}
+	return n
 }
 
 // storesNotes says how each number of the store table was measured.
 func storesNotes(sb *metrics.StoreBench) []string {
 	m := sb.Machine
 	return []string{
-		fmt.Sprintf("events/s: input rows divided by the engine's wall-clock time (micro-batches and their checkpoint commits; not the generator or the ground-truth accounting), "+
+		fmt.Sprintf("sim speed: the simulator's own speed with that backend, input rows divided by the engine's wall-clock time (micro-batches and their checkpoint commits; not the generator or the ground-truth accounting), "+
 			"minus the time the bench's own measurements took inside it. Wall clock, so machine-dependent: measured on %s/%s, %d CPUs, GOMAXPROCS %d, %s, "+
 			"with whatever else the machine ran at the time. Compare the backends with each other, not with another machine.",
 			m.GOOS, m.GOARCH, m.CPUs, m.GOMAXPROCS, m.GoVersion),
@@ -140,13 +183,16 @@ func storesNotes(sb *metrics.StoreBench) []string {
 		"peak state (model): the largest state of the run in Spark's UnsafeRow bytes per entry (metrics.EntryBytes) times the keys held; the same for both backends, since both hold the same keys.",
 		"peak Go heap (memory backend): the Go heap after a forced garbage collection, minus the same measured when the job opened its store, sampled at every batch commit where the job's state had grown 5% past the last sample, and at the end. " +
 			"It is the memory the in-memory store really takes (hash table, key arena, expiry index, the batch's change log), plus the job's small bookkeeping (rows in flight, timeseries rows).",
-		"peak on disk, peak memtable (Pebble): Pebble's own metrics (DiskSpaceUsage: sstables, WAL, MANIFEST; MemTable.Size), sampled after every commit. " +
-			"Pebble allocates its memtables and block cache outside the Go heap (with cgo, the default build), so a Go heap figure would say nothing about them; MemTable.Size counts the memtables allocated, full or not, so it sits at a multiple of the memtable size.",
-		"checkpoint/batch: bytes the stores' commits wrote, divided by the batches. Memory: the delta file of every batch plus a full snapshot every 10 versions (Spark's minDeltasForSnapshot), as written. " +
-			"Pebble: the size of each committed write batch, about what goes to its WAL; Pebble rewrites the same data again when it flushes memtables and compacts sstables, which this does not count.",
-		"recovery: after the run, the query's stores were reopened from their last checkpoint, timed: the memory store rebuilds its state from the newest snapshot and the deltas after it, Pebble reopens its database and replays its WAL. " +
+		"peak on disk, peak memtable (Pebble): the store's metrics, sampled after every commit: on disk, Pebble's own files (DiskSpaceUsage: sstables, MANIFEST; its WAL is off) plus the changelogs since the last flush; memtable, the keys held in memory until the next flush (the overlay) plus Pebble's memtable (range deletions only). " +
+			"Bytes on disk are not memory: the chart draws them in a panel of their own.",
+		"checkpoint/batch: every byte the stores wrote to their checkpoint, divided by the batches, counted alike for both: the log of every batch plus the compacted state (the column after it). " +
+			"Memory: a delta file per batch (a put per key added, one record per eviction: the watermark it ran with, not the keys it removed), and full snapshots, written by a background goroutine from a frozen view of the store, " +
+			"at least 10 versions apart (Spark's minDeltasForSnapshot) and only once the deltas since the last one hold as many bytes as it did. " +
+			"Pebble: Pebble's WAL is off; a changelog file per batch (the keys added and the evictions), and the sstables of its flushes, which run in the background once the keys held in memory reach the memtable size or 1000 batches passed. " +
+			"A Pebble that never flushed in the run has written changelogs only: its keys are still in memory, and a longer run writes them again as sstables.",
+		"recovery: after the run, the query's stores were reopened from their last checkpoint, timed: the memory store rebuilds its state from the newest snapshot and the deltas after it, Pebble reopens its database at its last flush and replays the changelogs after it. " +
 			"Each reopened store was checked to hold the rows and version of the end of the run. The files were in the OS page cache; a cold start reads them from disk.",
-		"The memory store writes its snapshots inside Commit, on the batch's critical path, where Spark's HDFS-backed store leaves them to a background maintenance task; the commit share (stores.md, under Where the engine time went) shows what that costs here.",
+		"Both stores write their compacted state off the batch's critical path, as Spark's maintenance task does for the HDFS-backed store; Commit writes the batch's delta or changelog (and, for memory, freezes the view a snapshot starts from), and the commit share (stores.md, under Where the engine time went) shows what that costs here.",
 	}
 }
 
@@ -222,7 +268,7 @@ func renderStores(dir string, md, page *bytes.Buffer) error {
 		return err
 	}
 	sec.WriteString("\n![State store backends](stores.png)\n\n")
-	sec.WriteString("events/s is wall clock, machine-dependent. How each number was measured, and where the engine time went: [stores.md](stores.md).\n\n")
+	sec.WriteString("sim speed is the simulator's own, wall clock, machine-dependent. How each number was measured, and where the engine time went: [stores.md](stores.md).\n\n")
 	insertBefore(md, "## Charts\n", sec.Bytes())
 
 	var h bytes.Buffer
@@ -273,7 +319,7 @@ func storesHTML() string {
 </div>
 <figure aria-label="State store backends">
 {{.SVG}}
-<figcaption>events/s is wall clock, machine-dependent. Details in stores.md.</figcaption>
+<figcaption>sim speed is the simulator's own, wall clock, machine-dependent. Details in stores.md.</figcaption>
 </figure>
 <ul class="findings">
 {{range .Notes}}<li>{{.}}</li>
@@ -364,9 +410,11 @@ func byteUnit(maxBytes float64) (name string, size float64) {
 	return "KiB", 1 << 10
 }
 
-// storesChart draws, per query, the engine throughput of each backend
-// (top) and its peak state bytes (bottom): the memory backend's model and
-// measured Go heap beside Pebble's disk and memtable.
+// storesChart draws, per query, the simulator's speed with each of its
+// backends (top), the memory each held at its peak (middle: the memory
+// backend's measured Go heap beside Pebble's memtable, and the model) and,
+// in a panel and a colour of their own, Pebble's bytes on disk (bottom):
+// disk is never drawn beside memory as if the two compared.
 func storesChart(sb *metrics.StoreBench) drawing {
 	var queries []string
 	mem, peb := map[string]metrics.StoreRun{}, map[string]metrics.StoreRun{}
@@ -383,7 +431,7 @@ func storesChart(sb *metrics.StoreBench) drawing {
 		}
 	}
 	cs := seriesColors()
-	blue, vermillion, orange := cs[0], cs[1], cs[4]
+	blue, vermillion, green := cs[0], cs[1], cs[2]
 	val := func(p *int64) float64 {
 		if p == nil {
 			return 0
@@ -401,8 +449,10 @@ func storesChart(sb *metrics.StoreBench) drawing {
 	}
 	size := []series{
 		{"memory: Go heap", blue, func(q string) float64 { return val(mem[q].GoHeapPeakBytes) }},
-		{"pebble: on disk", vermillion, func(q string) float64 { return val(peb[q].DiskPeakBytes) }},
-		{"pebble: memtable", orange, func(q string) float64 { return val(peb[q].MemTablePeakBytes) }},
+		{"pebble: memtable", vermillion, func(q string) float64 { return val(peb[q].MemTablePeakBytes) }},
+	}
+	disk := []series{
+		{"pebble: on disk", green, func(q string) float64 { return val(peb[q].DiskPeakBytes) }},
 	}
 	// The model is the same for both backends (they hold the same keys):
 	// a line across each query's group, not a bar of either backend.
@@ -415,15 +465,24 @@ func storesChart(sb *metrics.StoreBench) drawing {
 		}
 	}
 	unit, div := byteUnit(maxBytes)
+	maxDisk := 1.0
+	for _, q := range queries {
+		maxDisk = max(maxDisk, disk[0].value(q))
+	}
+	diskUnit, diskDiv := byteUnit(maxDisk)
 	modelStyle := draw.LineStyle{Color: color.Black, Width: vg.Points(1.3), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}
 	items := []legendItem{
-		{name: "memory (events/s; measured Go heap)", thumbs: []plot.Thumbnailer{barThumb{blue}}},
-		{name: "pebble (events/s; bytes on disk)", thumbs: []plot.Thumbnailer{barThumb{vermillion}}},
-		{name: "pebble memtables", thumbs: []plot.Thumbnailer{barThumb{orange}}},
+		{name: "memory backend (sim speed; Go heap)", thumbs: []plot.Thumbnailer{barThumb{blue}}},
+		{name: "pebble backend (sim speed; memtable)", thumbs: []plot.Thumbnailer{barThumb{vermillion}}},
+		{name: "pebble on disk (not memory)", thumbs: []plot.Thumbnailer{barThumb{green}}},
 		{name: "modelled state (UnsafeRow bytes, both)", thumbs: []plot.Thumbnailer{lineThumb(modelStyle)}},
 	}
-	title := "State store backends: throughput and peak state per query"
-	subtitle := fmt.Sprintf("%s, seed %d; events/s is wall clock on %d CPUs, machine-dependent", sb.Scenario, sb.Seed, sb.Machine.CPUs)
+	title := "The simulator's state store backends: speed and peak state per query"
+	speedNote := "median of each backend's runs"
+	if repetitions(sb) < 2 {
+		speedNote = "one run each"
+	}
+	subtitle := fmt.Sprintf("%s, seed %d; sim speed is the simulator's own, wall clock on %d CPUs, %s", sb.Scenario, sb.Seed, sb.Machine.CPUs, speedNote)
 	panel := func(ss []series, yLabel string, scale float64, label func(v float64) string, xLabel bool) *plot.Plot {
 		xl := ""
 		if xLabel {
@@ -456,24 +515,27 @@ func storesChart(sb *metrics.StoreBench) drawing {
 		p.Y.Min, p.Y.Max = 0, max(top*1.15, 1e-9)
 		return p
 	}
-	return drawing{w: 8 * vg.Inch, h: 6.5 * vg.Inch, draw: func(dc draw.Canvas) error {
+	bytesLabel := func(v float64) string {
+		if v == 0 {
+			return ""
+		}
+		return trimFloat(v)
+	}
+	return drawing{w: 8 * vg.Inch, h: 8 * vg.Inch, draw: func(dc draw.Canvas) error {
 		area := frame(dc, title, subtitle, items)
-		top := panel(rate, "events/s (wall clock)", 1, humanNumber, false)
-		bottom := panel(size, "peak state ("+unit+")", div, func(v float64) string {
-			if v == 0 {
-				return ""
-			}
-			return trimFloat(v)
-		}, true)
+		top := panel(rate, "sim speed (rows/s)", 1, humanNumber, false)
+		middle := panel(size, "peak memory ("+unit+")", div, bytesLabel, false)
 		for i, q := range queries {
 			y := model(q) / div
 			l := &hLine{x0: float64(i) - 0.42, x1: float64(i) + 0.42, y: y, style: modelStyle, label: "model " + trimFloat(y)}
-			bottom.Add(l)
-			bottom.Y.Max = max(bottom.Y.Max, l.y*1.08)
+			middle.Add(l)
+			middle.Y.Max = max(middle.Y.Max, l.y*1.08)
 		}
-		cs := stack([]*plot.Plot{top, bottom}, area, vg.Points(14))
+		bottom := panel(disk, "pebble on disk ("+diskUnit+")", diskDiv, bytesLabel, true)
+		cs := stack([]*plot.Plot{top, middle, bottom}, area, vg.Points(14))
 		top.Draw(cs[0])
-		bottom.Draw(cs[1])
+		middle.Draw(cs[1])
+		bottom.Draw(cs[2])
 		return nil
 	}}
 }
