@@ -59,9 +59,12 @@ type StoreRun struct {
 	// CommitSeconds is the part of EngineSeconds spent in the stores'
 	// Commit: writing the checkpoint of each batch.
 	CommitSeconds float64 `json:"commitSeconds"`
-	// EventsPerSecond is InputRows / EngineSeconds.
-	EventsPerSecond float64 `json:"eventsPerSecond"`
-	PeakStateRows   int64   `json:"peakStateRows"`
+	// EventsPerSecond is InputRows / EngineSeconds; with several
+	// repetitions, the median of theirs, EventsPerSecondRuns holding
+	// each (in the order they ran) and EngineSeconds the median's.
+	EventsPerSecond     float64   `json:"eventsPerSecond"`
+	EventsPerSecondRuns []float64 `json:"eventsPerSecondRuns,omitempty"`
+	PeakStateRows       int64     `json:"peakStateRows"`
 	// ModelPeakBytes is the peak of the per-entry state-bytes model
 	// (metrics.EntryBytes), the same for both backends.
 	ModelPeakBytes int64 `json:"modelPeakBytes"`
@@ -72,16 +75,25 @@ type StoreRun struct {
 	// (pebble backend only).
 	DiskPeakBytes     *int64 `json:"diskPeakBytes,omitempty"`
 	MemTablePeakBytes *int64 `json:"memTablePeakBytes,omitempty"`
-	// CheckpointBytes is what the stores' commits wrote in all;
-	// CheckpointBytesPerBatch divides it by Batches.
+	// CheckpointBytes is what the stores wrote to their checkpoint in
+	// all, the log of every batch and the compacted state;
+	// CheckpointBytesPerBatch divides it by Batches. CompactBytes is the
+	// compacted part: the memory store's full snapshots, Pebble's flushed
+	// sstables (Flushes of them); the rest is the log (the memory store's
+	// deltas, Pebble's changelogs).
 	CheckpointBytes         int64   `json:"checkpointBytes"`
 	CheckpointBytesPerBatch float64 `json:"checkpointBytesPerBatch"`
+	CompactBytes            *int64  `json:"compactBytes,omitempty"`
+	Flushes                 *int64  `json:"flushes,omitempty"`
 	// RecoverySeconds is the time to reopen the query's stores from their
 	// last checkpoint after the run; RecoveredRows and RecoveredVersion
 	// are what the reopened stores held (checked against the run's end).
-	RecoverySeconds  float64 `json:"recoverySeconds"`
-	RecoveredRows    int64   `json:"recoveredRows"`
-	RecoveredVersion int64   `json:"recoveredVersion"`
+	// With several repetitions RecoverySeconds is the median and
+	// RecoverySecondsRuns holds each.
+	RecoverySeconds     float64   `json:"recoverySeconds"`
+	RecoverySecondsRuns []float64 `json:"recoverySecondsRuns,omitempty"`
+	RecoveredRows       int64     `json:"recoveredRows"`
+	RecoveredVersion    int64     `json:"recoveredVersion"`
 }
 
 // WriteStoreBench writes sb as dir/stores.json, atomically.

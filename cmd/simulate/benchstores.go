@@ -14,31 +14,40 @@ import (
 
 // benchStoresFlags are the flags of bench-stores.
 type benchStoresFlags struct {
-	out   string
-	seed  uint64
-	quiet bool
+	out     string
+	seed    uint64
+	quiet   bool
+	repeats int
 }
 
 func newBenchStoresCmd(stdout, stderr io.Writer) *cobra.Command {
 	var f benchStoresFlags
 	cmd := &cobra.Command{
 		Use:   "bench-stores FILE",
-		Short: "Compare the memory and Pebble state store backends on a scenario",
-		Long: `bench-stores runs every query of a scenario on both state store backends:
-memory, checkpointed every batch like Spark's HDFS-backed state store (a delta
-file per batch, a snapshot every 10), and Pebble, which stands for RocksDB. It
-checks that both produce identical results (it fails, naming the query and the
-field, if not) and reports per query and backend:
+		Short: "Compare the simulator's memory and Pebble state store backends on a scenario",
+		Long: `bench-stores runs every query of a scenario on both of the simulator's own
+state store backends (Go code, not Spark's): memory, checkpointed every batch
+like Spark's HDFS-backed state store (a delta file per batch; full snapshots
+written in the background, at least 10 versions apart), and Pebble, which
+stands in for RocksDB (its WAL off; a changelog per batch; sstables flushed in
+the background once the keys held in memory fill a memtable). It checks that
+both produce identical results (it fails, naming the query and the field, if
+not) and reports per query and backend:
 
-  events/s            input rows per second of engine wall-clock time:
-                      machine-dependent, compare the backends with each other
+  sim speed           the simulator's input rows per second of engine
+                      wall-clock time: machine-dependent, compare the
+                      backends with each other; the median of --repeat runs
+                      with their range
   peak state          the per-entry model; the memory backend's measured Go
-                      heap growth; Pebble's on-disk and memtable bytes
-  checkpoint/batch    bytes the store's commits wrote, per batch
+                      heap growth; Pebble's memtable and, apart, its bytes
+                      on disk
+  checkpoint/batch    every byte written to the checkpoint, per batch: the
+                      log (deltas, changelogs) and the compacted state
+                      (snapshots, flushed sstables), counted alike
   recovery            time to reopen the stores from their last checkpoint
 
-Queries run one at a time, memory first, so that each measurement holds one
-query's state alone. Each run puts every query on its backend: the scenario's
+Queries run one at a time, the backends taking turns, so that each
+measurement holds one query's state alone. Each run puts every query on its backend: the scenario's
 store and the queries' own stores (queries[].store) are ignored. The results folder gets the memory run's results
 (summary.json, timeseries.csv, progress/), stores.json with every number,
 stores.md with how each was measured, the chart stores.png and .svg, and
@@ -63,7 +72,10 @@ report.md and report.html with a section on the backends.`,
 			if out == "" {
 				out = filepath.Join("results", sc.Name)
 			}
-			var opts storebench.Options
+			if f.repeats < 1 || f.repeats > 99 {
+				return fmt.Errorf("--repeat: want a number of runs from 1 to 99, got %d", f.repeats)
+			}
+			opts := storebench.Options{Repeats: f.repeats}
 			bar := newBar(stderr, f.quiet, sc.Name+" (memory, then pebble)")
 			if bar != nil {
 				opts.Progress = bar
@@ -78,7 +90,7 @@ report.md and report.html with a section on the backends.`,
 			if err := reports.StoreTable(stdout, res.Bench, false); err != nil {
 				return err
 			}
-			_, err = fmt.Fprintf(stdout, "Both backends produced identical results. events/s is wall clock, machine-dependent; how each number was measured: %s\nresults: %s\n",
+			_, err = fmt.Fprintf(stdout, "Both backends produced identical results. sim speed is the simulator's own, wall clock, machine-dependent; how each number was measured: %s\nresults: %s\n",
 				filepath.Join(out, "stores.md"), out)
 			return err
 		},
@@ -87,5 +99,6 @@ report.md and report.html with a section on the backends.`,
 	fl.StringVar(&f.out, "out", "", "results folder (default results/<scenario name>)")
 	fl.Uint64Var(&f.seed, "seed", 0, "seed for every random stream (default: the scenario's seed)")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar")
+	fl.IntVar(&f.repeats, "repeat", 3, "runs of each backend; wall-clock numbers are their median, with the range")
 	return cmd
 }
