@@ -28,6 +28,7 @@
 //	                            false drops and peak state
 //
 // With spark.csv (a scenario with a spark: block) it adds the Spark
-// cluster table and the charts of sparkcharts.go: batch-duration,
-// processing-lag and partition-rows.
+// cluster table and the charts of sparkcharts.go: batch-duration (on a log
+// axis when batches stay far under the trigger), processing-lag,
+// partition-rows, executor-memory and, with RocksDB, executor-disk.
 package reports

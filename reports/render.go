@@ -19,7 +19,7 @@ import (
 // removes charts the results no longer call for (a sweep rerun as a
 // single run leaves no stale horizon-tradeoff behind).
 func chartNames() []string {
-	return []string{"state-rows", "state-bytes", "watermark", "horizon-tradeoff", "batch-duration", "processing-lag", "partition-rows"}
+	return []string{"state-rows", "state-bytes", "watermark", "horizon-tradeoff", "batch-duration", "processing-lag", "partition-rows", "executor-memory", "executor-disk"}
 }
 
 // Render reads the results folder dir (summary.json and timeseries.csv)
@@ -386,13 +386,18 @@ func writeMarkdown(b *bytes.Buffer, res *results, charts []chartFile, findings, 
 		b.WriteString("\n")
 	}
 	if rows := res.markerRows(); len(rows) > 0 {
-		b.WriteString("## Marked on the charts\n\nTimes are processing time since the start.\n\n| kind | at | until | what |\n|:--|--:|--:|:--|\n")
+		b.WriteString("## Marked on the charts\n\n" + markersNote(res.sum.Markers) + "\n\n| kind | at | until | what |\n|:--|--:|--:|:--|\n")
 		for _, r := range rows {
 			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", mdText(r.Kind), r.At, r.Until, mdText(r.Label))
 		}
 		b.WriteString("\n")
 	}
 	return nil
+}
+
+// markersNote introduces the list of markers.
+func markersNote(ms []metrics.Marker) string {
+	return joinSentences("Times are processing time since the start.", badClockCapNote(ms))
 }
 
 // mdCode renders s as a Markdown code span, with a fence long enough for
@@ -451,22 +456,23 @@ func writeHTML(b *bytes.Buffer, res *results, charts []chartFile, findings, recs
 		hc = append(hc, htmlChart{Title: c.Title, ID: slug(c.Title), Note: c.Note, SVG: inlineSVG(c.SVG)})
 	}
 	data := map[string]any{
-		"Title":     res.reportTitle(),
-		"Intro":     strings.ReplaceAll(res.intro(), "`", ""),
-		"Traffic":   res.trafficLine(),
-		"TOC":       toc,
-		"YAML":      yml,
-		"Header":    summaryHeader(res.sum),
-		"StoreCol":  mixedStores(res.sum),
-		"Rows":      summaryRows(res.sum),
-		"TableNote": tableNote(),
-		"Charts":    hc,
-		"Findings":  findings,
-		"Recs":      recs,
-		"Warnings":  res.warnings(),
-		"Markers":   res.markerRows(),
-		"Scenario":  res.scenarioWarnings(),
-		"ScNote":    scenarioWarningsNote(),
+		"Title":       res.reportTitle(),
+		"Intro":       strings.ReplaceAll(res.intro(), "`", ""),
+		"Traffic":     res.trafficLine(),
+		"TOC":         toc,
+		"YAML":        yml,
+		"Header":      summaryHeader(res.sum),
+		"StoreCol":    mixedStores(res.sum),
+		"Rows":        summaryRows(res.sum),
+		"TableNote":   tableNote(),
+		"Charts":      hc,
+		"Findings":    findings,
+		"Recs":        recs,
+		"Warnings":    res.warnings(),
+		"Markers":     res.markerRows(),
+		"MarkersNote": markersNote(res.sum.Markers),
+		"Scenario":    res.scenarioWarnings(),
+		"ScNote":      scenarioWarningsNote(),
 	}
 	if res.hasSparkSummary() {
 		data["SparkHeader"], data["SparkRows"], data["SparkNote"] = sparkHeader(), res.sparkRows(), res.sparkNote()
@@ -584,7 +590,7 @@ nav.toc a { color: #0969da; text-decoration: none; }
 {{end}}</ul>{{else}}<p>No warnings.</p>{{end}}
 {{end}}
 {{if .Markers}}<h2 id="marked-on-the-charts">Marked on the charts</h2>
-<p>Times are processing time since the start.</p>
+<p>{{.MarkersNote}}</p>
 <div class="table-wrap">
 <table>
 <thead><tr><th class="text">kind</th><th class="num">at</th><th class="num">until</th><th class="text">what</th></tr></thead>

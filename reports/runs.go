@@ -40,6 +40,7 @@ type scenarioInfo struct {
 		Delay []string `json:"delay"`
 	} `json:"sweep"`
 	Spark *struct {
+		Provider string `json:"provider"`
 		Downtime []struct {
 			At  string `json:"at"`
 			For string `json:"for"`

@@ -62,12 +62,13 @@ func storesRows(sb *metrics.StoreBench) [][]string {
 }
 
 // spread renders the range of several runs' measurements after their
-// median: " (min-max, n runs)"; "" for one run or none.
+// median: " (min-max)"; "" for one run or none (the intro says how
+// many runs).
 func spread(runs []float64, format func(float64) string) string {
 	if len(runs) < 2 {
 		return ""
 	}
-	return fmt.Sprintf(" (%s-%s, %d runs)", format(slices.Min(runs)), format(slices.Max(runs)), len(runs))
+	return fmt.Sprintf(" (%s-%s)", format(slices.Min(runs)), format(slices.Max(runs)))
 }
 
 // compacted renders the compacted part of a run's checkpoint per batch:
