@@ -30,6 +30,46 @@ type StoreBench struct {
 	// Runs holds one entry per query and backend: the queries in scenario
 	// order, memory before pebble.
 	Runs []StoreRun `json:"runs"`
+	// Spark, for a scenario with a spark: block, compares Spark's state
+	// store providers as modelled instead: one entry per query and
+	// provider, the queries in scenario order, hdfs before rocksdb. Runs
+	// is then empty.
+	Spark []SparkProviderRun `json:"spark,omitempty"`
+}
+
+// SparkProviderRun is one query's modelled Spark cluster with one state
+// store provider (sim/sparkmodel): the same scenario, partitions and
+// executors for every provider.
+type SparkProviderRun struct {
+	Query            string `json:"query"`
+	Provider         string `json:"provider"`
+	Partitions       int64  `json:"partitions"`
+	Executors        int64  `json:"executors"`
+	CoresPerExecutor int64  `json:"coresPerExecutor"`
+	PeakStateRows    int64  `json:"peakStateRows"`
+	// ExecutorPeakMemoryBytes is the busiest executor's state memory
+	// (JVM heap for hdfs, native for rocksdb), ExecutorPeakDiskBytes its
+	// local disk (0 for hdfs).
+	ExecutorPeakMemoryBytes int64 `json:"executorPeakMemoryBytes"`
+	ExecutorPeakDiskBytes   int64 `json:"executorPeakDiskBytes"`
+	// BatchDurationMs, FallingBehindSinceSeconds and
+	// MaxProcessingLagSeconds are as in the summary's spark fields; null
+	// without a cost block (batches then take no time).
+	BatchDurationMs           *DurationPercentiles `json:"batchDurationMs"`
+	FallingBehindSinceSeconds *float64             `json:"fallingBehindSinceSeconds"`
+	MaxProcessingLagSeconds   *float64             `json:"maxProcessingLagSeconds"`
+	// Costs are the cost terms the run used; null without a cost block.
+	Costs *SparkCosts `json:"costs,omitempty"`
+}
+
+// SparkCosts are the spark: block's cost terms as a run resolved them.
+type SparkCosts struct {
+	BatchOverheadMs   float64 `json:"batchOverheadMs"`
+	RowNs             float64 `json:"rowNs"`
+	NewKeyNs          float64 `json:"newKeyNs"`
+	ScanKeyNs         float64 `json:"scanKeyNs"`
+	RemoveKeyNs       float64 `json:"removeKeyNs"`
+	PartitionCommitMs float64 `json:"partitionCommitMs"`
 }
 
 // StoreMachine describes the machine of a measurement.
@@ -124,7 +164,7 @@ func ReadStoreBench(dir string) (*StoreBench, error) {
 	if sb.Format != StoresFormat {
 		return nil, fmt.Errorf("%s: format %q, want %q", path, sb.Format, StoresFormat)
 	}
-	if len(sb.Runs) == 0 {
+	if len(sb.Runs) == 0 && len(sb.Spark) == 0 {
 		return nil, fmt.Errorf("%s: holds no runs", path)
 	}
 	return &sb, nil

@@ -47,8 +47,11 @@ func Render(dir string) error {
 	if err != nil {
 		return fmt.Errorf("%s/summary.json: %w", dir, err)
 	}
-	_, err = os.Stat(filepath.Join(dir, "stores.json"))
-	toc := res.contents(charts, findings, recs, err == nil)
+	sb, err := readStores(dir)
+	if err != nil {
+		return err
+	}
+	toc := res.contents(charts, findings, recs, storesSection(sb))
 	var md bytes.Buffer
 	if err := writeMarkdown(&md, res, charts, findings, recs, yml, toc); err != nil {
 		return fmt.Errorf("%s: report.md: %w", dir, err)
@@ -58,7 +61,7 @@ func Render(dir string) error {
 		return fmt.Errorf("%s: report.html: %w", dir, err)
 	}
 	// A results folder of `simulate bench-stores` also compares backends.
-	if err := renderStores(dir, &md, &page); err != nil {
+	if err := renderStores(dir, sb, &md, &page); err != nil {
 		return err
 	}
 	write := func(name string, data []byte) error {

@@ -106,9 +106,14 @@ func formatSeconds(s float64) string {
 // StoreTable writes the store comparison of sb to w, one row per query and
 // backend: engine throughput, peak state (the model, the memory backend's
 // measured Go heap, Pebble's disk and memtable), checkpoint bytes per batch
-// and recovery time. With markdown it writes a GitHub-flavoured Markdown
-// table, otherwise a boxed table for the terminal.
+// and recovery time; for a comparison of Spark's providers, their
+// modelled executor memory and disk and batch durations. With markdown it
+// writes a GitHub-flavoured Markdown table, otherwise a boxed table for
+// the terminal.
 func StoreTable(w io.Writer, sb *metrics.StoreBench, markdown bool) error {
+	if len(sb.Spark) > 0 {
+		return providersTable(w, sb, markdown)
+	}
 	align := []tw.Align{tw.AlignLeft, tw.AlignLeft}
 	for range len(storesHeader()) - 2 {
 		align = append(align, tw.AlignRight)
@@ -232,17 +237,38 @@ func storesMarkdown(b *bytes.Buffer, sb *metrics.StoreBench) error {
 	return nil
 }
 
-// renderStores adds the store comparison to a report when dir holds a
-// stores.json: it writes stores.png, stores.svg and stores.md, and inserts
-// a section into report.md (md) and report.html (page) before their
-// charts. Without a stores.json it does nothing.
-func renderStores(dir string, md, page *bytes.Buffer) error {
+// readStores reads dir/stores.json; nil, and no error, without one.
+func readStores(dir string) (*metrics.StoreBench, error) {
 	sb, err := metrics.ReadStoreBench(dir)
 	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return sb, err
+}
+
+// storesSection is the title of the section a stores.json adds; "" for
+// none.
+func storesSection(sb *metrics.StoreBench) string {
+	switch {
+	case sb == nil:
+		return ""
+	case len(sb.Spark) > 0:
+		return providersTitle
+	}
+	return "State store backends"
+}
+
+// renderStores adds the store comparison sb (stores.json; nil for none)
+// to a report: for the simulator's backends it writes stores.png,
+// stores.svg and stores.md, and inserts a section into report.md (md)
+// and report.html (page) before their charts; for Spark's providers, the
+// section only.
+func renderStores(dir string, sb *metrics.StoreBench, md, page *bytes.Buffer) error {
+	if sb == nil {
 		return nil
 	}
-	if err != nil {
-		return err
+	if len(sb.Spark) > 0 {
+		return renderProviders(sb, md, page)
 	}
 	d := storesChart(sb)
 	png, err := renderPNG(d)

@@ -30,9 +30,9 @@ func slug(title string) string {
 }
 
 // contents lists the sections of a report in order, each chart under
-// Charts; stores says whether a store comparison section comes before the
-// charts (a results folder of bench-stores).
-func (res *results) contents(charts []chartFile, findings, recs []string, stores bool) []tocEntry {
+// Charts; stores is the title of the store comparison section that comes
+// before the charts (a results folder of bench-stores), "" for none.
+func (res *results) contents(charts []chartFile, findings, recs []string, stores string) []tocEntry {
 	var out []tocEntry
 	add := func(title string) { out = append(out, tocEntry{Title: title, ID: slug(title)}) }
 	if len(res.scenarioWarnings()) > 0 {
@@ -46,8 +46,8 @@ func (res *results) contents(charts []chartFile, findings, recs []string, stores
 	if res.hasSparkSummary() {
 		add("Spark cluster (modelled)")
 	}
-	if stores {
-		add("State store backends")
+	if stores != "" {
+		add(stores)
 	}
 	add("Charts")
 	for _, c := range charts {

@@ -1,6 +1,9 @@
-// Package storebench compares dedupsim's state store backends on one
-// scenario, as a user does before choosing between Spark's HDFS-backed
-// (in-memory) state store and RocksDB: it runs every query of the scenario
+// Package storebench compares state stores on one scenario, as a user
+// does before choosing between Spark's HDFS-backed (in-memory) state store
+// and RocksDB. For a scenario with a spark: block it compares Spark's
+// providers as modelled (spark.go): executor memory and disk and batch
+// durations at the block's partitions and executors. Otherwise it
+// compares the simulator's own backends: it runs every query of the scenario
 // on the memory store, checkpointed like Spark's HDFS-backed store, and on
 // Pebble, checks that both produced identical results, and measures per
 // query and backend the engine's throughput, the peak state (the per-entry
@@ -102,8 +105,10 @@ func (r *Result) Close() error {
 // results: their numbers would then compare different computations.
 func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (_ *Result, err error) {
 	if sc.Spark != nil {
-		// The meter measures one store per dedup operator.
-		return nil, fmt.Errorf("bench-stores: scenario %s: spark: the store comparison runs one store per dedup operator, not partitioned state; remove the spark: block (simulate run models its cluster)", sc.File)
+		// A modelled Spark cluster: compare Spark's providers, not the
+		// simulator's stores (the meter measures one store per dedup
+		// operator, not partitioned state).
+		return runProviders(ctx, sc, opts)
 	}
 	tmp, err := os.MkdirTemp(opts.TempDir, "dedupsim-bench-stores-")
 	if err != nil {
