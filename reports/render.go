@@ -225,7 +225,7 @@ func (res *results) trafficLine() string {
 	}
 	var arrived string
 	if d := res.durationSeconds(); input > 0 && d > 0 {
-		arrived = fmt.Sprintf("%s input rows, copies included, about %s rows/s over the %s of traffic", metrics.FormatCount(input),
+		arrived = fmt.Sprintf("%s input rows with every copy (the drain's too), about %s rows/s over the %s of traffic", metrics.FormatCount(input),
 			metrics.FormatCount(int64(math.Round(float64(input)/d))), formatSpan(d))
 	}
 	switch {
