@@ -63,34 +63,51 @@ func WriteTimeseries(w io.Writer, records []BatchRecord) error {
 
 // ReadTimeseries reads a timeseries.csv written by WriteTimeseries.
 func ReadTimeseries(r io.Reader) ([]BatchRecord, error) {
+	var out []BatchRecord
+	err := ScanTimeseries(r, func(rec *BatchRecord) error {
+		out = append(out, *rec)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ScanTimeseries reads a timeseries.csv written by WriteTimeseries and
+// calls fn with each record in file order. It holds no record after fn
+// returns, so its memory does not grow with the file; fn must copy what
+// it keeps. An error from fn stops the scan and is returned as is.
+func ScanTimeseries(r io.Reader, fn func(*BatchRecord) error) error {
 	cr := csv.NewReader(r)
 	cr.ReuseRecord = true
 	head, err := cr.Read()
 	if err != nil {
-		return nil, fmt.Errorf("timeseries.csv: header: %w", err)
+		return fmt.Errorf("timeseries.csv: header: %w", err)
 	}
 	if len(head) != len(TimeseriesHeader) {
-		return nil, fmt.Errorf("timeseries.csv: header has %d columns, want %d (%v)", len(head), len(TimeseriesHeader), TimeseriesHeader)
+		return fmt.Errorf("timeseries.csv: header has %d columns, want %d (%v)", len(head), len(TimeseriesHeader), TimeseriesHeader)
 	}
 	for i, h := range TimeseriesHeader {
 		if head[i] != h {
-			return nil, fmt.Errorf("timeseries.csv: column %d is %q, want %q", i+1, head[i], h)
+			return fmt.Errorf("timeseries.csv: column %d is %q, want %q", i+1, head[i], h)
 		}
 	}
-	var out []BatchRecord
 	for line := 2; ; line++ {
 		f, err := cr.Read()
 		if errors.Is(err, io.EOF) {
-			return out, nil
+			return nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("timeseries.csv: %w", err)
+			return fmt.Errorf("timeseries.csv: %w", err)
 		}
 		rec, err := parseRecord(f)
 		if err != nil {
-			return nil, fmt.Errorf("timeseries.csv: line %d: %w", line, err)
+			return fmt.Errorf("timeseries.csv: line %d: %w", line, err)
 		}
-		out = append(out, rec)
+		if err := fn(&rec); err != nil {
+			return err
+		}
 	}
 }
 
@@ -152,16 +169,35 @@ func ReadSummary(dir string) (*Summary, error) {
 // ReadTimeseriesFile reads dir/timeseries.csv, streaming at most
 // fileio.MaxTimeseriesBytes of a regular file (see fileio.OpenLimited).
 func ReadTimeseriesFile(dir string) ([]BatchRecord, error) {
-	f, r, err := fileio.OpenLimited(filepath.Join(dir, "timeseries.csv"), fileio.MaxTimeseriesBytes)
+	var out []BatchRecord
+	err := ScanTimeseriesFile(dir, func(rec *BatchRecord) error {
+		out = append(out, *rec)
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	recs, err := ReadTimeseries(r)
+	return out, nil
+}
+
+// ScanTimeseriesFile is ScanTimeseries over dir/timeseries.csv, with the
+// limits of ReadTimeseriesFile. Errors of the file name the folder; an
+// error from fn is returned as is.
+func ScanTimeseriesFile(dir string, fn func(*BatchRecord) error) error {
+	f, r, err := fileio.OpenLimited(filepath.Join(dir, "timeseries.csv"), fileio.MaxTimeseriesBytes)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, err)
+		return err
 	}
-	return recs, nil
+	defer f.Close()
+	var fnErr error
+	err = ScanTimeseries(r, func(rec *BatchRecord) error {
+		fnErr = fn(rec)
+		return fnErr
+	})
+	if err != nil && err != fnErr {
+		return fmt.Errorf("%s: %w", dir, err)
+	}
+	return err
 }
 
 // MarshalSummary renders s as indented JSON with a trailing newline.

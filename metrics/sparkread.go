@@ -22,32 +22,46 @@ type SparkBatch struct {
 // ReadSpark reads a spark.csv written by the runner: the header, then one
 // row per executed batch. Errors name the line and the column.
 func ReadSpark(r io.Reader) ([]SparkBatch, error) {
+	var out []SparkBatch
+	err := ScanSpark(r, func(b *SparkBatch) error {
+		out = append(out, *b)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ScanSpark reads a spark.csv as ReadSpark does and calls fn with each row
+// in file order, holding none after fn returns; fn must copy what it
+// keeps. An error from fn stops the scan and is returned as is.
+func ScanSpark(r io.Reader, fn func(*SparkBatch) error) error {
 	cr := csv.NewReader(r)
 	cr.ReuseRecord = true
 	head, err := cr.Read()
 	if err != nil {
-		return nil, fmt.Errorf("spark.csv: header: %w", err)
+		return fmt.Errorf("spark.csv: header: %w", err)
 	}
 	if len(head) != len(SparkHeader) {
-		return nil, fmt.Errorf("spark.csv: header has %d columns, want %d (%v)", len(head), len(SparkHeader), SparkHeader)
+		return fmt.Errorf("spark.csv: header has %d columns, want %d (%v)", len(head), len(SparkHeader), SparkHeader)
 	}
 	for i, h := range SparkHeader {
 		if head[i] != h {
-			return nil, fmt.Errorf("spark.csv: column %d is %s, want %s", i+1, fileio.Show(head[i]), h)
+			return fmt.Errorf("spark.csv: column %d is %s, want %s", i+1, fileio.Show(head[i]), h)
 		}
 	}
-	var out []SparkBatch
 	for line := 2; ; line++ {
 		f, err := cr.Read()
 		if errors.Is(err, io.EOF) {
-			return out, nil
+			return nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("spark.csv: %w", err)
+			return fmt.Errorf("spark.csv: %w", err)
 		}
 		row, err := ParseSparkRow(f)
 		if err != nil {
-			return nil, fmt.Errorf("spark.csv: line %d: %w", line, err)
+			return fmt.Errorf("spark.csv: line %d: %w", line, err)
 		}
 		b := SparkBatch{SparkRow: row}
 		for _, x := range []struct {
@@ -57,11 +71,13 @@ func ReadSpark(r io.Reader) ([]SparkBatch, error) {
 		}{{&b.StartMs, "start", row.Start}, {&b.EndMs, "end", row.End}} {
 			t, err := time.Parse(timeLayout, x.v)
 			if err != nil {
-				return nil, fmt.Errorf("spark.csv: line %d: %s: want a time like 2026-01-01T00:00:10.000Z, got %s", line, x.name, fileio.Show(x.v))
+				return fmt.Errorf("spark.csv: line %d: %s: want a time like 2026-01-01T00:00:10.000Z, got %s", line, x.name, fileio.Show(x.v))
 			}
 			*x.dst = t.UnixMilli()
 		}
-		out = append(out, b)
+		if err := fn(&b); err != nil {
+			return err
+		}
 	}
 }
 
@@ -80,4 +96,25 @@ func ReadSparkFile(dir string) ([]SparkBatch, error) {
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
 	return recs, nil
+}
+
+// ScanSparkFile is ScanSpark over dir/spark.csv, with the limits of
+// ReadSparkFile (a missing file satisfies errors.Is(err,
+// fs.ErrNotExist)). Errors of the file name the folder; an error from fn
+// is returned as is.
+func ScanSparkFile(dir string, fn func(*SparkBatch) error) error {
+	f, r, err := fileio.OpenLimited(filepath.Join(dir, "spark.csv"), fileio.MaxTimeseriesBytes)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var fnErr error
+	err = ScanSpark(r, func(b *SparkBatch) error {
+		fnErr = fn(b)
+		return fnErr
+	})
+	if err != nil && err != fnErr {
+		return fmt.Errorf("%s: %w", dir, err)
+	}
+	return err
 }

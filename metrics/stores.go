@@ -30,6 +30,46 @@ type StoreBench struct {
 	// Runs holds one entry per query and backend: the queries in scenario
 	// order, memory before pebble.
 	Runs []StoreRun `json:"runs"`
+	// Spark, for a scenario with a spark: block, compares Spark's state
+	// store providers as modelled instead: one entry per query and
+	// provider, the queries in scenario order, hdfs before rocksdb. Runs
+	// is then empty.
+	Spark []SparkProviderRun `json:"spark,omitempty"`
+}
+
+// SparkProviderRun is one query's modelled Spark cluster with one state
+// store provider (sim/sparkmodel): the same scenario, partitions and
+// executors for every provider.
+type SparkProviderRun struct {
+	Query            string `json:"query"`
+	Provider         string `json:"provider"`
+	Partitions       int64  `json:"partitions"`
+	Executors        int64  `json:"executors"`
+	CoresPerExecutor int64  `json:"coresPerExecutor"`
+	PeakStateRows    int64  `json:"peakStateRows"`
+	// ExecutorPeakMemoryBytes is the busiest executor's state memory
+	// (JVM heap for hdfs, native for rocksdb), ExecutorPeakDiskBytes its
+	// local disk (0 for hdfs).
+	ExecutorPeakMemoryBytes int64 `json:"executorPeakMemoryBytes"`
+	ExecutorPeakDiskBytes   int64 `json:"executorPeakDiskBytes"`
+	// BatchDurationMs, FallingBehindSinceSeconds and
+	// MaxProcessingLagSeconds are as in the summary's spark fields; null
+	// without a cost block (batches then take no time).
+	BatchDurationMs           *DurationPercentiles `json:"batchDurationMs"`
+	FallingBehindSinceSeconds *float64             `json:"fallingBehindSinceSeconds"`
+	MaxProcessingLagSeconds   *float64             `json:"maxProcessingLagSeconds"`
+	// Costs are the cost terms the run used; null without a cost block.
+	Costs *SparkCosts `json:"costs,omitempty"`
+}
+
+// SparkCosts are the spark: block's cost terms as a run resolved them.
+type SparkCosts struct {
+	BatchOverheadMs   float64 `json:"batchOverheadMs"`
+	RowNs             float64 `json:"rowNs"`
+	NewKeyNs          float64 `json:"newKeyNs"`
+	ScanKeyNs         float64 `json:"scanKeyNs"`
+	RemoveKeyNs       float64 `json:"removeKeyNs"`
+	PartitionCommitMs float64 `json:"partitionCommitMs"`
 }
 
 // StoreMachine describes the machine of a measurement.
@@ -59,9 +99,12 @@ type StoreRun struct {
 	// CommitSeconds is the part of EngineSeconds spent in the stores'
 	// Commit: writing the checkpoint of each batch.
 	CommitSeconds float64 `json:"commitSeconds"`
-	// EventsPerSecond is InputRows / EngineSeconds.
-	EventsPerSecond float64 `json:"eventsPerSecond"`
-	PeakStateRows   int64   `json:"peakStateRows"`
+	// EventsPerSecond is InputRows / EngineSeconds; with several
+	// repetitions, the median of theirs, EventsPerSecondRuns holding
+	// each (in the order they ran) and EngineSeconds the median's.
+	EventsPerSecond     float64   `json:"eventsPerSecond"`
+	EventsPerSecondRuns []float64 `json:"eventsPerSecondRuns,omitempty"`
+	PeakStateRows       int64     `json:"peakStateRows"`
 	// ModelPeakBytes is the peak of the per-entry state-bytes model
 	// (metrics.EntryBytes), the same for both backends.
 	ModelPeakBytes int64 `json:"modelPeakBytes"`
@@ -72,16 +115,25 @@ type StoreRun struct {
 	// (pebble backend only).
 	DiskPeakBytes     *int64 `json:"diskPeakBytes,omitempty"`
 	MemTablePeakBytes *int64 `json:"memTablePeakBytes,omitempty"`
-	// CheckpointBytes is what the stores' commits wrote in all;
-	// CheckpointBytesPerBatch divides it by Batches.
+	// CheckpointBytes is what the stores wrote to their checkpoint in
+	// all, the log of every batch and the compacted state;
+	// CheckpointBytesPerBatch divides it by Batches. CompactBytes is the
+	// compacted part: the memory store's full snapshots, Pebble's flushed
+	// sstables (Flushes of them); the rest is the log (the memory store's
+	// deltas, Pebble's changelogs).
 	CheckpointBytes         int64   `json:"checkpointBytes"`
 	CheckpointBytesPerBatch float64 `json:"checkpointBytesPerBatch"`
+	CompactBytes            *int64  `json:"compactBytes,omitempty"`
+	Flushes                 *int64  `json:"flushes,omitempty"`
 	// RecoverySeconds is the time to reopen the query's stores from their
 	// last checkpoint after the run; RecoveredRows and RecoveredVersion
 	// are what the reopened stores held (checked against the run's end).
-	RecoverySeconds  float64 `json:"recoverySeconds"`
-	RecoveredRows    int64   `json:"recoveredRows"`
-	RecoveredVersion int64   `json:"recoveredVersion"`
+	// With several repetitions RecoverySeconds is the median and
+	// RecoverySecondsRuns holds each.
+	RecoverySeconds     float64   `json:"recoverySeconds"`
+	RecoverySecondsRuns []float64 `json:"recoverySecondsRuns,omitempty"`
+	RecoveredRows       int64     `json:"recoveredRows"`
+	RecoveredVersion    int64     `json:"recoveredVersion"`
 }
 
 // WriteStoreBench writes sb as dir/stores.json, atomically.
@@ -112,7 +164,7 @@ func ReadStoreBench(dir string) (*StoreBench, error) {
 	if sb.Format != StoresFormat {
 		return nil, fmt.Errorf("%s: format %q, want %q", path, sb.Format, StoresFormat)
 	}
-	if len(sb.Runs) == 0 {
+	if len(sb.Runs) == 0 && len(sb.Spark) == 0 {
 		return nil, fmt.Errorf("%s: holds no runs", path)
 	}
 	return &sb, nil

@@ -12,6 +12,13 @@
 // dash (style.go). Every output is a pure function of
 // those files: rendering the same folder twice writes byte-identical files.
 //
+// Its memory is bounded by what it draws, never by the length of the run:
+// it streams timeseries.csv and spark.csv, keeps every batch of a query up
+// to 8,192 and past that, per bucket of processing time (1,024 buckets
+// at most), the first and last batch and those holding the least and the
+// greatest value of everything drawn (series.go), so peaks survive and a
+// finding places a moment to within a bucket.
+//
 // The charts of a results folder:
 //
 //	state-rows.{png,svg}        state rows over processing time, one line per query
@@ -21,6 +28,7 @@
 //	                            false drops and peak state
 //
 // With spark.csv (a scenario with a spark: block) it adds the Spark
-// cluster table and the charts of sparkcharts.go: batch-duration,
-// processing-lag and partition-rows.
+// cluster table and the charts of sparkcharts.go: batch-duration (on a log
+// axis when batches stay far under the trigger), processing-lag,
+// partition-rows, executor-memory and, with RocksDB, executor-disk.
 package reports

@@ -27,7 +27,11 @@ import (
 // guesses beyond that. Queries that share a finding word for word (two
 // queries losing the same events to one bad clock) share one sentence.
 func Findings(s *metrics.Summary, ts []metrics.BatchRecord) []string {
-	res := newResults(s, ts)
+	return newResults(s, ts).findings()
+}
+
+// findings is Findings of the results as read.
+func (res *results) findings() []string {
 	var out []string
 	noDups := len(res.runs) > 0
 	for _, r := range res.runs {

@@ -30,11 +30,12 @@ func TestReportShowsScenarioWarnings(t *testing.T) {
 	}{
 		"report.md": {string(md), "\n## Warnings\n", "- `trigger`: 1h is not shorter than duration (1h)",
 			"- `workload.profile`: lasts 1h15m in all"},
-		"report.html": {string(page), "<h2>Warnings</h2>", "<li><code>trigger</code>: 1h is not shorter than duration (1h)",
+		"report.html": {string(page), `<h2 id="warnings">Warnings</h2>`, "<li><code>trigger</code>: 1h is not shorter than duration (1h)",
 			"<li><code>workload.profile</code>: lasts 1h15m in all, longer than duration (1h): the run stops 1h into it, inside workload.profile[1] &lt;b&gt;</li>"},
 	} {
 		at := strings.Index(c.doc, c.section)
-		scen := strings.Index(c.doc, "Scenario as run")
+		// The heading, not its link in the contents.
+		scen := max(strings.Index(c.doc, "## Scenario as run"), strings.Index(c.doc, ">Scenario as run</h2>"))
 		if at < 0 || scen < 0 || at > scen {
 			t.Errorf("%s: no warnings section before the scenario (at %d, scenario at %d)", name, at, scen)
 			continue
@@ -53,7 +54,7 @@ func TestReportShowsScenarioWarnings(t *testing.T) {
 	}
 	md, _ = os.ReadFile(filepath.Join(dir, "report.md"))
 	page, _ = os.ReadFile(filepath.Join(dir, "report.html"))
-	if strings.Contains(string(md), "## Warnings\n") || strings.Contains(string(page), "<h2>Warnings</h2>") {
+	if strings.Contains(string(md), "## Warnings\n") || strings.Contains(string(page), ">Warnings</h2>") {
 		t.Error("a summary without warnings gets a warnings section")
 	}
 }

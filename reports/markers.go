@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"math"
 	"slices"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/text"
@@ -85,6 +86,42 @@ func (m markerThumb) Thumbnail(c *draw.Canvas) {
 	c.StrokeLine2(markerLine(m.kind), x, c.Min.Y, x, c.Max.Y)
 }
 
+// maxBadClockMarkers is how many of the stream's bad-clock rows the
+// runner marks at most (sim/runner's maxBadClockMarkers, which counts the
+// bad-clock faults' rows among them): a run with more has the first ones
+// marked only.
+const maxBadClockMarkers = 20
+
+// badClockRowLabel starts the label the runner gives the marker of a
+// bad-clock row of the stream (as opposed to a bad-clock fault's).
+const badClockRowLabel = "bad clock row"
+
+// badClockCapped reports whether the runner may have stopped marking
+// bad-clock rows: it marked as many as it marks at most (a fault's row
+// counts towards the cap but is marked as the fault).
+func badClockCapped(ms []metrics.Marker) bool {
+	rows, faults := 0, 0
+	for _, m := range ms {
+		switch {
+		case m.Kind != "bad-clock":
+		case strings.HasPrefix(m.Label, badClockRowLabel):
+			rows++
+		default:
+			faults++
+		}
+	}
+	return rows > 0 && rows+faults >= maxBadClockMarkers
+}
+
+// badClockCapNote says that only the first bad-clock rows are marked, for
+// chart notes and the markers list; "" when they all are.
+func badClockCapNote(ms []metrics.Marker) string {
+	if !badClockCapped(ms) {
+		return ""
+	}
+	return fmt.Sprintf("Only the first %d bad-clock rows are marked; the run may have had more after them.", maxBadClockMarkers)
+}
+
 // markerLegend returns legend entries for the kinds present in ms.
 // Kinds this package does not know yet still get an entry, after the
 // known ones, so no line on a chart goes unexplained.
@@ -98,7 +135,11 @@ func markerLegend(ms []metrics.Marker) []legendItem {
 	var out []legendItem
 	for _, k := range kinds {
 		if slices.ContainsFunc(ms, func(m metrics.Marker) bool { return m.Kind == k }) {
-			out = append(out, legendItem{name: markerName(k), thumbs: []plot.Thumbnailer{markerThumb{k}}})
+			name := markerName(k)
+			if k == "bad-clock" && badClockCapped(ms) {
+				name = fmt.Sprintf("bad clock (first %d only)", maxBadClockMarkers)
+			}
+			out = append(out, legendItem{name: name, thumbs: []plot.Thumbnailer{markerThumb{k}}})
 		}
 	}
 	return out
@@ -409,6 +450,10 @@ func (m *markerLayer) reserveBand(p *plot.Plot, area draw.Canvas, dataMax float6
 	band := float64(vg.Length(rows)*rowHeight() + vg.Points(4))
 	if band >= h/2 {
 		band = h / 2 // never give more than half the chart to labels
+	}
+	if _, log := p.Y.Scale.(plot.LogScale); log && p.Y.Min > 0 {
+		p.Y.Max = p.Y.Min * math.Pow(dataMax/p.Y.Min, h/(h-band))
+		return
 	}
 	p.Y.Max = p.Y.Min + (dataMax-p.Y.Min)*h/(h-band)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html/template"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,7 +19,7 @@ import (
 // removes charts the results no longer call for (a sweep rerun as a
 // single run leaves no stale horizon-tradeoff behind).
 func chartNames() []string {
-	return []string{"state-rows", "state-bytes", "watermark", "horizon-tradeoff", "batch-duration", "processing-lag", "partition-rows"}
+	return []string{"state-rows", "state-bytes", "watermark", "horizon-tradeoff", "batch-duration", "processing-lag", "partition-rows", "executor-memory", "executor-disk"}
 }
 
 // Render reads the results folder dir (summary.json and timeseries.csv)
@@ -28,36 +29,39 @@ func chartNames() []string {
 // byte-identical files. A dir that is not a results folder is an error
 // naming the file that is missing or bad.
 func Render(dir string) error {
-	s, ts, err := ReadResults(dir)
+	res, err := loadResults(dir)
 	if err != nil {
 		return err
 	}
-	res := newResults(s, ts)
-	sp, err := readSpark(dir)
-	if err != nil {
+	if err := res.readSpark(dir); err != nil {
 		return err
 	}
-	res.attachSpark(sp)
 	charts, err := buildCharts(res)
 	if err != nil {
 		return fmt.Errorf("%s: %w", dir, err)
 	}
-	findings := Findings(s, ts)
+	findings := res.findings()
+	s := res.sum
 	recs := res.recommendations()
 	yml, err := scenarioYAML(s.Scenario)
 	if err != nil {
 		return fmt.Errorf("%s/summary.json: %w", dir, err)
 	}
+	sb, err := readStores(dir)
+	if err != nil {
+		return err
+	}
+	toc := res.contents(charts, findings, recs, storesSection(sb))
 	var md bytes.Buffer
-	if err := writeMarkdown(&md, res, charts, findings, recs, yml); err != nil {
+	if err := writeMarkdown(&md, res, charts, findings, recs, yml, toc); err != nil {
 		return fmt.Errorf("%s: report.md: %w", dir, err)
 	}
 	var page bytes.Buffer
-	if err := writeHTML(&page, res, charts, findings, recs, yml); err != nil {
+	if err := writeHTML(&page, res, charts, findings, recs, yml, toc); err != nil {
 		return fmt.Errorf("%s: report.html: %w", dir, err)
 	}
 	// A results folder of `simulate bench-stores` also compares backends.
-	if err := renderStores(dir, &md, &page); err != nil {
+	if err := renderStores(dir, sb, &md, &page); err != nil {
 		return err
 	}
 	write := func(name string, data []byte) error {
@@ -90,36 +94,75 @@ func Render(dir string) error {
 	return write("report.html", page.Bytes())
 }
 
+// loadResults reads the results folder dir as ReadResults does, streaming
+// the timeseries into each run's series, so that its memory is bounded by
+// what the charts draw, never by the length of the run (see
+// exactBatches).
+func loadResults(dir string) (*results, error) {
+	s, err := readSummary(dir)
+	if err != nil {
+		return nil, err
+	}
+	g := newGrouper(s)
+	err = metrics.ScanTimeseriesFile(dir, func(b *metrics.BatchRecord) error {
+		g.add(b)
+		return nil
+	})
+	if err := timeseriesError(dir, err); err != nil {
+		return nil, err
+	}
+	return g.done(), nil
+}
+
 // ReadResults reads the summary and the timeseries of the results folder
 // dir. Its errors are one line naming the folder and the file that is
-// missing or bad, for `simulate report` to print as is.
+// missing or bad, for `simulate report` to print as is. It holds every
+// batch: Render reads a folder in memory bounded by what it draws.
 func ReadResults(dir string) (*metrics.Summary, []metrics.BatchRecord, error) {
+	s, err := readSummary(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	ts, err := metrics.ReadTimeseriesFile(dir)
+	if err := timeseriesError(dir, err); err != nil {
+		return nil, nil, err
+	}
+	return s, ts, nil
+}
+
+// timeseriesError words an error reading dir/timeseries.csv for the
+// command line; nil for nil.
+func timeseriesError(dir string, err error) error {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s is not a results folder: %s is missing", dir, filepath.Join(dir, "timeseries.csv"))
+	case err != nil:
+		return fmt.Errorf("%s is not a readable results folder: %w", dir, err)
+	}
+	return nil
+}
+
+// readSummary checks that dir is a folder and reads its summary.json.
+func readSummary(dir string) (*metrics.Summary, error) {
 	st, err := os.Stat(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, nil, fmt.Errorf("%s: no such results folder", dir)
+		return nil, fmt.Errorf("%s: no such results folder", dir)
 	case err != nil:
-		return nil, nil, fmt.Errorf("results folder: %w", err)
+		return nil, fmt.Errorf("results folder: %w", err)
 	case !st.IsDir():
-		return nil, nil, fmt.Errorf("%s is a file, not a results folder (want the folder holding summary.json and timeseries.csv)", dir)
+		return nil, fmt.Errorf("%s is a file, not a results folder (want the folder holding summary.json and timeseries.csv)", dir)
 	}
 	s, err := metrics.ReadSummary(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, nil, fmt.Errorf("%s is not a results folder: %s is missing", dir, filepath.Join(dir, "summary.json"))
+		return nil, fmt.Errorf("%s is not a results folder: %s is missing", dir, filepath.Join(dir, "summary.json"))
 	case err != nil:
-		return nil, nil, fmt.Errorf("%s is not a readable results folder: %w", dir, err)
+		return nil, fmt.Errorf("%s is not a readable results folder: %w", dir, err)
 	case len(s.Queries) == 0:
-		return nil, nil, fmt.Errorf("%s: holds no queries", filepath.Join(dir, "summary.json"))
+		return nil, fmt.Errorf("%s: holds no queries", filepath.Join(dir, "summary.json"))
 	}
-	ts, err := metrics.ReadTimeseriesFile(dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, nil, fmt.Errorf("%s is not a results folder: %s is missing", dir, filepath.Join(dir, "timeseries.csv"))
-	case err != nil:
-		return nil, nil, fmt.Errorf("%s is not a readable results folder: %w", dir, err)
-	}
-	return s, ts, nil
+	return s, nil
 }
 
 // reportTitle is the heading of both reports.
@@ -156,6 +199,46 @@ func (res *results) intro() string {
 	return b.String()
 }
 
+// trafficLine states the traffic the run simulated, for the header of
+// both reports: the rate of originals the scenario asked for (its rate,
+// or its profile's range) and the rows that arrived, copies included, per
+// second of the traffic window. Every Spark figure of the report is at
+// this rate; "" when the results say nothing of it.
+func (res *results) trafficLine() string {
+	var asked string
+	w := res.sc.Workload
+	switch {
+	case w.Rate != "":
+		asked = w.Rate + " originals (workload.rate)"
+	case len(w.Profile) > 0:
+		var rates []string
+		for _, seg := range w.Profile {
+			if !slices.Contains(rates, seg.Rate) {
+				rates = append(rates, seg.Rate)
+			}
+		}
+		asked = "originals at " + strings.Join(rates, ", then ") + " (workload.profile)"
+	}
+	var input int64
+	for _, r := range res.runs {
+		input = max(input, r.sum.InputRows)
+	}
+	var arrived string
+	if d := res.durationSeconds(); input > 0 && d > 0 {
+		arrived = fmt.Sprintf("%s input rows with every copy (the drain's too), about %s rows/s over the %s of traffic", metrics.FormatCount(input),
+			metrics.FormatCount(int64(math.Round(float64(input)/d))), formatSpan(d))
+	}
+	switch {
+	case asked == "" && arrived == "":
+		return ""
+	case asked == "":
+		return "Simulated traffic: " + arrived + "."
+	case arrived == "":
+		return "Simulated traffic: " + asked + "."
+	}
+	return "Simulated traffic: " + asked + "; " + arrived + ". Every figure below is at this rate; the sim speed column is the simulator's own speed on this machine, not Spark's."
+}
+
 // plural picks the singular or plural form for n.
 func plural(n int, one, many string) string {
 	if n == 1 {
@@ -171,7 +254,8 @@ func tableNote() string {
 		"bad clock (the same, the last copy dropped while a future timestamp held the watermark ahead of processing time minus the delay) and " +
 		"collision (dropped as the duplicate of a different event's key). Counts cover the whole run; peaks cover the traffic window, " +
 		"not the drain after it. Peak state bytes are modelled, not measured. " +
-		"events/s is the engine's wall-clock throughput, the only column that varies between identical runs."
+		"sim speed is the simulator's own speed on this machine (input rows per second of the engine's wall-clock time), not Spark's throughput; " +
+		"it is the only column that varies between identical runs."
 }
 
 // queryWarnings is the query text and the explain warnings of one query.
@@ -234,22 +318,26 @@ func (res *results) markerRows() []markerRow {
 // writeMarkdown writes report.md: what the run shows first (findings and,
 // for a sweep, the recommendation), then the numbers and charts they rest
 // on, then the scenario as run.
-func writeMarkdown(b *bytes.Buffer, res *results, charts []chartFile, findings, recs []string, yml string) error {
-	fmt.Fprintf(b, "# %s\n\n%s\n\n", res.reportTitle(), res.intro())
+func writeMarkdown(b *bytes.Buffer, res *results, charts []chartFile, findings, recs []string, yml string, toc []tocEntry) error {
+	fmt.Fprintf(b, "# %s\n\n%s\n\n", mdText(res.reportTitle()), mdText(res.intro()))
+	if t := res.trafficLine(); t != "" {
+		fmt.Fprintf(b, "%s\n\n", mdText(t))
+	}
+	fmt.Fprintf(b, "%s\n\n", tocMarkdown(toc))
 	if ws := res.scenarioWarnings(); len(ws) > 0 {
 		b.WriteString("## Warnings\n\n" + scenarioWarningsNote() + "\n\n")
 		for _, w := range ws {
 			if w.Key != "" {
-				fmt.Fprintf(b, "- %s: %s\n", mdCode(w.Key), w.Msg)
+				fmt.Fprintf(b, "- %s: %s\n", mdCode(w.Key), mdText(w.Msg))
 			} else {
-				fmt.Fprintf(b, "- %s\n", w.Msg)
+				fmt.Fprintf(b, "- %s\n", mdText(w.Msg))
 			}
 		}
 		b.WriteString("\n")
 	}
 	b.WriteString("## Findings\n\n")
 	for _, f := range findings {
-		fmt.Fprintf(b, "- %s\n", f)
+		fmt.Fprintf(b, "- %s\n", mdText(f))
 	}
 	if len(findings) == 0 {
 		b.WriteString("No findings.\n")
@@ -258,7 +346,7 @@ func writeMarkdown(b *bytes.Buffer, res *results, charts []chartFile, findings, 
 	if len(recs) > 0 {
 		b.WriteString("## Recommendation\n\n")
 		for _, r := range recs {
-			fmt.Fprintf(b, "- %s\n", r)
+			fmt.Fprintf(b, "- %s\n", mdText(r))
 		}
 		b.WriteString("\n")
 	}
@@ -275,9 +363,9 @@ func writeMarkdown(b *bytes.Buffer, res *results, charts []chartFile, findings, 
 		b.WriteString("The timeseries holds no batches to draw.\n\n")
 	}
 	for _, c := range charts {
-		fmt.Fprintf(b, "### %s\n\n![%s](%s.png)\n\n", c.Title, c.Title, c.Name)
+		fmt.Fprintf(b, "### %s\n\n![%s](%s.png)\n\n", mdText(c.Title), mdText(c.Title), c.Name)
 		if c.Note != "" {
-			fmt.Fprintf(b, "%s ", c.Note)
+			fmt.Fprintf(b, "%s ", mdText(c.Note))
 		}
 		fmt.Fprintf(b, "Also as [%s.svg](%s.svg).\n\n", c.Name, c.Name)
 	}
@@ -285,33 +373,42 @@ func writeMarkdown(b *bytes.Buffer, res *results, charts []chartFile, findings, 
 	if yml == "" {
 		b.WriteString("The results do not record the scenario.\n\n")
 	} else {
-		fmt.Fprintf(b, "```yaml\n%s```\n\n", yml)
+		fence := mdFence(yml)
+		fmt.Fprintf(b, "%syaml\n%s%s\n\n", fence, yml, fence)
 	}
 	b.WriteString("## Warnings per query\n\nWhat `simulate explain` says about each query.\n\n")
 	for _, w := range res.warnings() {
-		fmt.Fprintf(b, "### %s\n\n%s\n\n", w.Name, mdCode(w.Query))
+		fmt.Fprintf(b, "### %s\n\n%s\n\n", mdText(w.Name), mdCode(w.Query))
 		if len(w.Warnings) == 0 {
 			b.WriteString("No warnings.\n\n")
 			continue
 		}
 		for _, x := range w.Warnings {
-			fmt.Fprintf(b, "- %s\n", x)
+			fmt.Fprintf(b, "- %s\n", mdText(x))
 		}
 		b.WriteString("\n")
 	}
 	if rows := res.markerRows(); len(rows) > 0 {
-		b.WriteString("## Marked on the charts\n\nTimes are processing time since the start.\n\n| kind | at | until | what |\n|:--|--:|--:|:--|\n")
+		b.WriteString("## Marked on the charts\n\n" + markersNote(res.sum.Markers) + "\n\n| kind | at | until | what |\n|:--|--:|--:|:--|\n")
 		for _, r := range rows {
-			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", r.Kind, r.At, r.Until, strings.ReplaceAll(r.Label, "|", `\|`))
+			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", mdText(r.Kind), r.At, r.Until, mdText(r.Label))
 		}
 		b.WriteString("\n")
 	}
 	return nil
 }
 
+// markersNote introduces the list of markers.
+func markersNote(ms []metrics.Marker) string {
+	return joinSentences("Times are processing time since the start.", badClockCapNote(ms))
+}
+
 // mdCode renders s as a Markdown code span, with a fence long enough for
 // any backticks inside it.
 func mdCode(s string) string {
+	// A code span renders a line break as a space; writing it as one
+	// keeps a blank line in s from ending the span and the paragraph.
+	s = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
 	fence := "`"
 	for strings.Contains(s, fence) {
 		fence += "`"
@@ -322,10 +419,20 @@ func mdCode(s string) string {
 	return fence + s + fence
 }
 
+// mdFence returns a code fence longer than any run of backticks in s, so
+// no line of s can close the block early.
+func mdFence(s string) string {
+	fence := "```"
+	for strings.Contains(s, fence) {
+		fence += "`"
+	}
+	return fence
+}
+
 // htmlChart is a chart as report.html embeds it.
 type htmlChart struct {
-	Title, Note string
-	SVG         template.HTML
+	Title, ID, Note string
+	SVG             template.HTML
 }
 
 // inlineSVG strips the XML prolog and the generator comment from an SVG
@@ -342,30 +449,33 @@ func inlineSVG(svg []byte) template.HTML {
 
 // writeHTML writes report.html: one page, its CSS inline and its charts as
 // inline SVG, so it can be mailed or attached as a single file.
-func writeHTML(b *bytes.Buffer, res *results, charts []chartFile, findings, recs []string, yml string) error {
+func writeHTML(b *bytes.Buffer, res *results, charts []chartFile, findings, recs []string, yml string, toc []tocEntry) error {
 	t, err := template.New("report").Parse(htmlTemplate())
 	if err != nil {
 		return err
 	}
 	var hc []htmlChart
 	for _, c := range charts {
-		hc = append(hc, htmlChart{Title: c.Title, Note: c.Note, SVG: inlineSVG(c.SVG)})
+		hc = append(hc, htmlChart{Title: c.Title, ID: slug(c.Title), Note: c.Note, SVG: inlineSVG(c.SVG)})
 	}
 	data := map[string]any{
-		"Title":     res.reportTitle(),
-		"Intro":     strings.ReplaceAll(res.intro(), "`", ""),
-		"YAML":      yml,
-		"Header":    summaryHeader(res.sum),
-		"StoreCol":  mixedStores(res.sum),
-		"Rows":      summaryRows(res.sum),
-		"TableNote": tableNote(),
-		"Charts":    hc,
-		"Findings":  findings,
-		"Recs":      recs,
-		"Warnings":  res.warnings(),
-		"Markers":   res.markerRows(),
-		"Scenario":  res.scenarioWarnings(),
-		"ScNote":    scenarioWarningsNote(),
+		"Title":       res.reportTitle(),
+		"Intro":       strings.ReplaceAll(res.intro(), "`", ""),
+		"Traffic":     res.trafficLine(),
+		"TOC":         toc,
+		"YAML":        yml,
+		"Header":      summaryHeader(res.sum),
+		"StoreCol":    mixedStores(res.sum),
+		"Rows":        summaryRows(res.sum),
+		"TableNote":   tableNote(),
+		"Charts":      hc,
+		"Findings":    findings,
+		"Recs":        recs,
+		"Warnings":    res.warnings(),
+		"Markers":     res.markerRows(),
+		"MarkersNote": markersNote(res.sum.Markers),
+		"Scenario":    res.scenarioWarnings(),
+		"ScNote":      scenarioWarningsNote(),
 	}
 	if res.hasSparkSummary() {
 		data["SparkHeader"], data["SparkRows"], data["SparkNote"] = sparkHeader(), res.sparkRows(), res.sparkNote()
@@ -405,30 +515,44 @@ figure { margin: 18px 0 28px; }
 figure svg { display: block; width: 100%; height: auto; max-width: 960px; border: 1px solid #eaeef2; border-radius: 6px; }
 figcaption { color: #59636e; font-size: 13.5px; margin-top: 6px; }
 ul.findings li { margin: 6px 0; }
+nav.toc { font-size: 13.5px; background: #f6f8fa; border: 1px solid #d8dee4; border-radius: 6px; padding: 8px 14px; margin: 12px 0 0; }
+nav.toc ul { margin: 4px 0; padding-left: 20px; }
+nav.toc > ul { columns: 2; }
+nav.toc a { color: #0969da; text-decoration: none; }
 </style>
 </head>
 <body>
 <main>
 <h1>{{.Title}}</h1>
 <p class="intro">{{.Intro}}</p>
+{{if .Traffic}}<p class="intro">{{.Traffic}}</p>
+{{end}}<nav class="toc"><b>Contents</b>
+<ul>
+{{range .TOC}}<li><a href="#{{.ID}}">{{.Title}}</a>{{if .Sub}}
+<ul>
+{{range .Sub}}<li><a href="#{{.ID}}">{{.Title}}</a></li>
+{{end}}</ul>
+{{end}}</li>
+{{end}}</ul>
+</nav>
 {{if .Scenario}}
-<h2>Warnings</h2>
+<h2 id="warnings">Warnings</h2>
 <p>{{.ScNote}}</p>
 <ul class="warnings">
 {{range .Scenario}}<li>{{if .Key}}<code>{{.Key}}</code>: {{end}}{{.Msg}}</li>
 {{end}}</ul>
 {{end}}
-<h2>Findings</h2>
+<h2 id="findings">Findings</h2>
 {{if .Findings}}<ul class="findings">
 {{range .Findings}}<li>{{.}}</li>
 {{end}}</ul>{{else}}<p>No findings.</p>{{end}}
 {{if .Recs}}
-<h2>Recommendation</h2>
+<h2 id="recommendation">Recommendation</h2>
 <ul class="findings">
 {{range .Recs}}<li>{{.}}</li>
 {{end}}</ul>
 {{end}}
-<h2>Summary</h2>
+<h2 id="summary">Summary</h2>
 <div class="table-wrap">
 <table>
 <thead><tr>{{range $i, $h := .Header}}<th class="{{if or (eq $i 0) (and $.StoreCol (eq $i 1))}}text{{else}}num{{end}}">{{$h}}</th>{{end}}</tr></thead>
@@ -439,7 +563,7 @@ ul.findings li { margin: 6px 0; }
 </div>
 <p class="note">{{.TableNote}}</p>
 {{if .SparkRows}}
-<h2>Spark cluster (modelled)</h2>
+<h2 id="spark-cluster-modelled">Spark cluster (modelled)</h2>
 <div class="table-wrap">
 <table>
 <thead><tr>{{range $i, $h := .SparkHeader}}<th class="{{if eq $i 0}}text{{else}}num{{end}}">{{$h}}</th>{{end}}</tr></thead>
@@ -450,17 +574,17 @@ ul.findings li { margin: 6px 0; }
 </div>
 <p class="note">{{.SparkNote}}</p>
 {{end}}
-<h2>Charts</h2>
-{{range .Charts}}<figure aria-label="{{.Title}}">
+<h2 id="charts">Charts</h2>
+{{range .Charts}}<figure id="{{.ID}}" aria-label="{{.Title}}">
 {{.SVG}}
 {{if .Note}}<figcaption>{{.Note}}</figcaption>
 {{end}}</figure>
 {{else}}<p>The timeseries holds no batches to draw.</p>
 {{end}}
-<h2>Scenario as run</h2>
+<h2 id="scenario-as-run">Scenario as run</h2>
 {{if .YAML}}<pre><code>{{.YAML}}</code></pre>{{else}}<p>The results do not record the scenario.</p>{{end}}
 
-<h2>Warnings per query</h2>
+<h2 id="warnings-per-query">Warnings per query</h2>
 <p>What <code>simulate explain</code> says about each query.</p>
 {{range .Warnings}}<h3>{{.Name}}</h3>
 <pre><code>{{.Query}}</code></pre>
@@ -468,8 +592,8 @@ ul.findings li { margin: 6px 0; }
 {{range .Warnings}}<li>{{.}}</li>
 {{end}}</ul>{{else}}<p>No warnings.</p>{{end}}
 {{end}}
-{{if .Markers}}<h2>Marked on the charts</h2>
-<p>Times are processing time since the start.</p>
+{{if .Markers}}<h2 id="marked-on-the-charts">Marked on the charts</h2>
+<p>{{.MarkersNote}}</p>
 <div class="table-wrap">
 <table>
 <thead><tr><th class="text">kind</th><th class="num">at</th><th class="num">until</th><th class="text">what</th></tr></thead>

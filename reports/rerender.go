@@ -18,7 +18,9 @@ import (
 // was. dir must be a results folder dedupsim wrote (it holds
 // metrics.MarkerFile).
 func Rerender(dir string) error {
-	if _, _, err := ReadResults(dir); err != nil {
+	// Checked before anything is staged; streamed, so that the check
+	// holds no more than the report does.
+	if _, err := loadResults(dir); err != nil {
 		return err
 	}
 	if !metrics.IsResultsFolder(dir) {

@@ -21,6 +21,11 @@ type scenarioInfo struct {
 	Duration string     `json:"duration"`
 	Trigger  string     `json:"trigger"`
 	Workload struct {
+		Rate    string `json:"rate"`
+		Profile []struct {
+			For  string `json:"for"`
+			Rate string `json:"rate"`
+		} `json:"profile"`
 		Retries struct {
 			Probability float64  `json:"probability"`
 			Timestamp   string   `json:"timestamp"`
@@ -35,6 +40,7 @@ type scenarioInfo struct {
 		Delay []string `json:"delay"`
 	} `json:"sweep"`
 	Spark *struct {
+		Provider string `json:"provider"`
 		Downtime []struct {
 			At  string `json:"at"`
 			For string `json:"for"`
@@ -54,7 +60,8 @@ func parseScenario(raw json.RawMessage) scenarioInfo {
 }
 
 // run is one query (or one query and delay in a sweep): its totals and
-// its batches in timeseries order.
+// its batches in timeseries order (all of them, or past exactBatches the
+// ones a series keeps).
 type run struct {
 	sum     *metrics.QuerySummary
 	batches []metrics.BatchRecord
@@ -96,45 +103,79 @@ type runKey struct{ query, delay string }
 // entries, in the summary's order. Batches whose group has no summary
 // entry are ignored: the summary is what the report is about.
 func newResults(s *metrics.Summary, ts []metrics.BatchRecord) *results {
+	g := newGrouper(s)
+	for i := range ts {
+		g.add(&ts[i])
+	}
+	return g.done()
+}
+
+// grouper builds a results from the timeseries one row at a time,
+// holding each run's batches in a series (bounded memory: exactBatches).
+type grouper struct {
+	res    *results
+	byKey  map[runKey]*run
+	ended  map[*run]bool
+	series map[*run]*series[metrics.BatchRecord]
+	// first is the earliest processing time seen, for results without a
+	// start.
+	first    int64
+	anyBatch bool
+}
+
+// newGrouper starts the results of summary s, one run per summary entry.
+func newGrouper(s *metrics.Summary) *grouper {
 	res := &results{sum: s, sc: parseScenario(s.Scenario)}
 	res.markDowntime()
-	byKey := make(map[runKey]*run, len(s.Queries))
+	g := &grouper{res: res, byKey: make(map[runKey]*run, len(s.Queries)), ended: map[*run]bool{}, series: map[*run]*series[metrics.BatchRecord]{}}
 	for i := range s.Queries {
 		q := &s.Queries[i]
 		k := runKey{q.Name, delayKey(q.Delay)}
-		if _, dup := byKey[k]; dup {
+		if _, dup := g.byKey[k]; dup {
 			continue // a repeated entry would double-draw; keep the first
 		}
 		r := &run{sum: q}
-		byKey[k] = r
+		g.byKey[k] = r
+		g.series[r] = newBatchSeries()
 		res.runs = append(res.runs, r)
 	}
-	ended := make(map[*run]bool)
-	for i := range ts {
-		r := byKey[runKey{ts[i].Query, delayKey(ts[i].Delay)}]
-		if r == nil || ended[r] {
-			continue
-		}
-		// Processing time never goes back within one run, restarts
-		// included. If it does, the group repeats (a query without a
-		// watermark run once per delay of a sweep): keep the first, as
-		// for the summary.
-		if n := len(r.batches); n > 0 && ts[i].ProcessingTime < r.batches[n-1].ProcessingTime {
-			ended[r] = true
-			continue
-		}
-		r.batches = append(r.batches, ts[i])
+	return g
+}
+
+// add takes one timeseries row; b is not held.
+func (g *grouper) add(b *metrics.BatchRecord) {
+	if !g.anyBatch || b.ProcessingTime < g.first {
+		g.first, g.anyBatch = b.ProcessingTime, true
+	}
+	r := g.byKey[runKey{b.Query, delayKey(b.Delay)}]
+	if r == nil || g.ended[r] {
+		return
+	}
+	sr := g.series[r]
+	// Processing time never goes back within one run, restarts
+	// included. If it does, the group repeats (a query without a
+	// watermark run once per delay of a sweep): keep the first, as for
+	// the summary.
+	if last, ok := sr.last(); ok && b.ProcessingTime < last.ProcessingTime {
+		g.ended[r] = true
+		return
+	}
+	sr.add(b)
+}
+
+// done returns the results, each run holding its kept batches.
+func (g *grouper) done() *results {
+	res := g.res
+	for _, r := range res.runs {
+		r.batches = g.series[r].records()
 	}
 	switch {
 	case res.sc.Start != nil:
 		res.origin = res.sc.Start.UnixMilli()
-	case len(ts) > 0:
+	case g.anyBatch:
 		// Without a start, count from the first batch: offsets are then
 		// relative to it, which the charts' axis still labels correctly.
-		res.origin = ts[0].ProcessingTime
-		for i := range ts {
-			res.origin = min(res.origin, ts[i].ProcessingTime)
-		}
+		res.origin = g.first
 	}
 	return res
 }

@@ -105,39 +105,62 @@ func (res *results) splitAtDowntime(xys plotter.XYs) []plotter.XYs {
 	return append(out, xys[start:])
 }
 
-// readSpark reads dir/spark.csv; nil, and no error, when the folder has
-// none (a run without a spark: block).
-func readSpark(dir string) ([]metrics.SparkBatch, error) {
-	sp, err := metrics.ReadSparkFile(dir)
+// readSpark streams dir/spark.csv into the runs, grouped as the
+// timeseries is (the same keys, the same rule for a group that repeats;
+// rows of a group without a summary entry are ignored); it does
+// nothing, and no error, when the folder has none (a run without a
+// spark: block).
+func (res *results) readSpark(dir string) error {
+	a := res.sparkAttacher()
+	err := metrics.ScanSparkFile(dir, func(b *metrics.SparkBatch) error {
+		a.add(b)
+		return nil
+	})
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, nil
+		return nil
 	case err != nil:
-		return nil, fmt.Errorf("%s is not a readable results folder: %w", dir, err)
+		return fmt.Errorf("%s is not a readable results folder: %w", dir, err)
 	}
-	return sp, nil
+	a.done()
+	return nil
 }
 
-// attachSpark groups spark.csv's rows under the runs, as newResults
-// groups the timeseries (the same keys, the same rule for a group that
-// repeats). Rows of a group without a summary entry are ignored.
-func (res *results) attachSpark(sp []metrics.SparkBatch) {
-	byKey := make(map[runKey]*run, len(res.runs))
+// sparkAttacher groups spark.csv's rows one at a time, each run's in a
+// series (bounded memory: exactBatches).
+type sparkAttacher struct {
+	byKey  map[runKey]*run
+	ended  map[*run]bool
+	series map[*run]*series[metrics.SparkBatch]
+}
+
+func (res *results) sparkAttacher() *sparkAttacher {
+	a := &sparkAttacher{byKey: make(map[runKey]*run, len(res.runs)), ended: map[*run]bool{}, series: map[*run]*series[metrics.SparkBatch]{}}
 	for _, r := range res.runs {
-		byKey[runKey{r.sum.Name, delayKey(r.sum.Delay)}] = r
+		a.byKey[runKey{r.sum.Name, delayKey(r.sum.Delay)}] = r
+		a.series[r] = newSparkSeries()
 	}
-	ended := make(map[*run]bool)
-	for i := range sp {
-		b := &sp[i]
-		r := byKey[runKey{b.Query, b.Delay}]
-		if r == nil || ended[r] {
-			continue
+	return a
+}
+
+func (a *sparkAttacher) add(b *metrics.SparkBatch) {
+	r := a.byKey[runKey{b.Query, b.Delay}]
+	if r == nil || a.ended[r] {
+		return
+	}
+	sr := a.series[r]
+	if last, ok := sr.last(); ok && b.StartMs < last.StartMs {
+		a.ended[r] = true
+		return
+	}
+	sr.add(b)
+}
+
+func (a *sparkAttacher) done() {
+	for r, sr := range a.series {
+		if recs := sr.records(); len(recs) > 0 {
+			r.spark = recs
 		}
-		if n := len(r.spark); n > 0 && b.StartMs < r.spark[n-1].StartMs {
-			ended[r] = true
-			continue
-		}
-		r.spark = append(r.spark, *b)
 	}
 }
 
@@ -208,7 +231,7 @@ func (res *results) writeSparkMarkdown(b *bytes.Buffer) {
 	b.WriteString("| " + strings.Join(sparkHeader(), " | ") + " |\n")
 	b.WriteString("|:--|" + strings.Repeat("--:|", len(sparkHeader())-1) + "\n")
 	for _, row := range res.sparkRows() {
-		b.WriteString("| " + strings.Join(row, " | ") + " |\n")
+		b.WriteString("| " + strings.Join(mdCells(row), " | ") + " |\n")
 	}
 	fmt.Fprintf(b, "\n%s\n\n", res.sparkNote())
 }

@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"image/color"
+	"math"
 	"slices"
 
 	"gonum.org/v1/plot"
@@ -20,6 +21,10 @@ import (
 //	processing-lag.{png,svg}  each data batch's end minus its oldest row's arrival
 //	partition-rows.{png,svg}  state rows of the fullest partition and of the
 //	                          mean partition after each batch: the gap is the skew
+//	executor-memory.{png,svg} the busiest executor's state memory per batch
+//	executor-disk.{png,svg}   the busiest executor's local disk per batch, when
+//	                          any (rocksdb): disk in a chart of its own, never
+//	                          beside memory
 
 // sparkSeries is one line of a spark chart: a run's values over batch
 // start, in seconds after the start.
@@ -48,7 +53,11 @@ type sparkChartSpec struct {
 	hold bool
 	// perRun draws each query on a panel of its own.
 	perRun bool
-	note   string
+	// logWhenSmall draws the y axis on a log scale when every value stays
+	// under a tenth of the reference line: batches of 2% of the trigger
+	// would otherwise lie flat along zero under it.
+	logWhenSmall bool
+	note         string
 }
 
 // sparkCharts returns the spark charts the results call for: none
@@ -66,7 +75,7 @@ func (res *results) sparkCharts() []sparkChartSpec {
 	if hasDur {
 		out = append(out, sparkChartSpec{
 			name: "batch-duration", title: "Batch duration against the trigger (modelled)", yLabel: "batch duration (s)",
-			ticks: humanTicks{n: 6}, ref: &trig, refName: "trigger " + formatSpan(trig) + ": above it a batch overran", behind: true,
+			ticks: humanTicks{n: 6}, ref: &trig, refName: "trigger " + formatSpan(trig) + ": above it a batch overran", behind: true, logWhenSmall: true,
 			series: func(r *run, st draw.LineStyle, label string) []sparkSeries {
 				var xys plotter.XYs
 				for _, b := range r.spark {
@@ -110,6 +119,36 @@ func (res *results) sparkCharts() []sparkChartSpec {
 		note: "After each batch, the state rows of the fullest partition (solid) and of the mean partition (dotted), all dedup operators' stores of a partition together. " +
 			"Keys go to partitions by Spark's hash: the lines part when a few keys hold many rows (skew); the fullest partition sizes its executor.",
 	})
+	perBatch := func(value func(b *metrics.SparkBatch) float64) func(r *run, st draw.LineStyle, label string) []sparkSeries {
+		return func(r *run, st draw.LineStyle, label string) []sparkSeries {
+			var xys plotter.XYs
+			for i := range r.spark {
+				xys = append(xys, plotter.XY{X: res.offsetSeconds(r.spark[i].StartMs), Y: value(&r.spark[i])})
+			}
+			return []sparkSeries{{r: r, name: label, style: st, xys: xys}}
+		}
+	}
+	kind := "JVM heap (hdfs)"
+	if res.sc.Spark != nil && res.sc.Spark.Provider == "rocksdb" {
+		kind = "native memory (rocksdb)"
+	}
+	out = append(out, sparkChartSpec{
+		name: "executor-memory", title: "Executor state memory over processing time (modelled)", yLabel: "state memory of the busiest executor",
+		ticks: byteTicks{n: 6}, hold: true,
+		series: perBatch(func(b *metrics.SparkBatch) float64 { return float64(b.ExecutorMemoryBytes) }),
+		note:   "During each batch, the state memory of the busiest executor: " + kind + ", as the Spark cluster table's executor peak. Disk is never drawn here.",
+	})
+	hasDisk := slices.ContainsFunc(all, func(r *run) bool {
+		return slices.ContainsFunc(r.spark, func(b metrics.SparkBatch) bool { return b.ExecutorDiskBytes > 0 })
+	})
+	if hasDisk {
+		out = append(out, sparkChartSpec{
+			name: "executor-disk", title: "Executor local disk over processing time (modelled)", yLabel: "local disk of the busiest executor",
+			ticks: byteTicks{n: 6}, hold: true,
+			series: perBatch(func(b *metrics.SparkBatch) float64 { return float64(b.ExecutorDiskBytes) }),
+			note:   "During each batch, the local disk of the busiest executor's state stores (RocksDB's SST files), in a chart of its own: bytes on disk are not memory.",
+		})
+	}
 	return out
 }
 
@@ -156,6 +195,34 @@ func sparkChart(res *results, spec sparkChartSpec) (d drawing, title, note strin
 	if len(series) == 0 {
 		return d, "", "", false
 	}
+	// A log axis from a little under the shortest value to a little over
+	// the reference, when the values would otherwise lie flat under it.
+	var logMin float64
+	dataMax := yMax
+	if spec.logWhenSmall && spec.ref != nil && yMax > 0 && yMax < 0.1**spec.ref {
+		logMin = math.Inf(1)
+		for _, s := range series {
+			for _, seg := range s.segs {
+				for _, p := range seg {
+					if p.Y > 0 {
+						logMin = min(logMin, p.Y)
+					}
+				}
+			}
+		}
+		if math.IsInf(logMin, 1) {
+			logMin = 0
+		}
+	}
+	logAxis := logMin > 0
+	if logAxis {
+		// Log scales take positive values only.
+		for i := range series {
+			for k, seg := range series[i].segs {
+				series[i].segs[k] = slices.DeleteFunc(seg, func(p plotter.XY) bool { return p.Y <= 0 })
+			}
+		}
+	}
 	refStyle := draw.LineStyle{Color: color.RGBA{0xB0, 0x20, 0x20, 0xFF}, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}
 	if spec.ref != nil {
 		yMax = max(yMax, *spec.ref)
@@ -179,6 +246,10 @@ func sparkChart(res *results, spec sparkChartSpec) (d drawing, title, note strin
 	}
 	title = spec.title
 	note = joinSentences(spec.note, ax.note)
+	if logAxis {
+		note = joinSentences(fmt.Sprintf("The y axis is logarithmic: every batch took at most %s of the %s trigger (%s), which a linear axis would draw flat along zero.",
+			metrics.FormatPercent(dataMax / *spec.ref), formatSpan(*spec.ref), formatMs(dataMax*1000)), note)
+	}
 	if sweepNote != "" {
 		note = joinSentences(capitalize(sweepNote)+".", note)
 	}
@@ -250,7 +321,7 @@ func sparkChart(res *results, spec sparkChartSpec) (d drawing, title, note strin
 					continue
 				}
 				x := toX(*r.sum.SparkSummary.FallingBehindSinceSeconds)
-				l, err := plotter.NewLine(plotter.XYs{{X: x, Y: 0}, {X: x, Y: top * 1.03}})
+				l, err := plotter.NewLine(plotter.XYs{{X: x, Y: max(0, math.Pow(10, math.Floor(math.Log10(logMin))))}, {X: x, Y: top * 1.03}})
 				if err != nil {
 					return err
 				}
@@ -266,7 +337,14 @@ func sparkChart(res *results, spec sparkChartSpec) (d drawing, title, note strin
 			}
 			p.X.Min, p.X.Max = 0, toX(ax.end)
 			p.Y.Min, p.Y.Max = 0, top*1.03
-			plots[k], layers[k], tops[k] = p, ml, top*1.03
+			if logAxis {
+				p.Y.Scale = plot.LogScale{}
+				p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+				// From the power of ten under the shortest batch, so the
+				// axis has a labelled tick under the line.
+				p.Y.Min, p.Y.Max = math.Pow(10, math.Floor(math.Log10(logMin))), top*1.5
+			}
+			plots[k], layers[k], tops[k] = p, ml, p.Y.Max
 		}
 		gap := vg.Points(10)
 		layers[0].reserveBand(plots[0], stack(plots, area, gap)[0], tops[0])

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
@@ -31,8 +32,8 @@ import (
 // storesHeader names the columns of the store table.
 func storesHeader() []string {
 	return []string{
-		"query", "store", "events/s", "peak state (model)", "peak Go heap", "peak on disk",
-		"peak memtable", "checkpoint/batch", "recovery",
+		"query", "sim backend", "sim speed (rows/s)", "peak state (model)", "peak Go heap", "peak on disk",
+		"peak memtable", "checkpoint/batch", "of it compacted", "recovery",
 	}
 }
 
@@ -46,16 +47,45 @@ func storesRows(sb *metrics.StoreBench) [][]string {
 	}
 	rows := make([][]string, 0, len(sb.Runs))
 	for _, r := range sb.Runs {
+		count := func(v float64) string { return metrics.FormatCount(int64(math.Round(v))) }
+		speed := count(r.EventsPerSecond) + spread(r.EventsPerSecondRuns, count)
+		recovery := formatSeconds(r.RecoverySeconds) + spread(r.RecoverySecondsRuns, formatSeconds)
 		rows = append(rows, []string{
-			r.Query, r.Store,
-			metrics.FormatCount(int64(math.Round(r.EventsPerSecond))),
+			r.Query, r.Store, speed,
 			metrics.FormatBytes(r.ModelPeakBytes),
 			opt(r.GoHeapPeakBytes), opt(r.DiskPeakBytes), opt(r.MemTablePeakBytes),
 			metrics.FormatBytes(int64(math.Round(r.CheckpointBytesPerBatch))),
-			formatSeconds(r.RecoverySeconds),
+			compacted(r), recovery,
 		})
 	}
 	return rows
+}
+
+// spread renders the range of several runs' measurements after their
+// median: " (min-max)"; "" for one run or none (the intro says how
+// many runs).
+func spread(runs []float64, format func(float64) string) string {
+	if len(runs) < 2 {
+		return ""
+	}
+	return fmt.Sprintf(" (%s-%s)", format(slices.Min(runs)), format(slices.Max(runs)))
+}
+
+// compacted renders the compacted part of a run's checkpoint per batch:
+// the memory store's snapshots, Pebble's flushed sstables, saying so
+// when Pebble never flushed (its checkpoint is then changelogs only).
+func compacted(r metrics.StoreRun) string {
+	if r.CompactBytes == nil {
+		return "-"
+	}
+	per := metrics.FormatBytes(int64(math.Round(float64(*r.CompactBytes) / math.Max(float64(r.Batches), 1))))
+	switch {
+	case r.Flushes != nil && *r.Flushes == 0:
+		return "0 B (never flushed)"
+	case r.Flushes != nil:
+		return fmt.Sprintf("%s (%s %s)", per, metrics.FormatCount(*r.Flushes), plural(int(*r.Flushes), "flush", "flushes"))
+	}
+	return per + " (snapshots)"
 }
 
 // formatSeconds renders a wall-clock duration: "850 us", "12.3 ms", "1.42 s".
@@ -76,9 +106,14 @@ func formatSeconds(s float64) string {
 // StoreTable writes the store comparison of sb to w, one row per query and
 // backend: engine throughput, peak state (the model, the memory backend's
 // measured Go heap, Pebble's disk and memtable), checkpoint bytes per batch
-// and recovery time. With markdown it writes a GitHub-flavoured Markdown
-// table, otherwise a boxed table for the terminal.
+// and recovery time; for a comparison of Spark's providers, their
+// modelled executor memory and disk and batch durations. With markdown it
+// writes a GitHub-flavoured Markdown table, otherwise a boxed table for
+// the terminal.
 func StoreTable(w io.Writer, sb *metrics.StoreBench, markdown bool) error {
+	if len(sb.Spark) > 0 {
+		return providersTable(w, sb, markdown)
+	}
 	align := []tw.Align{tw.AlignLeft, tw.AlignLeft}
 	for range len(storesHeader()) - 2 {
 		align = append(align, tw.AlignRight)
@@ -97,6 +132,9 @@ func StoreTable(w io.Writer, sb *metrics.StoreBench, markdown bool) error {
 	t := tablewriter.NewTable(w, opts...)
 	t.Header(storesHeader())
 	for _, row := range storesRows(sb) {
+		if markdown {
+			row = mdCells(row)
+		}
 		if err := t.Append(row); err != nil {
 			return fmt.Errorf("store table: %w", err)
 		}
@@ -119,17 +157,31 @@ func storesIntro(sb *metrics.StoreBench) string {
 	if !sb.Identical {
 		agree = "The file says the backends did NOT produce identical results; its numbers compare different computations."
 	}
-	return fmt.Sprintf("`simulate bench-stores` ran the %d %s of scenario %s (seed %d) on both state store backends, "+
+	runs := ""
+	if n := repetitions(sb); n > 1 {
+		runs = fmt.Sprintf(" Each backend ran the scenario %d times, taking turns with the other; wall-clock numbers are the median, with the range of the runs.", n)
+	}
+	return fmt.Sprintf("`simulate bench-stores` ran the %d %s of scenario %s (seed %d) on both of the simulator's own state store backends, "+
 		"one query at a time: memory, checkpointed every batch like Spark's HDFS-backed store, and Pebble, "+
-		"which stands for RocksDB. %s",
-		len(queries), plural(len(queries), "query", "queries"), sb.Scenario, sb.Seed, agree)
+		"which stands in for RocksDB. These measure the simulator's Go stores on this machine, not Spark's: "+
+		"a scenario with a spark: block gets Spark's providers compared, as modelled. %s%s",
+		len(queries), plural(len(queries), "query", "queries"), sb.Scenario, sb.Seed, agree, runs)
+}
+
+// repetitions is how many runs each backend's wall-clock numbers rest on.
+func repetitions(sb *metrics.StoreBench) int {
+	n := 1
+	for _, r := range sb.Runs {
+		n = max(n, len(r.EventsPerSecondRuns))
+	}
+	return n
 }
 
 // storesNotes says how each number of the store table was measured.
 func storesNotes(sb *metrics.StoreBench) []string {
 	m := sb.Machine
 	return []string{
-		fmt.Sprintf("events/s: input rows divided by the engine's wall-clock time (micro-batches and their checkpoint commits; not the generator or the ground-truth accounting), "+
+		fmt.Sprintf("sim speed: the simulator's own speed with that backend, input rows divided by the engine's wall-clock time (micro-batches and their checkpoint commits; not the generator or the ground-truth accounting), "+
 			"minus the time the bench's own measurements took inside it. Wall clock, so machine-dependent: measured on %s/%s, %d CPUs, GOMAXPROCS %d, %s, "+
 			"with whatever else the machine ran at the time. Compare the backends with each other, not with another machine.",
 			m.GOOS, m.GOARCH, m.CPUs, m.GOMAXPROCS, m.GoVersion),
@@ -137,13 +189,16 @@ func storesNotes(sb *metrics.StoreBench) []string {
 		"peak state (model): the largest state of the run in Spark's UnsafeRow bytes per entry (metrics.EntryBytes) times the keys held; the same for both backends, since both hold the same keys.",
 		"peak Go heap (memory backend): the Go heap after a forced garbage collection, minus the same measured when the job opened its store, sampled at every batch commit where the job's state had grown 5% past the last sample, and at the end. " +
 			"It is the memory the in-memory store really takes (hash table, key arena, expiry index, the batch's change log), plus the job's small bookkeeping (rows in flight, timeseries rows).",
-		"peak on disk, peak memtable (Pebble): Pebble's own metrics (DiskSpaceUsage: sstables, WAL, MANIFEST; MemTable.Size), sampled after every commit. " +
-			"Pebble allocates its memtables and block cache outside the Go heap (with cgo, the default build), so a Go heap figure would say nothing about them; MemTable.Size counts the memtables allocated, full or not, so it sits at a multiple of the memtable size.",
-		"checkpoint/batch: bytes the stores' commits wrote, divided by the batches. Memory: the delta file of every batch plus a full snapshot every 10 versions (Spark's minDeltasForSnapshot), as written. " +
-			"Pebble: the size of each committed write batch, about what goes to its WAL; Pebble rewrites the same data again when it flushes memtables and compacts sstables, which this does not count.",
-		"recovery: after the run, the query's stores were reopened from their last checkpoint, timed: the memory store rebuilds its state from the newest snapshot and the deltas after it, Pebble reopens its database and replays its WAL. " +
+		"peak on disk, peak memtable (Pebble): the store's metrics, sampled after every commit: on disk, Pebble's own files (DiskSpaceUsage: sstables, MANIFEST; its WAL is off) plus the changelogs since the last flush; memtable, the keys held in memory until the next flush (the overlay) plus Pebble's memtable (range deletions only). " +
+			"Bytes on disk are not memory: the chart draws them in a panel of their own.",
+		"checkpoint/batch: every byte the stores wrote to their checkpoint, divided by the batches, counted alike for both: the log of every batch plus the compacted state (the column after it). " +
+			"Memory: a delta file per batch (a put per key added, one record per eviction: the watermark it ran with, not the keys it removed), and full snapshots, written by a background goroutine from a frozen view of the store, " +
+			"at least 10 versions apart (Spark's minDeltasForSnapshot) and only once the deltas since the last one hold as many bytes as it did. " +
+			"Pebble: Pebble's WAL is off; a changelog file per batch (the keys added and the evictions), and the sstables of its flushes, which run in the background once the keys held in memory reach the memtable size or 1000 batches passed. " +
+			"A Pebble that never flushed in the run has written changelogs only: its keys are still in memory, and a longer run writes them again as sstables.",
+		"recovery: after the run, the query's stores were reopened from their last checkpoint, timed: the memory store rebuilds its state from the newest snapshot and the deltas after it, Pebble reopens its database at its last flush and replays the changelogs after it. " +
 			"Each reopened store was checked to hold the rows and version of the end of the run. The files were in the OS page cache; a cold start reads them from disk.",
-		"The memory store writes its snapshots inside Commit, on the batch's critical path, where Spark's HDFS-backed store leaves them to a background maintenance task; the commit share (stores.md, under Where the engine time went) shows what that costs here.",
+		"Both stores write their compacted state off the batch's critical path, as Spark's maintenance task does for the HDFS-backed store; Commit writes the batch's delta or changelog (and, for memory, freezes the view a snapshot starts from), and the commit share (stores.md, under Where the engine time went) shows what that costs here.",
 	}
 }
 
@@ -164,7 +219,7 @@ func storesTimeRows(sb *metrics.StoreBench) [][]string {
 
 // storesMarkdown writes stores.md.
 func storesMarkdown(b *bytes.Buffer, sb *metrics.StoreBench) error {
-	fmt.Fprintf(b, "# State store backends: %s\n\n%s\n\n", sb.Scenario, storesIntro(sb))
+	fmt.Fprintf(b, "# State store backends: %s\n\n%s\n\n", mdText(sb.Scenario), mdText(storesIntro(sb)))
 	if err := StoreTable(b, sb, true); err != nil {
 		return err
 	}
@@ -173,26 +228,47 @@ func storesMarkdown(b *bytes.Buffer, sb *metrics.StoreBench) error {
 	b.WriteString("| query | store | input rows | batches | engine time | in commit | commit share | measurement (subtracted) | checkpoint bytes | recovered rows |\n")
 	b.WriteString("|:--|:--|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, row := range storesTimeRows(sb) {
-		fmt.Fprintf(b, "| %s |\n", strings.Join(row, " | "))
+		fmt.Fprintf(b, "| %s |\n", strings.Join(mdCells(row), " | "))
 	}
 	b.WriteString("\n## How each number was measured\n\n")
 	for _, n := range storesNotes(sb) {
-		fmt.Fprintf(b, "- %s\n", n)
+		fmt.Fprintf(b, "- %s\n", mdText(n))
 	}
 	return nil
 }
 
-// renderStores adds the store comparison to a report when dir holds a
-// stores.json: it writes stores.png, stores.svg and stores.md, and inserts
-// a section into report.md (md) and report.html (page) before their
-// charts. Without a stores.json it does nothing.
-func renderStores(dir string, md, page *bytes.Buffer) error {
+// readStores reads dir/stores.json; nil, and no error, without one.
+func readStores(dir string) (*metrics.StoreBench, error) {
 	sb, err := metrics.ReadStoreBench(dir)
 	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return sb, err
+}
+
+// storesSection is the title of the section a stores.json adds; "" for
+// none.
+func storesSection(sb *metrics.StoreBench) string {
+	switch {
+	case sb == nil:
+		return ""
+	case len(sb.Spark) > 0:
+		return providersTitle
+	}
+	return "State store backends"
+}
+
+// renderStores adds the store comparison sb (stores.json; nil for none)
+// to a report: for the simulator's backends it writes stores.png,
+// stores.svg and stores.md, and inserts a section into report.md (md)
+// and report.html (page) before their charts; for Spark's providers, the
+// section only.
+func renderStores(dir string, sb *metrics.StoreBench, md, page *bytes.Buffer) error {
+	if sb == nil {
 		return nil
 	}
-	if err != nil {
-		return err
+	if len(sb.Spark) > 0 {
+		return renderProviders(sb, md, page)
 	}
 	d := storesChart(sb)
 	png, err := renderPNG(d)
@@ -214,12 +290,12 @@ func renderStores(dir string, md, page *bytes.Buffer) error {
 	}
 
 	var sec bytes.Buffer
-	fmt.Fprintf(&sec, "## State store backends\n\n%s\n\n", storesIntro(sb))
+	fmt.Fprintf(&sec, "## State store backends\n\n%s\n\n", mdText(storesIntro(sb)))
 	if err := StoreTable(&sec, sb, true); err != nil {
 		return err
 	}
 	sec.WriteString("\n![State store backends](stores.png)\n\n")
-	sec.WriteString("events/s is wall clock, machine-dependent. How each number was measured, and where the engine time went: [stores.md](stores.md).\n\n")
+	sec.WriteString("sim speed is the simulator's own, wall clock, machine-dependent. How each number was measured, and where the engine time went: [stores.md](stores.md).\n\n")
 	insertBefore(md, "## Charts\n", sec.Bytes())
 
 	var h bytes.Buffer
@@ -237,7 +313,7 @@ func renderStores(dir string, md, page *bytes.Buffer) error {
 	if err != nil {
 		return fmt.Errorf("%s: report.html: %w", dir, err)
 	}
-	insertBefore(page, "<h2>Charts</h2>", h.Bytes())
+	insertBefore(page, `<h2 id="charts">Charts</h2>`, h.Bytes())
 	return nil
 }
 
@@ -258,7 +334,7 @@ func insertBefore(b *bytes.Buffer, mark string, sec []byte) {
 
 // storesHTML is the store section of report.html, in its styles.
 func storesHTML() string {
-	return `<h2>State store backends</h2>
+	return `<h2 id="state-store-backends">State store backends</h2>
 <p>{{.Intro}}</p>
 <div class="table-wrap">
 <table>
@@ -270,7 +346,7 @@ func storesHTML() string {
 </div>
 <figure aria-label="State store backends">
 {{.SVG}}
-<figcaption>events/s is wall clock, machine-dependent. Details in stores.md.</figcaption>
+<figcaption>sim speed is the simulator's own, wall clock, machine-dependent. Details in stores.md.</figcaption>
 </figure>
 <ul class="findings">
 {{range .Notes}}<li>{{.}}</li>
@@ -361,9 +437,11 @@ func byteUnit(maxBytes float64) (name string, size float64) {
 	return "KiB", 1 << 10
 }
 
-// storesChart draws, per query, the engine throughput of each backend
-// (top) and its peak state bytes (bottom): the memory backend's model and
-// measured Go heap beside Pebble's disk and memtable.
+// storesChart draws, per query, the simulator's speed with each of its
+// backends (top), the memory each held at its peak (middle: the memory
+// backend's measured Go heap beside Pebble's memtable, and the model) and,
+// in a panel and a colour of their own, Pebble's bytes on disk (bottom):
+// disk is never drawn beside memory as if the two compared.
 func storesChart(sb *metrics.StoreBench) drawing {
 	var queries []string
 	mem, peb := map[string]metrics.StoreRun{}, map[string]metrics.StoreRun{}
@@ -380,7 +458,7 @@ func storesChart(sb *metrics.StoreBench) drawing {
 		}
 	}
 	cs := seriesColors()
-	blue, vermillion, orange := cs[0], cs[1], cs[4]
+	blue, vermillion, green := cs[0], cs[1], cs[2]
 	val := func(p *int64) float64 {
 		if p == nil {
 			return 0
@@ -398,8 +476,10 @@ func storesChart(sb *metrics.StoreBench) drawing {
 	}
 	size := []series{
 		{"memory: Go heap", blue, func(q string) float64 { return val(mem[q].GoHeapPeakBytes) }},
-		{"pebble: on disk", vermillion, func(q string) float64 { return val(peb[q].DiskPeakBytes) }},
-		{"pebble: memtable", orange, func(q string) float64 { return val(peb[q].MemTablePeakBytes) }},
+		{"pebble: memtable", vermillion, func(q string) float64 { return val(peb[q].MemTablePeakBytes) }},
+	}
+	disk := []series{
+		{"pebble: on disk", green, func(q string) float64 { return val(peb[q].DiskPeakBytes) }},
 	}
 	// The model is the same for both backends (they hold the same keys):
 	// a line across each query's group, not a bar of either backend.
@@ -412,15 +492,24 @@ func storesChart(sb *metrics.StoreBench) drawing {
 		}
 	}
 	unit, div := byteUnit(maxBytes)
+	maxDisk := 1.0
+	for _, q := range queries {
+		maxDisk = max(maxDisk, disk[0].value(q))
+	}
+	diskUnit, diskDiv := byteUnit(maxDisk)
 	modelStyle := draw.LineStyle{Color: color.Black, Width: vg.Points(1.3), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}
 	items := []legendItem{
-		{name: "memory (events/s; measured Go heap)", thumbs: []plot.Thumbnailer{barThumb{blue}}},
-		{name: "pebble (events/s; bytes on disk)", thumbs: []plot.Thumbnailer{barThumb{vermillion}}},
-		{name: "pebble memtables", thumbs: []plot.Thumbnailer{barThumb{orange}}},
+		{name: "memory backend (sim speed; Go heap)", thumbs: []plot.Thumbnailer{barThumb{blue}}},
+		{name: "pebble backend (sim speed; memtable)", thumbs: []plot.Thumbnailer{barThumb{vermillion}}},
+		{name: "pebble on disk (not memory)", thumbs: []plot.Thumbnailer{barThumb{green}}},
 		{name: "modelled state (UnsafeRow bytes, both)", thumbs: []plot.Thumbnailer{lineThumb(modelStyle)}},
 	}
-	title := "State store backends: throughput and peak state per query"
-	subtitle := fmt.Sprintf("%s, seed %d; events/s is wall clock on %d CPUs, machine-dependent", sb.Scenario, sb.Seed, sb.Machine.CPUs)
+	title := "The simulator's state store backends: speed and peak state per query"
+	speedNote := "median of each backend's runs"
+	if repetitions(sb) < 2 {
+		speedNote = "one run each"
+	}
+	subtitle := fmt.Sprintf("%s, seed %d; sim speed is the simulator's own, wall clock on %d CPUs, %s", sb.Scenario, sb.Seed, sb.Machine.CPUs, speedNote)
 	panel := func(ss []series, yLabel string, scale float64, label func(v float64) string, xLabel bool) *plot.Plot {
 		xl := ""
 		if xLabel {
@@ -453,24 +542,27 @@ func storesChart(sb *metrics.StoreBench) drawing {
 		p.Y.Min, p.Y.Max = 0, max(top*1.15, 1e-9)
 		return p
 	}
-	return drawing{w: 8 * vg.Inch, h: 6.5 * vg.Inch, draw: func(dc draw.Canvas) error {
+	bytesLabel := func(v float64) string {
+		if v == 0 {
+			return ""
+		}
+		return trimFloat(v)
+	}
+	return drawing{w: 8 * vg.Inch, h: 8 * vg.Inch, draw: func(dc draw.Canvas) error {
 		area := frame(dc, title, subtitle, items)
-		top := panel(rate, "events/s (wall clock)", 1, humanNumber, false)
-		bottom := panel(size, "peak state ("+unit+")", div, func(v float64) string {
-			if v == 0 {
-				return ""
-			}
-			return trimFloat(v)
-		}, true)
+		top := panel(rate, "sim speed (rows/s)", 1, humanNumber, false)
+		middle := panel(size, "peak memory ("+unit+")", div, bytesLabel, false)
 		for i, q := range queries {
 			y := model(q) / div
 			l := &hLine{x0: float64(i) - 0.42, x1: float64(i) + 0.42, y: y, style: modelStyle, label: "model " + trimFloat(y)}
-			bottom.Add(l)
-			bottom.Y.Max = max(bottom.Y.Max, l.y*1.08)
+			middle.Add(l)
+			middle.Y.Max = max(middle.Y.Max, l.y*1.08)
 		}
-		cs := stack([]*plot.Plot{top, bottom}, area, vg.Points(14))
+		bottom := panel(disk, "pebble on disk ("+diskUnit+")", diskDiv, bytesLabel, true)
+		cs := stack([]*plot.Plot{top, middle, bottom}, area, vg.Points(14))
 		top.Draw(cs[0])
-		bottom.Draw(cs[1])
+		middle.Draw(cs[1])
+		bottom.Draw(cs[2])
 		return nil
 	}}
 }

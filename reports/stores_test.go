@@ -56,7 +56,7 @@ func TestRenderStoreSection(t *testing.T) {
 	if i, j := strings.Index(md, "## State store backends"), strings.Index(md, "## Charts"); i < 0 || j < i {
 		t.Errorf("the store section is not before the charts")
 	}
-	if !strings.Contains(read("report.html"), "<h2>State store backends</h2>") {
+	if !strings.Contains(read("report.html"), `<h2 id="state-store-backends">State store backends</h2>`) {
 		t.Error("report.html lacks the store section")
 	}
 	smd := read("stores.md")

@@ -14,8 +14,10 @@ import (
 // One look per API: every chart and report draws a query in the colour and
 // dash of its dedup flavour (metrics.Flavour*), so that within-watermark
 // reads the same on the state chart, the watermark chart and the horizon
-// chart, in every report. Several queries of one flavour share its colour
-// and dash and differ in shade and width, in the order they first appear.
+// chart, in every report. Several queries of one flavour share its dash;
+// the first has the flavour's colour and each other one a colour of its
+// own (extraColors), so that two queries of one API never differ by
+// line width or shade alone.
 
 // flavourColor is the colour of a flavour, from the Okabe-Ito palette
 // (distinguishable with the common colour-vision deficiencies).
@@ -108,9 +110,23 @@ func flavourOf(q *metrics.QuerySummary) string {
 	return metrics.FlavourOther
 }
 
-// styles assigns each run its line style: its flavour's colour and dash,
-// with the k-th run of a flavour (in the order given) a lighter or darker
-// shade, so that runs of one flavour stay apart. Lines are drawn in that
+// extraColors are the colours of the second and later queries of a
+// flavour, in order: the rest of the Okabe-Ito palette, which no flavour
+// uses (orange, sky blue, black), and indigo, then shades of them.
+func extraColors() []color.RGBA {
+	return []color.RGBA{
+		{0xE6, 0x9F, 0x00, 0xFF}, // orange
+		{0x56, 0xB4, 0xE9, 0xFF}, // sky blue
+		{0x00, 0x00, 0x00, 0xFF}, // black
+		{0x4B, 0x00, 0x82, 0xFF}, // indigo (Okabe-Ito's yellow fades on white)
+	}
+}
+
+// styles assigns each run its line style: its flavour's dash, and its
+// flavour's colour for the first run of the flavour (in the order given)
+// and the next of extraColors for every other (runs of the same query at
+// several delays keep their query's colour), so that queries sharing an
+// API stay apart by colour. Lines are drawn in that
 // order, earlier ones wider: queries often draw the very same line (two
 // queries whose watermarks move together), and a line hidden under
 // another still shows along its edges.
@@ -119,13 +135,24 @@ type styles map[*run]draw.LineStyle
 // newStyles styles runs, in order.
 func newStyles(runs []*run) styles {
 	out := styles{}
-	seen := map[string]int{}
+	seen := map[string]bool{}
+	byName := map[string]color.RGBA{}
+	extra := 0
 	for i, r := range runs {
 		f := flavourOf(r.sum)
-		k := seen[f]
-		seen[f]++
+		c, ok := byName[r.sum.Name]
+		switch {
+		case ok:
+		case !seen[f]:
+			c = flavourColor(f)
+		default:
+			xs := extraColors()
+			c = shade(xs[extra%len(xs)], extra/len(xs))
+			extra++
+		}
+		seen[f], byName[r.sum.Name] = true, c
 		w := 2.8 - 1.4*float64(i)/float64(max(len(runs)-1, 1))
-		out[r] = draw.LineStyle{Color: shade(flavourColor(f), k), Width: vg.Points(w), Dashes: flavourDashes(f)}
+		out[r] = draw.LineStyle{Color: c, Width: vg.Points(w), Dashes: flavourDashes(f)}
 	}
 	return out
 }

@@ -42,7 +42,7 @@ func withStore(cells []string, mixed bool, v string) []string {
 func summaryHeader(s *metrics.Summary) []string {
 	return withStore([]string{
 		"query", "delay", "emitted", "missed duplicates", "false drops (late/bad clock/collision)",
-		"peak state rows", "peak state bytes", "events/s",
+		"peak state rows", "peak state bytes", "sim speed (rows/s)",
 	}, mixedStores(s), "store")
 }
 
@@ -76,7 +76,7 @@ const TerminalWidth = 100
 // markdown it writes a GitHub-flavoured Markdown table of every column:
 // query, delay, emitted rows, missed duplicates (of the true duplicates,
 // with the rate), false drops split late/bad clock/collision, peak state
-// rows and bytes, and engine throughput. Otherwise it writes a table for
+// rows and bytes, and the simulator's own speed. Otherwise it writes a table for
 // the terminal, at most TerminalWidth columns wide: missed duplicates and
 // lost events with their rates, the main cause of the losses, peak state
 // and throughput, a cell wrapped onto a second line where the table would
@@ -96,7 +96,7 @@ func SummaryTable(w io.Writer, s *metrics.Summary, markdown bool) error {
 	}
 	opts := []tablewriter.Option{
 		// Header auto-format would upper-case the headers and mangle
-		// "events/s"; keep them as written.
+		// "rows/s"; keep them as written.
 		tablewriter.WithHeaderAutoFormat(tw.Off),
 		tablewriter.WithHeaderAlignmentConfig(tw.CellAlignment{PerColumn: align}),
 		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
@@ -108,7 +108,7 @@ func SummaryTable(w io.Writer, s *metrics.Summary, markdown bool) error {
 	t := tablewriter.NewTable(w, opts...)
 	t.Header(summaryHeader(s))
 	for _, row := range summaryRows(s) {
-		if err := t.Append(row); err != nil {
+		if err := t.Append(mdCells(row)); err != nil {
 			return fmt.Errorf("summary table: %w", err)
 		}
 	}
@@ -137,7 +137,7 @@ func mainCause(q *metrics.QuerySummary) string {
 // spaces apart under a ruled header, at most TerminalWidth wide.
 func terminalTable(s *metrics.Summary) string {
 	mixed := mixedStores(s)
-	header := withStore([]string{"query", "delay", "missed dups", "lost events", "cause", "peak rows", "peak bytes", "events/s"}, mixed, "store")
+	header := withStore([]string{"query", "delay", "missed dups", "lost events", "cause", "peak rows", "peak bytes", "sim rows/s"}, mixed, "store")
 	// The text columns, left-aligned: the query, its store, the cause.
 	text := map[int]bool{0: true, 4: true}
 	if mixed {

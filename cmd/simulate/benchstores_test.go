@@ -18,7 +18,7 @@ func TestBenchStores(t *testing.T) {
 	if code != 0 || stderr != "" {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
-	for _, want := range []string{"events/s", "recovery", "memory", "pebble", "identical results", "wall clock", "results: " + out} {
+	for _, want := range []string{"sim speed", "recovery", "memory", "pebble", "identical results", "wall clock", "results: " + out} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}

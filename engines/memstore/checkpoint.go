@@ -106,6 +106,8 @@ type Checkpointed struct {
 	// the size they are written at, so that it does not depend on when
 	// they finish).
 	BytesWritten int64
+	// SnapshotBytes is the part of BytesWritten that went to snapshots.
+	SnapshotBytes int64
 	// version is the number of committed batches: the state's version.
 	version int64
 	// snapped and snapVersion record the last Snapshot call on this
@@ -227,6 +229,7 @@ func (c *Checkpointed) startSnapshot(v int64) error {
 	vw, c.viewBuf = c.arena.freeze(c.viewBuf)
 	size := int64(len(snapshotMagic)) + c.arena.enc + 4
 	c.BytesWritten += size
+	c.SnapshotBytes += size
 	c.lastSnap, c.lastSnapBytes, c.deltaSince = v, size, 0
 	bg := &bgSnapshot{version: v, done: make(chan struct{})}
 	c.bg = bg

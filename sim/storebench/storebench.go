@@ -1,6 +1,9 @@
-// Package storebench compares dedupsim's state store backends on one
-// scenario, as a user does before choosing between Spark's HDFS-backed
-// (in-memory) state store and RocksDB: it runs every query of the scenario
+// Package storebench compares state stores on one scenario, as a user
+// does before choosing between Spark's HDFS-backed (in-memory) state store
+// and RocksDB. For a scenario with a spark: block it compares Spark's
+// providers as modelled (spark.go): executor memory and disk and batch
+// durations at the block's partitions and executors. Otherwise it
+// compares the simulator's own backends: it runs every query of the scenario
 // on the memory store, checkpointed like Spark's HDFS-backed store, and on
 // Pebble, checks that both produced identical results, and measures per
 // query and backend the engine's throughput, the peak state (the per-entry
@@ -69,6 +72,11 @@ type Options struct {
 	// TempDir is where the runs' checkpoint folders are made and removed
 	// [os.TempDir()]. Pebble's numbers depend on the file system there.
 	TempDir string
+	// Repeats is how many times each backend runs the scenario [1]; the
+	// wall-clock numbers (events/s, recovery) are then the median of the
+	// runs, each run's kept beside it, the backends taking turns so that
+	// a slow spell of the machine falls on both.
+	Repeats int
 }
 
 // Result is a finished comparison.
@@ -97,8 +105,10 @@ func (r *Result) Close() error {
 // results: their numbers would then compare different computations.
 func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (_ *Result, err error) {
 	if sc.Spark != nil {
-		// The meter measures one store per dedup operator.
-		return nil, fmt.Errorf("bench-stores: scenario %s: spark: the store comparison runs one store per dedup operator, not partitioned state; remove the spark: block (simulate run models its cluster)", sc.File)
+		// A modelled Spark cluster: compare Spark's providers, not the
+		// simulator's stores (the meter measures one store per dedup
+		// operator, not partitioned state).
+		return runProviders(ctx, sc, opts)
 	}
 	tmp, err := os.MkdirTemp(opts.TempDir, "dedupsim-bench-stores-")
 	if err != nil {
@@ -118,34 +128,32 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (_ *Result, e
 			os.RemoveAll(tmp)
 		}
 	}()
+	repeats := max(opts.Repeats, 1)
 	var prog runner.Progress
 	if opts.Progress != nil {
-		prog = &allRuns{p: opts.Progress, runs: len(Backends())}
+		prog = &allRuns{p: opts.Progress, runs: len(Backends()) * repeats}
 	}
-	runs := map[string][]metrics.StoreRun{}
-	for _, backend := range Backends() {
-		m := &meter{backend: backend, jobs: map[string]*jobMeter{}}
-		res, err := runner.Run(ctx, sc, runner.Options{
-			// One job at a time: see the package documentation.
-			Workers: 1,
-			Store:   backend,
-			// A checkpoint folder turns the memory store's checkpoints
-			// on (Spark's HDFS-backed store always checkpoints) and keeps
-			// both backends' folders for the recovery measurement.
-			CheckpointDir: filepath.Join(tmp, backend),
-			// The run need not be resumable: no job snapshots, whose
-			// writing would only add noise.
-			SnapshotEvery: time.Duration(math.MaxInt64),
-			StoreHook:     m.hook,
-			Progress:      prog,
-			ScratchDir:    filepath.Join(tmp, "scratch"),
-		})
-		if err != nil {
-			return nil, fmt.Errorf("%s backend: %w", backend, err)
-		}
-		results[backend] = res
-		if runs[backend], err = m.finish(res); err != nil {
-			return nil, fmt.Errorf("%s backend: %w", backend, err)
+	// runs[backend][rep] holds one StoreRun per job.
+	runs := map[string][][]metrics.StoreRun{}
+	for rep := range repeats {
+		for _, backend := range Backends() {
+			res, jobs, err := runOnce(ctx, sc, backend, tmp, rep, prog)
+			if err != nil {
+				return nil, err
+			}
+			runs[backend] = append(runs[backend], jobs)
+			if rep == 0 {
+				results[backend] = res
+				continue
+			}
+			// Only the first repetition's results are kept; the others
+			// are measurements only.
+			if err := res.Close(); err != nil {
+				return nil, err
+			}
+			if err := os.RemoveAll(filepath.Join(tmp, fmt.Sprintf("%s-%d", backend, rep))); err != nil {
+				return nil, fmt.Errorf("bench-stores: %w", err)
+			}
 		}
 	}
 	mem, peb := results[scenario.StoreMemory], results[scenario.StorePebble]
@@ -161,10 +169,82 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (_ *Result, e
 	}
 	for i := range mem.Jobs {
 		for _, backend := range Backends() {
-			sb.Runs = append(sb.Runs, runs[backend][i])
+			sb.Runs = append(sb.Runs, medianRun(runs[backend], i))
 		}
 	}
 	return &Result{Bench: sb, Memory: mem, tmp: tmp}, nil
+}
+
+// medianRun is job i's StoreRun of the first repetition with its
+// wall-clock numbers replaced by their medians over the repetitions
+// (each kept, in the order they ran); one repetition is returned as is.
+func medianRun(reps [][]metrics.StoreRun, i int) metrics.StoreRun {
+	r := reps[0][i]
+	if len(reps) == 1 {
+		return r
+	}
+	var eps, rec []float64
+	for _, rp := range reps {
+		eps = append(eps, rp[i].EventsPerSecond)
+		rec = append(rec, rp[i].RecoverySeconds)
+	}
+	r.EventsPerSecondRuns, r.RecoverySecondsRuns = eps, rec
+	r.EventsPerSecond, r.RecoverySeconds = median(eps), median(rec)
+	// The engine time of the median run, or the mean of the middle two.
+	var engine, commit, measure []float64
+	for _, rp := range reps {
+		engine = append(engine, rp[i].EngineSeconds)
+		commit = append(commit, rp[i].CommitSeconds)
+		measure = append(measure, rp[i].MeasureSeconds)
+	}
+	r.EngineSeconds, r.CommitSeconds, r.MeasureSeconds = median(engine), median(commit), median(measure)
+	return r
+}
+
+// median returns the median of xs (the mean of the middle two for an
+// even count); xs is not changed.
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// runOnce runs sc on one backend, metered, and measures its recovery.
+// Repetition rep's checkpoints go to their own folder under tmp.
+func runOnce(ctx context.Context, sc *scenario.Scenario, backend, tmp string, rep int, prog runner.Progress) (*runner.Results, []metrics.StoreRun, error) {
+	dir := filepath.Join(tmp, backend)
+	if rep > 0 {
+		dir = fmt.Sprintf("%s-%d", dir, rep)
+	}
+	m := &meter{backend: backend, jobs: map[string]*jobMeter{}}
+	res, err := runner.Run(ctx, sc, runner.Options{
+		// One job at a time: see the package documentation.
+		Workers: 1,
+		Store:   backend,
+		// A checkpoint folder turns the memory store's checkpoints
+		// on (Spark's HDFS-backed store always checkpoints) and keeps
+		// both backends' folders for the recovery measurement.
+		CheckpointDir: dir,
+		// The run need not be resumable: no job snapshots, whose
+		// writing would only add noise.
+		SnapshotEvery: time.Duration(math.MaxInt64),
+		StoreHook:     m.hook,
+		Progress:      prog,
+		ScratchDir:    filepath.Join(tmp, "scratch"),
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s backend: %w", backend, err)
+	}
+	jobs, err := m.finish(res)
+	if err != nil {
+		res.Close()
+		return nil, nil, fmt.Errorf("%s backend: %w", backend, err)
+	}
+	return res, jobs, nil
 }
 
 // Write writes the results files into the folder dir (a staging folder,
@@ -418,8 +498,10 @@ type jobMeter struct {
 	// measure is the time spent sampling inside the engine's timed
 	// section; commit the time spent in the stores' Commit.
 	measure, commit time.Duration
-	// ckBytes counts the checkpoint bytes of the stores closed so far.
-	ckBytes int64
+	// ckBytes counts the checkpoint bytes of the stores closed so far,
+	// compact the part of them that snapshots or flushes wrote, flushes
+	// Pebble's flushes.
+	ckBytes, compact, flushes int64
 }
 
 // hook is the runner.StoreHook: it wraps every store in a meteredStore.
@@ -540,9 +622,15 @@ func (s *meteredStore) Close() error {
 			j.sampleHeap(rows)
 		}
 		j.ckBytes += st.BytesWritten
+		j.compact += st.SnapshotBytes
 	case *pebblestore.Store:
 		j.samplePebble()
-		j.ckBytes += st.Metrics().CommitBytes
+		// Like for like with the memory store's deltas and snapshots:
+		// the changelogs and the sstables its flushes wrote.
+		pm := st.Metrics()
+		j.ckBytes += pm.CommitBytes + pm.FlushBytes
+		j.compact += pm.FlushBytes
+		j.flushes += pm.Flushes
 	}
 	s.closed = true
 	return s.Store.Close()
@@ -582,7 +670,7 @@ func (m *meter) finish(res *runner.Results) ([]metrics.StoreRun, error) {
 			MeasureSeconds: j.measure.Seconds(),
 			CommitSeconds:  j.commit.Seconds(),
 			PeakStateRows:  q.PeakStateRows, ModelPeakBytes: q.PeakStateBytes,
-			CheckpointBytes: j.ckBytes,
+			CheckpointBytes: j.ckBytes, CompactBytes: ptr(j.compact),
 		}
 		if r.EngineSeconds > 0 {
 			r.EventsPerSecond = float64(r.InputRows) / r.EngineSeconds
@@ -595,6 +683,7 @@ func (m *meter) finish(res *runner.Results) ([]metrics.StoreRun, error) {
 			r.GoHeapPeakBytes = ptr(max(j.heapPeak, 0))
 		case scenario.StorePebble:
 			r.DiskPeakBytes, r.MemTablePeakBytes = ptr(j.diskPeak), ptr(j.memTablePeak)
+			r.Flushes = ptr(j.flushes)
 		}
 		if err := m.recover(j, &r); err != nil {
 			return nil, fmt.Errorf("query %s: recovery: %w", job.FileName, err)

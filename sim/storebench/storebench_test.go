@@ -217,3 +217,37 @@ func TestCompareNamesTheDifference(t *testing.T) {
 		}
 	}
 }
+
+// TestRepeatsAndCheckpointParts: with Repeats each backend runs that many
+// times, the wall-clock numbers are the median of the runs kept beside
+// them; every run says which part of its checkpoint bytes was compacted
+// state (snapshots, flushed sstables) and Pebble how often it flushed, so
+// the two backends' checkpoint bytes count the same things.
+func TestRepeatsAndCheckpointParts(t *testing.T) {
+	res, err := Run(context.Background(), load(t), Options{TempDir: t.TempDir(), Repeats: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Close()
+	for _, r := range res.Bench.Runs {
+		name := r.Query + "/" + r.Store
+		if len(r.EventsPerSecondRuns) != 3 || len(r.RecoverySecondsRuns) != 3 {
+			t.Errorf("%s: %d speeds and %d recoveries, want one per run (3)", name, len(r.EventsPerSecondRuns), len(r.RecoverySecondsRuns))
+			continue
+		}
+		s := slices.Clone(r.EventsPerSecondRuns)
+		slices.Sort(s)
+		if r.EventsPerSecond != s[1] {
+			t.Errorf("%s: events/s %v, want the median of %v", name, r.EventsPerSecond, r.EventsPerSecondRuns)
+		}
+		if r.CompactBytes == nil || *r.CompactBytes < 0 || *r.CompactBytes > r.CheckpointBytes {
+			t.Errorf("%s: compacted bytes %v of %d checkpoint bytes", name, r.CompactBytes, r.CheckpointBytes)
+		}
+		if (r.Store == scenario.StorePebble) != (r.Flushes != nil) {
+			t.Errorf("%s: flushes %v, want a count for pebble only", name, r.Flushes)
+		}
+	}
+	if got := median([]float64{3, 1, 2, 10}); got != 2.5 {
+		t.Errorf("median of 3, 1, 2, 10 = %v, want 2.5", got)
+	}
+}

@@ -1,0 +1,136 @@
+package reports
+
+import (
+	"bytes"
+	"fmt"
+	"html/template"
+	"io"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/dedupsim/dedupsim/metrics"
+)
+
+// The comparison of Spark's state store providers that bench-stores
+// writes for a scenario with a spark: block (metrics.StoreBench.Spark):
+// modelled numbers, HDFS beside RocksDB per query, at the block's
+// partitions and executors.
+
+// providersTitle is the heading of the section.
+const providersTitle = "Spark's state store providers (modelled)"
+
+// providersHeader names the columns of the provider table.
+func providersHeader() []string {
+	return []string{"query", "provider", "cluster", "peak state rows", "executor state memory", "executor local disk",
+		"batch p50", "batch p99", "batch max", "keeps up"}
+}
+
+// providersRows returns one row per query and provider, in the file's
+// order.
+func providersRows(sb *metrics.StoreBench) [][]string {
+	var rows [][]string
+	for _, r := range sb.Spark {
+		mem := metrics.FormatBytes(r.ExecutorPeakMemoryBytes) + " heap"
+		if r.Provider == "rocksdb" {
+			mem = metrics.FormatBytes(r.ExecutorPeakMemoryBytes) + " native"
+		}
+		p50, p99, mx, keeps := "-", "-", "-", "no cost block"
+		if d := r.BatchDurationMs; d != nil {
+			p50, p99, mx = formatMs(d.P50), formatMs(d.P99), formatMs(d.Max)
+			keeps = "yes"
+			if r.FallingBehindSinceSeconds != nil {
+				keeps = "falls behind from " + formatOffset(*r.FallingBehindSinceSeconds)
+			}
+		}
+		rows = append(rows, []string{
+			r.Query, r.Provider,
+			fmt.Sprintf("%d partitions, %d×%d cores", r.Partitions, r.Executors, r.CoresPerExecutor),
+			metrics.FormatCount(r.PeakStateRows), mem, metrics.FormatBytes(r.ExecutorPeakDiskBytes),
+			p50, p99, mx, keeps,
+		})
+	}
+	return rows
+}
+
+// providersIntro is the paragraph above the provider table.
+func providersIntro(sb *metrics.StoreBench) string {
+	return fmt.Sprintf("`simulate bench-stores` ran scenario %s (seed %d) once with each of Spark's state store providers, "+
+		"at its spark: block's partitions and executors, and put each batch in the cluster's terms (sim/sparkmodel, docs/spark-model.md). "+
+		"Every number is modelled, the same on any machine: executor state memory is the busiest executor's (JVM heap for hdfs, native memory for rocksdb), "+
+		"local disk its RocksDB SST files (hdfs keeps its files on the checkpoint location), batch durations come from each provider's cost terms "+
+		"(a term the scenario left at its provider's default takes the other provider's default; a calibrated term is kept for both), "+
+		"estimates until calibrated from a real job's progress log. "+
+		"The simulator's own Go stores are not compared here: their wall clock says nothing of Spark's.", sb.Scenario, sb.Seed)
+}
+
+// providersTable writes the provider table, Markdown or for a terminal.
+func providersTable(w io.Writer, sb *metrics.StoreBench, markdown bool) error {
+	align := []tw.Align{tw.AlignLeft, tw.AlignLeft, tw.AlignLeft}
+	for range len(providersHeader()) - 3 {
+		align = append(align, tw.AlignRight)
+	}
+	opts := []tablewriter.Option{
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithHeaderAlignmentConfig(tw.CellAlignment{PerColumn: align}),
+		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
+		tablewriter.WithRowAutoWrap(tw.WrapNone),
+		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
+	}
+	if markdown {
+		opts = append(opts, tablewriter.WithRenderer(renderer.NewMarkdown()))
+	}
+	t := tablewriter.NewTable(w, opts...)
+	t.Header(providersHeader())
+	for _, row := range providersRows(sb) {
+		if markdown {
+			row = mdCells(row)
+		}
+		if err := t.Append(row); err != nil {
+			return fmt.Errorf("provider table: %w", err)
+		}
+	}
+	if err := t.Render(); err != nil {
+		return fmt.Errorf("provider table: %w", err)
+	}
+	return nil
+}
+
+// renderProviders inserts the provider section into report.md (md) and
+// report.html (page) before their charts.
+func renderProviders(sb *metrics.StoreBench, md, page *bytes.Buffer) error {
+	var sec bytes.Buffer
+	fmt.Fprintf(&sec, "## %s\n\n%s\n\n", providersTitle, mdText(providersIntro(sb)))
+	if err := providersTable(&sec, sb, true); err != nil {
+		return err
+	}
+	sec.WriteString("\n")
+	insertBefore(md, "## Charts\n", sec.Bytes())
+	t, err := template.New("providers").Parse(`<h2 id="{{.ID}}">{{.Title}}</h2>
+<p>{{.Intro}}</p>
+<div class="table-wrap">
+<table>
+<thead><tr>{{range $i, $h := .Header}}<th class="{{if lt $i 3}}text{{else}}num{{end}}">{{$h}}</th>{{end}}</tr></thead>
+<tbody>
+{{range .Rows}}<tr>{{range $i, $c := .}}<td class="{{if lt $i 3}}text{{else}}num{{end}}">{{$c}}</td>{{end}}</tr>
+{{end}}</tbody>
+</table>
+</div>
+`)
+	if err != nil {
+		return err
+	}
+	var h bytes.Buffer
+	err = t.Execute(&h, map[string]any{
+		"ID": slug(providersTitle), "Title": providersTitle,
+		"Intro":  strings.ReplaceAll(providersIntro(sb), "`", ""),
+		"Header": providersHeader(), "Rows": providersRows(sb),
+	})
+	if err != nil {
+		return err
+	}
+	insertBefore(page, `<h2 id="charts">Charts</h2>`, h.Bytes())
+	return nil
+}
