@@ -444,8 +444,11 @@ func FromIntervalString(input string) (Calendar, error) {
 //     "1.5 seconds"; not "10 s", "10 sec", "10 min", "1 h", "10ms",
 //     "10seconds" or "1.5 minutes");
 //   - its duration (IntervalUtils.getDuration: months of 31 days, years of
-//     12 months) must fit a long of microseconds, else Spark throws
-//     ArithmeticException("long overflow");
+//     12 months) must fit a long of microseconds, else Spark 3.5 throws
+//     ArithmeticException("long overflow") and Spark 4 the same exception
+//     as [INTERVAL_ARITHMETIC_OVERFLOW.WITHOUT_SUGGESTION] (its
+//     IntervalMathUtils.withOverflow wraps the overflow; seen on pyspark
+//     3.5.9 and 4.3.0);
 //   - it must not be negative ("delay threshold (...) should not be
 //     negative", e.g. "1 month -40 days");
 //   - microseconds below a millisecond are dropped.
@@ -456,7 +459,7 @@ func ParseSpark(s string) (int64, error) {
 	}
 	micros, ok := c.DurationMicros()
 	if !ok {
-		return 0, &Error{Msg: fmt.Sprintf("delay threshold (%s) overflows a long of microseconds: ArithmeticException: long overflow (a month counts 31 days)", Echo(s))}
+		return 0, &Error{Msg: fmt.Sprintf("delay threshold (%s) overflows a long of microseconds (a month counts 31 days): ArithmeticException: long overflow (Spark 3.5), [INTERVAL_ARITHMETIC_OVERFLOW.WITHOUT_SUGGESTION] (Spark 4)", Echo(s))}
 	}
 	if micros < 0 {
 		return 0, &Error{Msg: fmt.Sprintf("requirement failed: delay threshold (%s) should not be negative", Echo(s))}

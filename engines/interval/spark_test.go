@@ -249,3 +249,16 @@ func FuzzParseSpark(f *testing.F) {
 		}
 	})
 }
+
+// TestOverflowNamesBothSparkLines: a delay past a long of microseconds is
+// refused with the error each Spark line raises (pyspark 3.5.9: the bare
+// ArithmeticException "long overflow"; 4.3.0: the same exception as
+// [INTERVAL_ARITHMETIC_OVERFLOW.WITHOUT_SUGGESTION]).
+func TestOverflowNamesBothSparkLines(t *testing.T) {
+	_, err := ParseSpark("106751992 days")
+	for _, want := range []string{"ArithmeticException: long overflow (Spark 3.5)", "[INTERVAL_ARITHMETIC_OVERFLOW.WITHOUT_SUGGESTION] (Spark 4)"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseSpark(106751992 days) = %v, want an error naming %q", err, want)
+		}
+	}
+}
