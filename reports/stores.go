@@ -185,7 +185,7 @@ func storesNotes(sb *metrics.StoreBench) []string {
 			"minus the time the bench's own measurements took inside it. Wall clock, so machine-dependent: measured on %s/%s, %d CPUs, GOMAXPROCS %d, %s, "+
 			"with whatever else the machine ran at the time. Compare the backends with each other, not with another machine.",
 			m.GOOS, m.GOARCH, m.CPUs, m.GOMAXPROCS, m.GoVersion),
-		"One query at a time: the jobs of each backend ran one after the other (one worker), memory first, so that no other job's heap or CPU mixes into a measurement.",
+		"One query at a time: the jobs of each run ran one after the other (one worker), the backends taking turns (memory, pebble, memory, ...), so that no other job's heap or CPU mixes into a measurement and a slow spell of the machine falls on both.",
 		"peak state (model): the largest state of the run in Spark's UnsafeRow bytes per entry (metrics.EntryBytes) times the keys held; the same for both backends, since both hold the same keys.",
 		"peak Go heap (memory backend): the Go heap after a forced garbage collection, minus the same measured when the job opened its store, sampled at every batch commit where the job's state had grown 5% past the last sample, and at the end. " +
 			"It is the memory the in-memory store really takes (hash table, key arena, expiry index, the batch's change log), plus the job's small bookkeeping (rows in flight, timeseries rows).",

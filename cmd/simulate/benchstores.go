@@ -61,7 +61,7 @@ store and the queries' own stores (queries[].store) are ignored. The results fol
 (summary.json, timeseries.csv, progress/), stores.json with every number,
 stores.md with how each was measured, the chart stores.png and .svg, and
 report.md and report.html with a section on the backends.`,
-		Example: `  simulate bench-stores experiments/store-comparison.yaml
+		Example: `  simulate bench-stores experiments/store-comparison.yaml --repeat 1
   simulate bench-stores experiments/store-comparison.yaml --quiet --out results/store-comparison`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
