@@ -111,12 +111,17 @@ def check_placement(simulate, py, work, name, rec, env):
         return "FAILED", "placement.py: " + (r.stderr.strip().splitlines() or ["no output"])[-1][:300]
 
 
+def wanted(only, name):
+    """Whether --only (comma-separated parts, any of which may match) keeps name."""
+    return not only or any(part and part in name for part in only.split(","))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--simulate", required=True, help="the simulate binary")
     ap.add_argument("--work", required=True, help="a scratch folder (created; its exports are replaced)")
     ap.add_argument("--venv", action="append", required=True, help="a venv with one pyspark (repeatable)")
-    ap.add_argument("--only", default="", help="run only the cases and scenarios whose name contains this")
+    ap.add_argument("--only", default="", help="run only the cases and scenarios whose name contains this (several: comma-separated)")
     args = ap.parse_args()
     work = os.path.abspath(args.work)
     os.makedirs(work, exist_ok=True)
@@ -124,7 +129,7 @@ def main():
     exports, errors = [], []
     t0 = time.time()
     for name, path, is_error in cases():
-        if args.only and args.only not in name:
+        if not wanted(args.only, name):
             continue
         if is_error:
             errors.append((name, path))
@@ -136,7 +141,7 @@ def main():
             continue
         exports.append(("case", name, out))
     for name, path in scenarios():
-        if args.only and args.only not in name:
+        if not wanted(args.only, name):
             continue
         out = os.path.join(work, "exports", "scenario-" + name)
         r = run([args.simulate, "export", path, "--out", out])
