@@ -36,10 +36,11 @@ type source interface {
 // spark.maxRowsPerBatch rows (the oldest; the rest wait for the next
 // triggers), a trigger that falls in a span of spark.downtime fires at
 // its end (sparkmodel.Tracker.NextTrigger), and with a cost block a batch
-// that overruns its trigger moves the next one to its end (clusterModel). A fault that restarts the
-// query (restart, lose-checkpoint) fires before the first batch whose
-// trigger is at or after start + at; a bad-clock fault is a row of the
-// stream, which the generator yields, never a restart.
+// that overruns its trigger moves the next one to its end
+// (clusterModel). A fault that restarts the query (restart,
+// lose-checkpoint) fires before the first batch whose trigger is at or
+// after start + at; a bad-clock fault is a row of the stream, which the
+// generator yields, never a restart.
 type scenarioSource struct {
 	gen     *generators.Generator
 	start   int64
