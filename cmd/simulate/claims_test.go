@@ -76,7 +76,7 @@ func TestReadmeUpdateCommand(t *testing.T) {
 	})
 	slices.Sort(have)
 	have = slices.Compact(have)
-	m := regexp.MustCompile("go test ((?:\\./[\\w/]+ )+)-update ").FindStringSubmatch(readme(t))
+	m := regexp.MustCompile(`go test ((?:\./[\w/]+ )+)-update `).FindStringSubmatch(readme(t))
 	if m == nil {
 		t.Fatal("README.md has no `go test PKG... -update` command")
 	}
