@@ -5,6 +5,11 @@
 # Usage: ./experiments/regenerate.sh            every experiment
 #        ./experiments/regenerate.sh NAME...    only these (death-spiral ...)
 # (from the repository root)
+# cmd/simulate's TestCommittedResultsRegenerate reruns them the same way and
+# compares with the committed folders byte for byte, the wall-clock fields
+# aside: two in `go test ./...`, every one with DEDUPSIM_REGENERATE=all. Keep
+# its list of experiments (every experiments/*.yaml but production-day) and
+# this one the same.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tmp=$(mktemp -d)

@@ -122,7 +122,7 @@ func Scenario(ctx context.Context, sc *scenario.Scenario, out string, opts Optio
 	if err != nil {
 		return nil, err
 	}
-	src, err := newScenarioSource(sc)
+	src, err := newScenarioSource(sc, qs)
 	if err != nil {
 		return nil, err
 	}

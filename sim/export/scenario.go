@@ -34,11 +34,13 @@ type source interface {
 // before it and after the previous batch's; triggers without rows are
 // skipped. With a spark: block, a batch takes at most
 // spark.maxRowsPerBatch rows (the oldest; the rest wait for the next
-// triggers), and a trigger that falls in a span of spark.downtime fires at
-// its end (sparkmodel.Tracker.NextTrigger). A fault that restarts the
-// query (restart, lose-checkpoint) fires before the first batch whose
-// trigger is at or after start + at; a bad-clock fault is a row of the
-// stream, which the generator yields, never a restart.
+// triggers), a trigger that falls in a span of spark.downtime fires at
+// its end (sparkmodel.Tracker.NextTrigger), and with a cost block a batch
+// that overruns its trigger moves the next one to its end
+// (clusterModel). A fault that restarts the query (restart,
+// lose-checkpoint) fires before the first batch whose trigger is at or
+// after start + at; a bad-clock fault is a row of the stream, which the
+// generator yields, never a restart.
 type scenarioSource struct {
 	gen     *generators.Generator
 	start   int64
@@ -51,6 +53,10 @@ type scenarioSource struct {
 	// out of spark.downtime, nil without a spark: block.
 	limit int
 	model *sparkmodel.Tracker
+	// cluster follows each query on the modelled cluster when the spark:
+	// block has a cost block: a batch that overruns its trigger moves the
+	// next one (clusterModel); nil otherwise.
+	cluster []*clusterModel
 	// pending is the fault before the next batch; first is set until the
 	// first batch: faults before it are dropped.
 	pending faultKind
@@ -58,7 +64,7 @@ type scenarioSource struct {
 	b       genBatch
 }
 
-func newScenarioSource(sc *scenario.Scenario) (*scenarioSource, error) {
+func newScenarioSource(sc *scenario.Scenario, qs []Query) (*scenarioSource, error) {
 	g, err := generators.New(sc.Generator())
 	if err != nil {
 		return nil, err
@@ -71,6 +77,9 @@ func newScenarioSource(sc *scenario.Scenario) (*scenarioSource, error) {
 	if sc.Spark != nil {
 		s.limit = int(sc.Spark.MaxRowsPerBatch)
 		s.model = sparkmodel.NewTracker(*sc.Spark, nil, s.start, s.trigger, s.start, sc.End().UnixMicro())
+		if s.cluster, err = newClusterModels(sc, qs); err != nil {
+			return nil, err
+		}
 	}
 	s.b.IDs = g.IDs()
 	s.t = s.start + s.trigger
@@ -97,7 +106,11 @@ func (s *scenarioSource) nextTrigger(t int64) int64 {
 
 func (s *scenarioSource) next() (batch, faultKind, int64, bool, error) {
 	if !s.hasLook {
+		closeModels(s.cluster)
 		return nil, noFault, 0, false, nil
+	}
+	if len(s.cluster) > 0 {
+		return s.nextOnCluster()
 	}
 	for s.fire(); s.look.Arrival > s.t; s.fire() {
 		// Skip the triggers without rows, as the runner does: to the
@@ -111,6 +124,40 @@ func (s *scenarioSource) next() (batch, faultKind, int64, bool, error) {
 		}
 		s.t = s.nextTrigger(s.t)
 	}
+	f := s.fill()
+	t := s.t
+	s.t = s.nextTrigger(t)
+	return &s.b, f, t / 1000, true, nil
+}
+
+// nextOnCluster is next with a cost block: each query's model says when
+// its next data batch runs; they must agree, since the queries share the
+// batch files.
+func (s *scenarioSource) nextOnCluster() (batch, faultKind, int64, bool, error) {
+	for _, m := range s.cluster {
+		if err := m.advance(s.look.Arrival, s.trigger); err != nil {
+			return nil, noFault, 0, false, err
+		}
+	}
+	for _, m := range s.cluster[1:] {
+		if m.t != s.cluster[0].t {
+			return nil, noFault, 0, false, divergence(s.cluster[0], m)
+		}
+	}
+	s.t = s.cluster[0].t
+	s.fire()
+	f := s.fill()
+	for _, m := range s.cluster {
+		if err := m.batch(&s.b.Batch); err != nil {
+			return nil, noFault, 0, false, err
+		}
+	}
+	return &s.b, f, s.t / 1000, true, nil
+}
+
+// fill forms the batch at trigger s.t (at most limit rows, the oldest)
+// and returns the fault before it.
+func (s *scenarioSource) fill() faultKind {
 	s.b.Rows = s.b.Rows[:0]
 	for s.hasLook && s.look.Arrival <= s.t && (s.limit == 0 || len(s.b.Rows) < s.limit) {
 		s.b.Rows = append(s.b.Rows, s.look)
@@ -121,9 +168,7 @@ func (s *scenarioSource) next() (batch, faultKind, int64, bool, error) {
 		f = noFault // a restart before the first batch restarts nothing
 	}
 	s.first, s.pending = false, noFault
-	t := s.t
-	s.t = s.nextTrigger(t)
-	return &s.b, f, t / 1000, true, nil
+	return f
 }
 
 // fire takes the faults due at the next trigger into the pending fault:

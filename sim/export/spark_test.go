@@ -76,3 +76,25 @@ func TestChainScenarioExportsWithPartitions(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Queries whose batches last differently on the modelled cluster, so that
+// one overruns its trigger where the other does not, form different
+// batches in the run; an export has one set of batch files, so it is
+// refused in one line naming both queries.
+func TestQueriesFormingDifferentBatchesAreRefused(t *testing.T) {
+	// pair keys every restamped copy anew, within does not: pair's
+	// batches hold more new keys, and a new key costs 60 ms.
+	yaml := fmt.Sprintf(small, "uuid") + "spark:\n  partitions: 1\n  cost: {batchOverheadMs: 0, rowNs: 0, newKeyNs: 6e7, scanKeyNs: 0, removeKeyNs: 0, partitionCommitMs: 0}\n"
+	out := filepath.Join(t.TempDir(), "export")
+	_, err := Scenario(context.Background(), loadScenario(t, yaml), out, Options{Format: JSON})
+	if err == nil {
+		t.Fatal("an export of queries that form different batches was written")
+	}
+	msg := err.Error()
+	if !strings.HasPrefix(msg, "not exportable: queries within and pair form different batches") || strings.Contains(msg, "\n") {
+		t.Errorf("error %q: want one line saying within and pair form different batches", msg)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("the refused export left %s: %v", out, err)
+	}
+}
