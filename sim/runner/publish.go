@@ -2,6 +2,9 @@ package runner
 
 import (
 	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
 
 	"github.com/dedupsim/dedupsim/metrics"
 	"github.com/dedupsim/dedupsim/sim/scenario"
@@ -19,6 +22,9 @@ type Renderer func(dir string) error
 // in one step. On any failure, or a kill at any moment, out is left as it
 // was. The returned results are closed: only their Summary may be read.
 func RunTo(ctx context.Context, s *scenario.Scenario, opts Options, out string, render Renderer) (*Results, error) {
+	if err := checkpointOutside(opts.CheckpointDir, out); err != nil {
+		return nil, err
+	}
 	st, err := metrics.Stage(out)
 	if err != nil {
 		return nil, err
@@ -51,4 +57,31 @@ func RunTo(ctx context.Context, s *scenario.Scenario, opts Options, out string, 
 		return nil, err
 	}
 	return res, nil
+}
+
+// checkpointOutside refuses a checkpoint folder that is out or inside it
+// (publishing replaces out whole, and the checkpoint with it), and an out
+// inside the checkpoint folder (which holds only the run's checkpoints).
+func checkpointOutside(ck, out string) error {
+	if ck == "" {
+		return nil
+	}
+	a, err := filepath.Abs(ck)
+	if err != nil {
+		return fmt.Errorf("checkpoint %s: %w", ck, err)
+	}
+	b, err := filepath.Abs(out)
+	if err != nil {
+		return fmt.Errorf("results folder %s: %w", out, err)
+	}
+	sep := string(filepath.Separator)
+	switch {
+	case a == b:
+		return fmt.Errorf("checkpoint %s is the results folder, which publishing replaces: give the checkpoint its own folder", ck)
+	case strings.HasPrefix(a, b+sep):
+		return fmt.Errorf("checkpoint %s is inside the results folder %s, which publishing replaces whole: put it outside", ck, out)
+	case strings.HasPrefix(b, a+sep):
+		return fmt.Errorf("results folder %s is inside the checkpoint %s, which holds only the run's checkpoints: put it outside", out, ck)
+	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/dedupsim/dedupsim/generators"
@@ -68,5 +69,22 @@ func TestRetentionKeepsWhatTheSnapshotNeeds(t *testing.T) {
 			}
 			sameResults(t, want, got)
 		})
+	}
+}
+
+// TestRunToRefusesCheckpointInsideOut: publishing replaces the results
+// folder whole, so a checkpoint inside it (or equal to it) was lost.
+func TestRunToRefusesCheckpointInsideOut(t *testing.T) {
+	sc := load(t, fast)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "o")
+	for _, ck := range []string{out, filepath.Join(out, "ck"), dir} {
+		_, err := RunTo(context.Background(), sc, Options{CheckpointDir: ck}, out, nil)
+		if err == nil || !strings.Contains(err.Error(), "checkpoint "+ck) {
+			t.Fatalf("checkpoint %s, results %s: %v", ck, out, err)
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Fatalf("the refused runs wrote %v", ents)
 	}
 }
