@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/dedupsim/dedupsim/engines/fileio"
+	"github.com/dedupsim/dedupsim/sim/plan"
 )
 
 // resolved returns path made absolute, with the symbolic links of its
@@ -58,18 +58,18 @@ func checkOutside(outFlag, out, flag, path string) error {
 	}
 	in, err := within(path, out)
 	if err != nil {
-		return fmt.Errorf("%s %s: %w", flag, fileio.Show(path), err)
+		return fmt.Errorf("%s %s: %w", flag, plan.ShowValue(path), err)
 	}
 	if in {
 		same, _ := within(out, path)
 		if same {
-			return fmt.Errorf("%s %s and %s %s are the same folder, which publishing the results replaces: give the %s its own folder", flag, fileio.Show(path), outFlag, fileio.Show(out), strings.TrimPrefix(flag, "--"))
+			return fmt.Errorf("%s %s and %s %s are the same folder, which publishing the results replaces: give the %s its own folder", flag, plan.ShowValue(path), outFlag, plan.ShowValue(out), strings.TrimPrefix(flag, "--"))
 		}
-		return fmt.Errorf("%s %s is inside %s %s, which publishing the results replaces whole: it would be lost; put it outside %s", flag, fileio.Show(path), outFlag, fileio.Show(out), fileio.Show(out))
+		return fmt.Errorf("%s %s is inside %s %s, which publishing the results replaces whole: it would be lost; put it outside %s", flag, plan.ShowValue(path), outFlag, plan.ShowValue(out), plan.ShowValue(out))
 	}
 	if flag == "--checkpoint" {
 		if in, err = within(out, path); err == nil && in {
-			return fmt.Errorf("%s %s is inside %s %s, which holds only the run's checkpoints: put the results outside it", outFlag, fileio.Show(out), flag, fileio.Show(path))
+			return fmt.Errorf("%s %s is inside %s %s, which holds only the run's checkpoints: put the results outside it", outFlag, plan.ShowValue(out), flag, plan.ShowValue(path))
 		}
 	}
 	return nil

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -178,22 +179,29 @@ func runScenario(ctx context.Context, sc *scenario.Scenario, f runFlags, stdout,
 	var render runner.Renderer
 	if !f.noReport {
 		render = reports.Render
+		if w := runner.ReportSizeWarning(sc); w != "" {
+			fmt.Fprintln(stderr, w)
+		}
 	}
 	res, err := publish(ctx, sc, opts, out, render)
 	if bar != nil {
 		bar.finish()
 	}
-	if err != nil {
+	var reportErr *runner.ReportError
+	if errors.As(err, &reportErr) && res != nil {
+		// The results are published; only the report is missing.
+		err = fmt.Errorf("%w; redraw it with: simulate report %s (or run with --no-report)", reportErr, out)
+	} else if err != nil {
 		return err
 	}
-	if err := reports.SummaryTable(stdout, res.Summary, false); err != nil {
-		return err
+	if e := reports.SummaryTable(stdout, res.Summary, false); e != nil {
+		return errors.Join(e, err)
 	}
 	for _, w := range reports.SaturationWarnings(res.Summary) {
 		fmt.Fprintln(stderr, w)
 	}
 	fmt.Fprintf(stdout, "results: %s\n", out)
-	return nil
+	return err
 }
 
 // bar is the progress bar on stderr, in simulated seconds.
