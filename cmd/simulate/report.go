@@ -42,7 +42,9 @@ so rendering twice yields byte-identical files.`,
 			if err := notAShard(dir); err != nil {
 				return err
 			}
-			if err := reports.Rerender(dir); err != nil {
+			// A signal stops the command at once: the folder is replaced
+			// in one atomic step, never after the signal.
+			if err := interruptible(cmd.Context(), func() error { return reports.Rerender(dir) }); err != nil {
 				return err
 			}
 			_, err := fmt.Fprintf(stdout, "wrote %s and %s\n", filepath.Join(dir, "report.md"), filepath.Join(dir, "report.html"))
