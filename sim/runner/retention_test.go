@@ -88,3 +88,20 @@ func TestRunToRefusesCheckpointInsideOut(t *testing.T) {
 		t.Fatalf("the refused runs wrote %v", ents)
 	}
 }
+
+// TestResumeOfAMissingFileSaysSo: a resume whose snapshot names a file
+// that is gone failed with the raw "stat PATH: no such file or
+// directory"; it must say, in one line, what is missing and what to do.
+func TestResumeOfAMissingFileSaysSo(t *testing.T) {
+	sc := load(t, fast)
+	dir := filepath.Join(t.TempDir(), "ck")
+	interrupted(t, sc, dir, "memory", 5, 2000)
+	gone := filepath.Join(dir, "within", "query.0", "offsets", "5")
+	if err := os.Remove(gone); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Run(context.Background(), sc, Options{Workers: 1, CheckpointDir: dir})
+	if err == nil || strings.Contains(err.Error(), "stat ") || !strings.Contains(err.Error(), gone+": missing, yet the job snapshot") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("want one line saying %s is missing, got %v", gone, err)
+	}
+}
