@@ -81,3 +81,20 @@ func TestReplayStopsPromptlyOnSIGINT(t *testing.T) {
 		t.Fatalf("exit %d after %v, %d bytes on stdout; want 130 and nothing: %s", code, time.Since(t0), p.stdout.Len(), p.stderr.String())
 	}
 }
+
+// TestReportFailureNamesTheFolderGiven: a report that failed while
+// rendering named its internal ".dedupsim-staging-*" folder, twice.
+func TestReportFailureNamesTheFolderGiven(t *testing.T) {
+	dir := t.TempDir()
+	sc := filepath.Join(dir, "sc.yaml")
+	os.WriteFile(sc, []byte(smallScenario), 0o644)
+	out := filepath.Join(dir, "out")
+	if code, _, errs := simulate(t, "run", sc, "--quiet", "--no-report", "--out", out); code != 0 {
+		t.Fatalf("run: %s", errs)
+	}
+	os.WriteFile(filepath.Join(out, "spark.csv"), []byte("garbage,x\n"), 0o644)
+	code, _, errs := simulate(t, "report", out)
+	if code != 1 || strings.Contains(errs, "staging") || !strings.Contains(errs, out+" is not a readable results folder: spark.csv: ") || strings.Count(errs, "\n") != 1 {
+		t.Fatalf("exit %d: %q; want one line naming %s and spark.csv", code, errs, out)
+	}
+}
