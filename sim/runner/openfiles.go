@@ -82,6 +82,11 @@ func checkOpenFiles(s *scenario.Scenario, jobs []Job, workers int, resumable boo
 	if s.Spark != nil {
 		parts = int(s.Spark.Partitions)
 	}
-	return fmt.Errorf("scenario %s: the Pebble stores would keep about %d files open (query %s alone %d: %d per store, a store per dedup operator and each of %d shuffle partitions), over this process's limit of %d (ulimit -n, which cannot be raised further here): lower spark.partitions, use store: memory, run fewer queries at once (--workers), or raise the hard limit",
-		s.File, need, job, largest, pebbleFilesPerStore, max(parts, 1), limit)
+	fewer := ""
+	if resumable {
+		// Only a resumable run opens its jobs a few at a time.
+		fewer = ", run fewer jobs at once (--workers)"
+	}
+	return fmt.Errorf("scenario %s: the Pebble stores would keep about %d files open (query %s alone %d: %d per store, a store per dedup operator and each of %d shuffle partitions), over this process's limit of %d (ulimit -n, which cannot be raised further here): lower spark.partitions, use store: memory%s, or raise the hard limit",
+		s.File, need, job, largest, pebbleFilesPerStore, max(parts, 1), limit, fewer)
 }
