@@ -2,10 +2,12 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/dedupsim/dedupsim/metrics"
 	"github.com/dedupsim/dedupsim/sim/scenario"
@@ -20,9 +22,11 @@ type Renderer func(dir string) error
 // folder inside the staging folder (so a killed run's are swept with it),
 // the results files and the report (when render is not nil) are written
 // into a staging folder beside out, and the staging folder replaces out
-// in one step. On any failure before the simulation finished, or a kill
-// or cancellation at any moment, out is left as it was. A finished
-// simulation is never lost to its report: when render fails, the files it
+// in one step. On any failure before the simulation finished, a full disk,
+// or a kill or cancellation at any moment, out is left as it was. A
+// finished simulation is never lost to its report: when render fails
+// otherwise (an error of the report's own, such as a timeseries.csv over
+// what it reads back), the files it
 // wrote are removed, the results are published without them, and RunTo
 // returns the results with a *ReportError. The returned results are
 // closed: only their Summary may be read.
@@ -50,7 +54,9 @@ func RunTo(ctx context.Context, s *scenario.Scenario, opts Options, out string, 
 	}
 	var reportErr error
 	if render != nil {
-		if reportErr = renderOrUndo(st.Dir, out, render); reportErr != nil && ctx.Err() != nil {
+		reportErr = renderOrUndo(st.Dir, out, render)
+		var re *ReportError
+		if reportErr != nil && (ctx.Err() != nil || !errors.As(reportErr, &re)) {
 			return nil, reportErr
 		}
 	}
@@ -99,6 +105,11 @@ func renderOrUndo(dir, out string, render Renderer) error {
 	if rerr == nil {
 		return nil
 	}
+	if diskFull(rerr) {
+		// The disk, not the report: publishing on it could fail
+		// half-way too, so the old folder stays as it was.
+		return renamed{rerr, dir, out}
+	}
 	ents, err = os.ReadDir(dir)
 	if err == nil {
 		for _, e := range ents {
@@ -113,6 +124,11 @@ func renderOrUndo(dir, out string, render Renderer) error {
 		return fmt.Errorf("results folder %s: report: %v; removing its partial files: %w", out, rerr, err)
 	}
 	return &ReportError{Out: out, Err: renamed{rerr, dir, out}}
+}
+
+// diskFull reports whether err is a write that found no room.
+func diskFull(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EFBIG) || errors.Is(err, syscall.EDQUOT)
 }
 
 // renamed is an error whose message says to instead of from.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -70,5 +71,23 @@ func TestReportSizeWarning(t *testing.T) {
 	}
 	if w := ReportSizeWarning(load(t, fast)); w != "" {
 		t.Fatalf("5 minutes: %q", w)
+	}
+}
+
+// TestReportOnAFullDiskPublishesNothing: a report that failed because the
+// disk is full is the disk's failure, not the report's: publishing could
+// fail half-way too, so nothing is published.
+func TestReportOnAFullDiskPublishesNothing(t *testing.T) {
+	sc := load(t, fast)
+	out := filepath.Join(t.TempDir(), "o")
+	_, err := RunTo(context.Background(), sc, Options{}, out, func(dir string) error {
+		return fmt.Errorf("writing report: %w", &os.PathError{Op: "write", Path: dir + "/x.png", Err: syscall.ENOSPC})
+	})
+	var re *ReportError
+	if err == nil || errors.As(err, &re) || strings.Contains(err.Error(), "staging") {
+		t.Fatalf("want a plain error naming %s: %v", out, err)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Fatal("a run whose report found the disk full published")
 	}
 }
