@@ -28,10 +28,17 @@ func publishLockPath(abs string) string {
 // (UnlockPublish); a process that opened it before then finds its lock on
 // a file no longer there (Lock.Holds) and opens it again.
 func LockPublish(abs string) (*fileio.Lock, error) {
+	return lockPublish(abs, fileio.TryLock)
+}
+
+// lockPublish is LockPublish with the lock attempt passed in, so that a
+// test can put another process's unlock between opening the lock file and
+// locking it.
+func lockPublish(abs string, tryLock func(path string) (*fileio.Lock, error)) (*fileio.Lock, error) {
 	path := publishLockPath(abs)
 	deadline := time.Now().Add(publishWait)
 	for {
-		l, err := fileio.TryLock(path)
+		l, err := tryLock(path)
 		if err == nil {
 			if l.Holds(path) {
 				return l, nil

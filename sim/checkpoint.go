@@ -8,7 +8,7 @@ import (
 	"github.com/dedupsim/dedupsim/engines/fileio"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 )
 
@@ -67,6 +67,10 @@ type CommitEntry struct {
 // Checkpoint is a query's checkpoint folder.
 type Checkpoint struct {
 	dir string
+	// retainFrom is the oldest batch whose log entries must survive
+	// retention (Retain), -1 for none; purgeFrom the oldest batch whose
+	// entries may still be on disk, -1 until a purge first looks.
+	retainFrom, purgeFrom int64
 }
 
 // CreateCheckpoint creates a new checkpoint in dir, which must not exist or
@@ -85,7 +89,7 @@ func CreateCheckpoint(dir string, meta CheckpointMeta) (*Checkpoint, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Checkpoint{dir: dir}
+	c := &Checkpoint{dir: dir, retainFrom: -1, purgeFrom: -1}
 	if err := fileio.WriteFile(filepath.Join(dir, "metadata"), append(data, '\n')); err != nil {
 		return nil, fmt.Errorf("checkpoint %s: %w", dir, err)
 	}
@@ -108,7 +112,7 @@ func OpenCheckpoint(dir string) (*Checkpoint, CheckpointMeta, error) {
 	if err := dec.Decode(&meta); err != nil || meta.Format != checkpointFormat {
 		return nil, meta, fmt.Errorf("checkpoint %s: %s: want a dedupsim metadata file (format %q): %w", dir, path, checkpointFormat, ErrNotCheckpoint)
 	}
-	return &Checkpoint{dir: dir}, meta, nil
+	return &Checkpoint{dir: dir, retainFrom: -1, purgeFrom: -1}, meta, nil
 }
 
 // Dir returns the checkpoint folder.
@@ -130,22 +134,68 @@ func (c *Checkpoint) WriteOffsets(batchID int64, e OffsetEntry) error {
 // checkpoint stays bounded.
 const MinBatchesToRetain = 100
 
+// Retain makes retention keep the log entries of batchID and every later
+// batch, whatever MinBatchesToRetain says; a negative batchID lifts the
+// hold. A resumable run (sim/runner) holds the entries its newest job
+// snapshot resumes from: a fast query runs more than MinBatchesToRetain
+// batches between two snapshots, and a kill in between must still find
+// them. Entries older than batchID are purged at the next commit.
+func (c *Checkpoint) Retain(batchID int64) { c.retainFrom = max(batchID, -1) }
+
 // WriteCommit records that batch batchID completed, then purges the log
-// entries of the batch that falls out of the last MinBatchesToRetain, as
-// Spark's MicroBatchExecution does after each commit.
+// entries of the batches that fall out of the last MinBatchesToRetain, as
+// Spark's MicroBatchExecution does after each commit, except those Retain
+// holds.
 func (c *Checkpoint) WriteCommit(batchID int64, e CommitEntry) error {
 	if err := c.writeEntry("commits", batchID, e); err != nil {
 		return err
 	}
-	if old := batchID - MinBatchesToRetain; old >= 0 {
+	return c.purge(batchID - MinBatchesToRetain)
+}
+
+// purge removes the offsets and commits entries of every batch up to
+// last that Retain does not hold.
+func (c *Checkpoint) purge(last int64) error {
+	if c.retainFrom >= 0 {
+		last = min(last, c.retainFrom-1)
+	}
+	if last < 0 || last < c.purgeFrom {
+		return nil
+	}
+	if c.purgeFrom < 0 {
+		// The oldest entry on disk: a reopened checkpoint may hold
+		// entries an earlier hold kept.
+		oldest, err := c.oldest()
+		if err != nil {
+			return err
+		}
+		c.purgeFrom = oldest
+	}
+	for ; c.purgeFrom <= last; c.purgeFrom++ {
 		for _, kind := range []string{"offsets", "commits"} {
-			err := os.Remove(filepath.Join(c.dir, kind, strconv.FormatInt(old, 10)))
+			err := os.Remove(filepath.Join(c.dir, kind, strconv.FormatInt(c.purgeFrom, 10)))
 			if err != nil && !errors.Is(err, os.ErrNotExist) {
 				return fmt.Errorf("checkpoint %s: %w", c.dir, err)
 			}
 		}
 	}
 	return nil
+}
+
+// oldest returns the oldest batch id with an offsets or commits entry,
+// or 0 when there is none.
+func (c *Checkpoint) oldest() (int64, error) {
+	first := int64(-1)
+	for _, kind := range []string{"offsets", "commits"} {
+		ids, err := c.ids(kind)
+		if err != nil {
+			return 0, err
+		}
+		if len(ids) > 0 && (first < 0 || ids[0] < first) {
+			first = ids[0]
+		}
+	}
+	return max(first, 0), nil
 }
 
 func (c *Checkpoint) writeEntry(kind string, batchID int64, v any) error {
@@ -181,9 +231,18 @@ func (c *Checkpoint) readEntry(kind string, batchID int64, v any) error {
 }
 
 func (c *Checkpoint) latest(kind string) (int64, bool, error) {
+	ids, err := c.ids(kind)
+	if err != nil || len(ids) == 0 {
+		return 0, false, err
+	}
+	return ids[len(ids)-1], true, nil
+}
+
+// ids returns the batch ids of the kind's log entries, in order.
+func (c *Checkpoint) ids(kind string) ([]int64, error) {
 	ents, err := os.ReadDir(filepath.Join(c.dir, kind))
 	if err != nil {
-		return 0, false, fmt.Errorf("checkpoint %s: %w", c.dir, err)
+		return nil, fmt.Errorf("checkpoint %s: %w", c.dir, err)
 	}
 	var ids []int64
 	for _, e := range ents {
@@ -192,15 +251,12 @@ func (c *Checkpoint) latest(kind string) (int64, bool, error) {
 		}
 		id, err := strconv.ParseInt(e.Name(), 10, 64)
 		if err != nil {
-			return 0, false, fmt.Errorf("checkpoint %s: %s/%s: not a batch log entry: %w", c.dir, kind, e.Name(), ErrNotCheckpoint)
+			return nil, fmt.Errorf("checkpoint %s: %s/%s: not a batch log entry: %w", c.dir, kind, e.Name(), ErrNotCheckpoint)
 		}
 		ids = append(ids, id)
 	}
-	if len(ids) == 0 {
-		return 0, false, nil
-	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	return ids[len(ids)-1], true, nil
+	slices.Sort(ids)
+	return ids, nil
 }
 
 // Recovered is what a restart reads from a checkpoint.

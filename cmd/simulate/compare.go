@@ -45,7 +45,14 @@ line naming the file and line). See docs/spark-round-trip.md.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			r, err := compare.CompareFiles(args[:1], args[1:], compare.Options{IgnoreExtraQueries: ignoreExtra})
+			var r compare.Result
+			err := interruptible(cmd.Context(), func() (err error) {
+				r, err = compare.CompareFiles(args[:1], args[1:], compare.Options{IgnoreExtraQueries: ignoreExtra})
+				return err
+			})
+			if cmd.Context().Err() != nil {
+				return cmd.Context().Err()
+			}
 			if err != nil {
 				return &exitCodeError{code: compare.ExitBadInput, err: err}
 			}

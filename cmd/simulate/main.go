@@ -61,7 +61,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root := newRootCmd(stdout, stderr)
 	var prof profiler
 	prof.addFlag(root)
-	root.PersistentPreRunE = func(*cobra.Command, []string) error { return prof.start() }
+	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
+		// A profile inside the results folder would be lost when the
+		// folder is replaced: refuse it before creating it.
+		if out := c.Flags().Lookup("out"); out != nil && out.Changed && out.Value.String() != "" && (c.Name() == "run" || c.Name() == "sweep" || c.Name() == "merge") {
+			if err := checkOutside("--out", out.Value.String(), "--cpuprofile", prof.path); err != nil {
+				return err
+			}
+		}
+		return prof.start()
+	}
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)

@@ -1,9 +1,12 @@
 package main
 
 import (
-	"bytes"
+	"bufio"
+	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -54,17 +57,49 @@ docs/beam.md).`,
 			if err != nil {
 				return err
 			}
-			lines, err := replay.Run(t)
-			if err != nil {
-				return fmt.Errorf("%s: %w", args[0], err)
-			}
-			// Print only once every batch ran: a failure prints nothing.
-			var buf bytes.Buffer
-			if err := replay.WriteLines(&buf, lines); err != nil {
-				return err
-			}
-			_, err = stdout.Write(buf.Bytes())
-			return err
+			return replayTo(cmd.Context(), t, args[0], stdout)
 		},
 	}
+}
+
+// replayTo runs t and prints its lines to stdout only once every batch ran:
+// a failure or a signal prints nothing. The lines are spooled to a
+// temporary file meanwhile, so memory does not grow with the trace.
+func replayTo(ctx context.Context, t *replay.Trace, name string, stdout io.Writer) error {
+	spool, err := os.CreateTemp("", "dedupsim-replay-out-")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(spool.Name())
+	defer spool.Close()
+	w := bufio.NewWriter(spool)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	if err := replay.Stream(ctx, t, func(l *replay.BatchLine) error { return enc.Encode(l) }); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("replay output: %w", err)
+	}
+	if _, err := spool.Seek(0, io.SeekStart); err != nil {
+		return fmt.Errorf("replay output: %w", err)
+	}
+	_, err = io.Copy(stdout, ctxReader{ctx, spool})
+	return err
+}
+
+// ctxReader reads r until ctx is done.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }

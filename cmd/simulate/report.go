@@ -1,9 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
+	"regexp"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -42,12 +45,37 @@ so rendering twice yields byte-identical files.`,
 			if err := notAShard(dir); err != nil {
 				return err
 			}
-			if err := reports.Rerender(dir); err != nil {
-				return err
+			// A signal stops the command at once: the folder is replaced
+			// in one atomic step, never after the signal.
+			if err := interruptible(cmd.Context(), func() error { return reports.Rerender(dir) }); err != nil {
+				if cmd.Context().Err() != nil {
+					return err
+				}
+				return withoutStaging(err, dir)
 			}
 			_, err := fmt.Fprintf(stdout, "wrote %s and %s\n", filepath.Join(dir, "report.md"), filepath.Join(dir, "report.html"))
 			return err
 		},
 	}
 	return cmd
+}
+
+// withoutStaging returns err with every path of dir's staging folder (a
+// hidden sibling, ".NAME.dedupsim-staging-HEX", that report renders into)
+// replaced by dir: the user gave dir, and the staging folder is gone once
+// the command ends.
+func withoutStaging(err error, dir string) error {
+	abs, aerr := filepath.Abs(dir)
+	if aerr != nil {
+		return err
+	}
+	staging := regexp.MustCompile(regexp.QuoteMeta(filepath.Join(filepath.Dir(abs), "."+filepath.Base(abs)+".dedupsim-staging-")) + `[0-9a-f]+`)
+	msg := err.Error()
+	if !staging.MatchString(msg) {
+		return err
+	}
+	msg = staging.ReplaceAllLiteralString(msg, dir)
+	// "DIR is not a readable results folder: DIR: why" says DIR twice.
+	msg = strings.Replace(msg, dir+" is not a readable results folder: "+dir+": ", dir+" is not a readable results folder: ", 1)
+	return errors.New(msg)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -21,6 +22,8 @@ import (
 // runFlags are the flags shared by run and sweep.
 type runFlags struct {
 	out        string
+	outSet     bool   // --out given, even as ""
+	profile    string // the root's --cpuprofile
 	seed       uint64
 	seedSet    bool
 	quiet      bool
@@ -66,6 +69,10 @@ A scenario with a sweep: block runs every query once per delay.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.seedSet = cmd.Flags().Changed("seed")
+			f.outSet = cmd.Flags().Changed("out")
+			if p := cmd.Flag("cpuprofile"); p != nil {
+				f.profile = p.Value.String()
+			}
 			sc, err := scenario.Load(args[0])
 			if err != nil {
 				return err
@@ -96,6 +103,10 @@ combines the N shards into the folder the whole sweep writes (docs/sharding.md).
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.seedSet = cmd.Flags().Changed("seed")
+			f.outSet = cmd.Flags().Changed("out")
+			if p := cmd.Flag("cpuprofile"); p != nil {
+				f.profile = p.Value.String()
+			}
 			sc, err := scenario.Load(args[0])
 			if err != nil {
 				return err
@@ -138,12 +149,22 @@ func runScenario(ctx context.Context, sc *scenario.Scenario, f runFlags, stdout,
 	if err != nil {
 		return err
 	}
+	if f.outSet && f.out == "" {
+		return fmt.Errorf("--out \"\": want a results folder (leave --out out for results/%s)", sc.Name)
+	}
 	out := f.out
 	if out == "" {
 		out = filepath.Join("results", sc.Name)
 	}
 	publish, err := publisher(f.shard, &out, f.out == "")
 	if err != nil {
+		return err
+	}
+	// Publishing replaces out whole: nothing the run writes may be in it.
+	if err := checkOutside("--out", out, "--checkpoint", f.checkpoint); err != nil {
+		return err
+	}
+	if err := checkOutside("--out", out, "--cpuprofile", f.profile); err != nil {
 		return err
 	}
 	opts := runner.Options{Workers: f.workers, CheckpointDir: f.checkpoint, Store: f.store, SnapshotEvery: f.snapshot, PebbleMemory: memory}
@@ -158,22 +179,29 @@ func runScenario(ctx context.Context, sc *scenario.Scenario, f runFlags, stdout,
 	var render runner.Renderer
 	if !f.noReport {
 		render = reports.Render
+		if w := runner.ReportSizeWarning(sc); w != "" {
+			fmt.Fprintln(stderr, w)
+		}
 	}
 	res, err := publish(ctx, sc, opts, out, render)
 	if bar != nil {
 		bar.finish()
 	}
-	if err != nil {
+	var reportErr *runner.ReportError
+	if errors.As(err, &reportErr) && res != nil {
+		// The results are published; only the report is missing.
+		err = fmt.Errorf("%w; redraw it with: simulate report %s (or run with --no-report)", reportErr, out)
+	} else if err != nil {
 		return err
 	}
-	if err := reports.SummaryTable(stdout, res.Summary, false); err != nil {
-		return err
+	if e := reports.SummaryTable(stdout, res.Summary, false); e != nil {
+		return errors.Join(e, err)
 	}
 	for _, w := range reports.SaturationWarnings(res.Summary) {
 		fmt.Fprintln(stderr, w)
 	}
 	fmt.Fprintf(stdout, "results: %s\n", out)
-	return nil
+	return err
 }
 
 // bar is the progress bar on stderr, in simulated seconds.

@@ -16,6 +16,12 @@ var sizeUnits = []struct {
 	{"TB", 1e12}, {"GB", 1e9}, {"MB", 1e6}, {"KB", 1e3}, {"B", 1},
 }
 
+// maxSize is the largest size parseSize accepts.
+const (
+	maxSize     = 1 << 62
+	maxSizeText = "4194304TiB"
+)
+
 // parseSize reads a flag's byte size: a whole number with an optional
 // unit (B, KB, MB, GB, TB, KiB, MiB, GiB, TiB). "" is 0 (the default).
 func parseSize(flag, v string) (int64, error) {
@@ -30,8 +36,16 @@ func parseSize(flag, v string) (int64, error) {
 		}
 	}
 	n, err := strconv.ParseInt(num, 10, 64)
-	if err != nil || n <= 0 || n > (1<<62)/mult {
-		return 0, fmt.Errorf("%s %s: want a size above 0 such as 256MiB or 1GiB", flag, plan.ShowValue(v))
+	switch {
+	case err != nil && num != "" && strings.TrimLeft(num, "0123456789") == "" && !strings.HasPrefix(num, "-"):
+		// All digits, yet no int64: too large.
+		return 0, fmt.Errorf("%s %s: too large: at most %s", flag, plan.ShowValue(v), maxSizeText)
+	case err != nil:
+		return 0, fmt.Errorf("%s %s: want a whole number with an optional unit (B, KB, MB, GB, TB, KiB, MiB, GiB, TiB), such as 256MiB or 1GiB", flag, plan.ShowValue(v))
+	case n <= 0:
+		return 0, fmt.Errorf("%s %s: want a size above 0, such as 256MiB or 1GiB", flag, plan.ShowValue(v))
+	case n > maxSize/mult:
+		return 0, fmt.Errorf("%s %s: too large: at most %s", flag, plan.ShowValue(v), maxSizeText)
 	}
 	return n * mult, nil
 }

@@ -16,14 +16,22 @@ func TestParseSize(t *testing.T) {
 			t.Errorf("parseSize(%q) = %d, %v; want %d", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"0", "-1MiB", "12XB", "MiB", "1.5GiB", "9999999TiB", strings.Repeat("9", 200)} {
+	// Each refusal says what is wrong with the value: "1PiB" said "want
+	// a size above 0", which it is.
+	bad := map[string]string{
+		"0": "want a size above 0", "-1MiB": "want a size above 0",
+		"12XB": "want a whole number with an optional unit", "MiB": "want a whole number with an optional unit",
+		"1.5GiB": "want a whole number with an optional unit", "1PiB": "unit (B, KB, MB, GB, TB, KiB, MiB, GiB, TiB)",
+		"9999999TiB": "too large: at most 4194304TiB", strings.Repeat("9", 200): "too large",
+	}
+	for in, want := range bad {
 		_, err := parseSize("--memory", in)
 		if err == nil {
 			t.Errorf("parseSize(%q) accepted", in)
 			continue
 		}
-		if msg := err.Error(); !strings.HasPrefix(msg, "--memory ") || !strings.Contains(msg, "want a size") || len(msg) > 160 {
-			t.Errorf("parseSize(%q): %q: want one short line naming the flag and the expectation", in, msg)
+		if msg := err.Error(); !strings.HasPrefix(msg, "--memory ") || !strings.Contains(msg, want) || len(msg) > 200 || strings.Contains(msg, "\n") {
+			t.Errorf("parseSize(%q): %q: want one short line naming the flag and saying %q", in, msg, want)
 		}
 	}
 }

@@ -53,7 +53,11 @@ naming the file.`,
 			if format != "table" && format != "json" {
 				return fmt.Errorf("--format %q: want table or json", format)
 			}
-			st, err := statereader.Read(args[0], statereader.Options{Query: query, Limit: limit})
+			var st *statereader.State
+			err := interruptible(cmd.Context(), func() (err error) {
+				st, err = statereader.Read(args[0], statereader.Options{Query: query, Limit: limit})
+				return err
+			})
 			if err != nil {
 				return err
 			}

@@ -64,7 +64,8 @@ var ErrEmpty = errors.New("empty interval")
 
 // parseWords parses Parse's word form: "20 minutes", "1 minute 30 seconds",
 // "interval 2 hours", "10 min", "1.5 hours", "10seconds", in whole
-// milliseconds. Negative totals are rejected.
+// microseconds (so that "1 microsecond" is 1µs, not 0, and a check of a
+// whole millisecond can say so). Negative totals are rejected.
 func parseWords(s string) (int64, error) {
 	fields := strings.Fields(strings.ToLower(strings.TrimSpace(s)))
 	if len(fields) > 0 && fields[0] == "interval" {
@@ -106,11 +107,10 @@ func parseWords(s string) (int64, error) {
 		return 0, fmt.Errorf("%q: a duration must not be negative", s)
 	}
 	micros := new(big.Int).Quo(total.Num(), total.Denom())
-	ms := micros.Quo(micros, big.NewInt(1000))
-	if !ms.IsInt64() || ms.Int64() > math.MaxInt64/1000 {
+	if !micros.IsInt64() || micros.Int64() > math.MaxInt64/int64(time.Microsecond) {
 		return 0, fmt.Errorf("%q: interval too large", s)
 	}
-	return ms.Int64(), nil
+	return micros.Int64(), nil
 }
 
 // Parse parses a scenario duration in any friendly form: a Go duration
@@ -133,14 +133,11 @@ func Parse(s string) (time.Duration, error) {
 		return d, nil
 	}
 	neg := strings.HasPrefix(t, "-")
-	ms, err := parseWords(strings.TrimPrefix(t, "-"))
+	us, err := parseWords(strings.TrimPrefix(t, "-"))
 	if err != nil {
 		return 0, fmt.Errorf("%q is not a duration: want a Go duration (90s, 1h30m), days (7d) or a Spark interval (\"20 minutes\")", s)
 	}
-	if ms > math.MaxInt64/int64(time.Millisecond) {
-		return 0, fmt.Errorf("%q: duration too large", s)
-	}
-	d := time.Duration(ms) * time.Millisecond
+	d := time.Duration(us) * time.Microsecond
 	if neg {
 		d = -d
 	}

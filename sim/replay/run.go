@@ -1,10 +1,12 @@
 package replay
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/dedupsim/dedupsim/engines"
 	"github.com/dedupsim/dedupsim/engines/fileio"
@@ -40,35 +42,57 @@ func NewBatchLine(p *sim.Progress, step int, rows []json.RawMessage) BatchLine {
 	}
 }
 
-// Run executes t and returns one line per executed micro-batch. Restarts
-// are real: the query's state lives in a checkpoint folder (a temporary
-// one, removed afterwards), and a restart closes the query and starts a new
-// one from that checkpoint. A query Spark fails while it runs returns the
-// failure (a *sim.QueryFailure, wrapped) and no lines.
+// Run executes t and returns one line per executed micro-batch; Stream
+// does the same without holding the lines.
 func Run(t *Trace) ([]BatchLine, error) {
-	dir, err := os.MkdirTemp("", "dedupsim-replay-")
+	var out []BatchLine
+	err := Stream(context.Background(), t, func(l *BatchLine) error {
+		c := *l
+		c.Rows = slices.Clone(l.Rows)
+		out = append(out, c)
+		return nil
+	})
 	if err != nil {
 		return nil, err
+	}
+	return out, nil
+}
+
+// Stream executes t and calls emit with each executed micro-batch's line,
+// in order; the line is reused after emit returns. Memory is bounded by
+// one batch, whatever the trace's length. Restarts are real: the query's
+// state lives in a checkpoint folder (a temporary one, removed
+// afterwards), and a restart closes the query and starts a new one from
+// that checkpoint. A query Spark fails while it runs returns the failure
+// (a *sim.QueryFailure, wrapped) after the lines of the batches before
+// it. Stream stops between steps once ctx is done and returns its error.
+func Stream(ctx context.Context, t *Trace, emit func(*BatchLine) error) error {
+	dir, err := os.MkdirTemp("", "dedupsim-replay-")
+	if err != nil {
+		return err
 	}
 	defer os.RemoveAll(dir)
 	cp, err := sim.CreateCheckpoint(dir+"/checkpoint", sim.CheckpointMeta{Query: t.Chain.Text, Store: "memory"})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	r := &runner{t: t, cp: cp}
+	r := &runner{t: t, cp: cp, emit: emit}
 	if r.q, err = startQuery(t.Plan, t.ShufflePartitions, cp); err != nil {
-		return nil, err
+		return err
 	}
 	defer func() { r.q.Close() }()
 
 	for si, s := range t.Steps {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		switch {
 		case s.Restart:
 			if err := r.q.Close(); err != nil {
-				return nil, fmt.Errorf("steps[%d]: restart: %w", si, err)
+				return fmt.Errorf("steps[%d]: restart: %w", si, err)
 			}
 			if r.q, err = startQuery(t.Plan, t.ShufflePartitions, cp); err != nil {
-				return nil, fmt.Errorf("steps[%d]: restart: %w", si, err)
+				return fmt.Errorf("steps[%d]: restart: %w", si, err)
 			}
 		case t.ManualClock && s.Trigger:
 			err = r.trigger(si)
@@ -82,10 +106,10 @@ func Run(t *Trace) ([]BatchLine, error) {
 			}
 		}
 		if err != nil {
-			return nil, fmt.Errorf("steps[%d]: %w", si, err)
+			return fmt.Errorf("steps[%d]: %w", si, err)
 		}
 	}
-	return r.out, nil
+	return nil
 }
 
 // runner is one run of a trace.
@@ -97,7 +121,16 @@ type runner struct {
 	// batch (manual clock), pending holds its rows.
 	available bool
 	pending   RowSet
-	out       []BatchLine
+	// emit receives each line; line and emitted are reused.
+	emit    func(*BatchLine) error
+	line    BatchLine
+	emitted []json.RawMessage
+}
+
+// send hands the line of batch p, caused by step si, to emit.
+func (r *runner) send(p *sim.Progress, si int, rows []json.RawMessage) error {
+	r.line = NewBatchLine(p, si, rows)
+	return r.emit(&r.line)
 }
 
 // batch runs one data batch over rows, caused by step si.
@@ -106,14 +139,13 @@ func (r *runner) batch(si int, rows *RowSet) error {
 	if err != nil {
 		return err
 	}
-	var emitted []json.RawMessage
+	r.emitted = r.emitted[:0]
 	for i, o := range r.q.Outcomes() {
 		if o == engines.Emitted {
-			emitted = append(emitted, rows.Raw[i])
+			r.emitted = append(r.emitted, rows.Raw[i])
 		}
 	}
-	r.out = append(r.out, NewBatchLine(p, si, emitted))
-	return nil
+	return r.send(p, si, r.emitted)
 }
 
 // anotherBatch is constructNextBatch's question to the last batch, asked
@@ -132,8 +164,7 @@ func (r *runner) noData(si int) error {
 	if err != nil {
 		return fmt.Errorf("no-data batch: %w", err)
 	}
-	r.out = append(r.out, NewBatchLine(p, si, nil))
-	return nil
+	return r.send(p, si, nil)
 }
 
 // untilIdle runs the triggers after a batch until Spark would be idle: the

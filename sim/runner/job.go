@@ -192,7 +192,7 @@ func (r *jobRun) init() error {
 		}
 	}
 	r.maxLag = math.Inf(-1)
-	r.ck = &checkpointer{env: r.env.jobEnv, job: r.env.Job}
+	r.ck = &checkpointer{env: r.env.jobEnv, job: r.env.Job, holdID: -1}
 	r.spark = newSparkRun(r.env)
 	r.t = sc.Start.UnixMicro() + sc.Trigger.Micros()
 
@@ -439,6 +439,9 @@ func (r *jobRun) afterBatch(c *clock, p *sim.Progress) error {
 		if err != nil {
 			return err
 		}
+		// The snapshot is durable: retention may now drop the entries
+		// the previous one resumed from, never those of this one.
+		r.ck.hold(r.ck.gen, r.q.State().NextBatchID-1)
 		c.lastSnapshot = time.Now()
 	}
 	if r.env.afterBatch != nil {
@@ -583,6 +586,20 @@ type checkpointer struct {
 	// noticed is set once the job said its checkpoint keeps another
 	// partition count than the scenario's (keepPartitions).
 	noticed bool
+	// cp is the open query checkpoint (nil without a folder). The newest
+	// durable job snapshot resumes from the log entries of batch holdID
+	// of folder holdGen (holdID -1: none): retention keeps them.
+	cp              *sim.Checkpoint
+	holdGen, holdID int
+}
+
+// hold makes the query checkpoint of folder gen keep the log entries of
+// batch id and later, which the newest job snapshot resumes from.
+func (c *checkpointer) hold(gen int, id int64) {
+	c.holdGen, c.holdID = gen, int(id)
+	if c.cp != nil && c.gen == gen {
+		c.cp.Retain(id)
+	}
 }
 
 func (c *checkpointer) folder() string {
@@ -633,12 +650,17 @@ func (c *checkpointer) open(state sim.State, openStore StoreOpener) (*sim.Query,
 		}
 	}
 	q.SetCheckpoint(cp)
+	c.cp = cp
+	if c.holdGen == c.gen {
+		cp.Retain(int64(c.holdID))
+	}
 	return q, nil
 }
 
 // restart closes q and starts it again: from its own checkpoint, or from a
 // new, empty one when the checkpoint is lost.
 func (c *checkpointer) restart(q *sim.Query, lose bool) (*sim.Query, error) {
+	c.cp = nil
 	if err := q.Close(); err != nil {
 		return nil, err
 	}

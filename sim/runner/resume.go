@@ -250,6 +250,8 @@ func (r *jobRun) restore() (bool, sim.State, error) {
 		return false, sim.State{}, fmt.Errorf("%s: %d bad-clock moments with %d event times, at most %d are kept", path, len(s.BadClock), len(s.BadClockAt), maxBadClockMarkers)
 	}
 	r.hasLook, r.t, r.nextFault, r.ck.gen = s.HasLook, s.T, s.NextFault, s.Gen
+	// Until the resumed run's first snapshot, a kill resumes from this one.
+	r.ck.hold(s.Gen, s.State.NextBatchID-1)
 	if r.env.badClock {
 		r.badClock, r.badClockAt = s.BadClock, s.BadClockAt
 	}

@@ -159,6 +159,9 @@ func prepare(s *scenario.Scenario, opts Options) (_ *execution, err error) {
 			jobs[i].Store = opts.Store
 		}
 	}
+	if err := checkOpenFiles(s, jobs, opts.Workers, opts.CheckpointDir != ""); err != nil {
+		return nil, err
+	}
 	r := &execution{sc: s, opts: opts, jobs: jobs, newSource: opts.NewSource, prog: opts.Progress}
 	if r.newSource == nil {
 		r.newSource = defaultSource

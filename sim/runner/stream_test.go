@@ -72,3 +72,25 @@ func TestSharedStreamGivesEveryReaderEveryRow(t *testing.T) {
 		}
 	}
 }
+
+// TestDetachedReaderHoldsNoOneUp checks, without goroutines, what the
+// test above catches only as a one-minute timeout: a detached reader no
+// longer counts as the slowest (the producer may reuse the chunks it had
+// not read), and once every reader detached the producer stops.
+func TestDetachedReaderHoldsNoOneUp(t *testing.T) {
+	s := newSharedStream(&countSource{n: 1}, 2, newCPUTokens(1))
+	ctx := context.Background()
+	fast, slow := s.reader(ctx, 0, nil), s.reader(ctx, 1, nil)
+	s.produced, s.pos[0], s.pos[1] = 3*streamRing, 3*streamRing, 1
+	if got := s.slowest(); got != 1 {
+		t.Fatalf("slowest chunk %d with a reader at chunk 1", got)
+	}
+	slow.detach()
+	if got := s.slowest(); got != 3*streamRing || s.stop {
+		t.Fatalf("after the slow reader detached: slowest chunk %d (want %d), stop %v", got, 3*streamRing, s.stop)
+	}
+	fast.detach()
+	if !s.stop {
+		t.Fatal("every reader detached, yet the producer goes on")
+	}
+}

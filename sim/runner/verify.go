@@ -336,6 +336,9 @@ func checkSum(dir string, f fileSum) error {
 		return fmt.Errorf("%s: a recorded file outside the job's folder: %s", filepath.Join(dir, runfolder.JobStateFile), quote(f.Path))
 	}
 	sum, err := hashFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s: missing, yet the job snapshot %s resumes from it: this checkpoint cannot be resumed; move it aside and run again", p, filepath.Join(dir, runfolder.JobStateFile))
+	}
 	if err != nil {
 		return err
 	}

@@ -310,3 +310,14 @@ func TestStartRange(t *testing.T) {
 		}
 	}
 }
+
+func TestSweepDelayBelowOneMillisecond(t *testing.T) {
+	// 100us and 200us both ran as duplicate "0s" jobs.
+	wantError(t, base+"sweep:\n  delay: [100us, 1s]\n", "sweep.delay[0]", "whole number of milliseconds", "got 100µs")
+	wantError(t, base+"sweep:\n  delay: [1s, 1500us]\n", "sweep.delay[1]", "whole number of milliseconds", "got 1.5ms")
+}
+
+func TestTriggerOfOneMicrosecondInWords(t *testing.T) {
+	// "1 microsecond" was truncated to 0 and refused as "got 0s".
+	wantError(t, base+"trigger: 1 microsecond\n", "trigger", "at least 1ms", "got 1µs")
+}

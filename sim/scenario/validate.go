@@ -130,6 +130,9 @@ func (s *Scenario) checkFaults(p *problems) {
 		switch {
 		case d < 0:
 			p.add(path, "must be at least 0, got %s", d)
+		case d%interval.Duration(time.Millisecond) != 0:
+			// Sub-millisecond delays all ran as "0s" jobs.
+			p.add(path, "must be a whole number of milliseconds (Spark's watermark delays are), got %s", d)
 		case slices.Index(s.Sweep.Delay, d) < i:
 			p.add(path, "must be listed once, got %s again", d)
 		}
