@@ -54,10 +54,20 @@ a key lives about delay + trigger in a pair-keyed dropDuplicates, about 2 x dela
 + trigger in dropDuplicatesWithinWatermark; state = unique-key rate x that
 horizon x bytes per entry) beside the simulated values.
 
---production-rate sizes state for your real traffic: state grows linearly with
-the rate, so the scenario's state is scaled to it (the rates are not).
---memory-budget fails the plan when the state of the smallest delay meeting the
-targets exceeds it.
+--production-rate plans for your real traffic by simulating at it: the
+scenario's rate (or its profile) is multiplied up to it, so every copy, late
+row and bad clock comes at that rate, and the delay, the rates, the state and
+the cluster are measured there, never scaled from the scenario's rate (a bad
+clock's lead over the watermark and a store's memory do not scale linearly).
+A simulation takes about as long as the rows it makes: 20,000/s for 30
+minutes is 36 million originals a seed and delay. --memory-budget fails the
+plan when the state of the smallest delay meeting the targets exceeds it.
+
+--out DIR writes the plan as a results folder for a design review:
+report.md and report.html with the answer first, the state and the cluster
+at the production rate (HDFS and RocksDB side by side), the chart of the
+delays tried against the targets and the assumptions; plan.json holds the
+same numbers.
 
 When no delay can meet the targets it says so and why: a pair-keyed
 dropDuplicates(["event_id", "event_time"]) sees every re-stamped copy as a new
@@ -73,7 +83,7 @@ still keeps up, found by bisection over simulations (docs/spark-model.md).
 the provider's default costs, estimates, time the batches.
 
 Exit status: 0 with a recommended delay, 2 without one (unreachable, over
-budget, or no watermark to plan), 1 on errors.`,
+budget, no watermark to plan, or a state that never shrinks), 1 on errors.`,
 		Example: `  simulate plan experiments/capacity-plan.yaml --query within-watermark --max-missed-rate 0.001
   simulate plan experiments/capacity-plan.yaml --query within-watermark --production-rate 20000/s --memory-budget 4GiB
   simulate plan experiments/capacity-plan.yaml --query pair-keyed --json

@@ -128,6 +128,9 @@ func (r *Result) WriteText(w io.Writer, file string, seed uint64) error {
 	case r.Recommended != nil:
 		fmt.Fprintf(tw, "  delay\t%s recommended (%s, resolution %s)\n", fmtDelay(*r.Recommended), r.simulatedText(), fmtDelay(max(r.Resolution, time.Second)))
 		at = "at " + fmtDelay(*r.Recommended)
+	case r.Shape == NeverEvicts && !r.BudgetExceeded && r.Point.HasDelay:
+		fmt.Fprintf(tw, "  delay\tnone: the query never evicts, its state grows without bound at any delay (%s meets the rates)\n", fmtDelay(r.Point.Delay))
+		at = "at " + fmtDelay(r.Point.Delay)
 	case r.BudgetExceeded && r.Point.HasDelay:
 		fmt.Fprintf(tw, "  delay\tnone: %s meets the rates but not the budget\n", fmtDelay(r.Point.Delay))
 		at = "at " + fmtDelay(r.Point.Delay)
