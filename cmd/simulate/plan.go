@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dedupsim/dedupsim/metrics"
 	"github.com/dedupsim/dedupsim/sim/plan"
 	"github.com/dedupsim/dedupsim/sim/scenario"
 )
@@ -22,12 +23,12 @@ const exitNoPlan = 2
 
 func newPlanCmd(stdout, stderr io.Writer) *cobra.Command {
 	var (
-		query, missed, falseDrop, budget, prodRate string
-		asJSON, quiet                              bool
-		seed                                       uint64
-		workers, seeds                             int
-		quantile                                   float64
-		sf                                         sparkFlags
+		query, missed, falseDrop, budget, prodRate, out string
+		asJSON, quiet                                   bool
+		seed                                            uint64
+		workers, seeds                                  int
+		quantile                                        float64
+		sf                                              sparkFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "plan FILE --query NAME",
@@ -88,6 +89,7 @@ budget, no watermark to plan, or a state that never shrinks), 1 on errors.`,
   simulate plan experiments/capacity-plan.yaml --query within-watermark --production-rate 20000/s --memory-budget 4GiB
   simulate plan experiments/capacity-plan.yaml --query pair-keyed --json
   simulate plan experiments/capacity-plan.yaml --query within-watermark --seeds 10 --quantile 0.9
+  simulate plan experiments/capacity-plan.yaml --query within-watermark --seeds 3 --production-rate 20000/s --out /tmp/review
   simulate calibrate experiments/spark-sample/driver.log --executors 4 --cores-per-executor 4 && simulate plan experiments/capacity-plan.yaml --query within-watermark --seeds 1 --production-rate 20000/s --partitions 200 --executors 4 --cores-per-executor 4 --cost experiments/spark-sample/cost.yaml`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
@@ -145,6 +147,12 @@ budget, no watermark to plan, or a state that never shrinks), 1 on errors.`,
 				return fmt.Errorf("--query: required: name the query to plan; %s's queries are: %s", file, strings.Join(names, ", "))
 			}
 
+			if out != "" {
+				// Refuse a folder that is not dedupsim's before the search.
+				if err := metrics.CheckReplaceable(out); err != nil {
+					return fmt.Errorf("--out %w", err)
+				}
+			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			opts := plan.Options{Workers: workers, Seeds: seeds, Quantile: quantile}
@@ -168,6 +176,16 @@ budget, no watermark to plan, or a state that never shrinks), 1 on errors.`,
 					return err
 				}
 			}
+			if out != "" {
+				in := reviewInput{file: file, sc: sc, cluster: cluster, targets: t, workers: workers, command: commandLine(cmd, file)}
+				if cmd.Flags().Changed("cost") {
+					in.costFrom = sf.cost
+				}
+				if err := writeReview(ctx, out, in, res); err != nil {
+					return fmt.Errorf("--out %s: %w", out, err)
+				}
+				fmt.Fprintf(stderr, "review: %s\n", out)
+			}
 			if asJSON {
 				err = res.WriteJSON(stdout)
 			} else {
@@ -188,6 +206,7 @@ budget, no watermark to plan, or a state that never shrinks), 1 on errors.`,
 	fl.StringVar(&falseDrop, "max-false-drop-rate", "0.0001", "largest share of events lost: a fraction (0.0001) or a percentage (0.01%)")
 	fl.StringVar(&budget, "memory-budget", "", "largest peak state, such as 512MiB or 4GiB (at --production-rate if given)")
 	fl.StringVar(&prodRate, "production-rate", "", "your rate of originals, such as 20000/s: state is scaled to it from the scenario's rate")
+	fl.StringVar(&out, "out", "", "write the plan as a results folder for a design review: report.md, report.html, plan.json, charts and the run at the recommended delay")
 	fl.BoolVar(&asJSON, "json", false, "print the plan as JSON: query, recommendedDelaySeconds, predicted, simulated, reason, seeds, spread, bindingTarget, and spark on a cluster")
 	fl.IntVar(&seeds, "seeds", 5, "seeds to plan over: the scenario's seed and the next ones (seed, seed+1, ...)")
 	fl.Float64Var(&quantile, "quantile", 1, "share of the seeds the recommended delay must meet the targets on (1: every seed)")

@@ -231,6 +231,12 @@ func (r *Result) simulatedText() string {
 	return fmt.Sprintf("%s simulations over %d seeds", fmtCount(float64(n)), len(r.Seeds))
 }
 
+// BindingText is bindingText, for the review document.
+func (r *Result) BindingText() string { return r.bindingText() }
+
+// MarginsText is marginsText, for the review document.
+func (r *Result) MarginsText() string { return r.marginsText() }
+
 // bindingText names the target that decides the plan and what the other
 // rate target alone needs: "the false-drop target 0.01% decides: the
 // missed-duplicate target alone needs 4m10s".
