@@ -86,11 +86,11 @@ the provider's default costs, estimates, time the batches.
 Exit status: 0 with a recommended delay, 2 without one (unreachable, over
 budget, no watermark to plan, or a state that never shrinks), 1 on errors.`,
 		Example: `  simulate plan experiments/capacity-plan.yaml --query within-watermark --max-missed-rate 0.001
-  simulate plan experiments/capacity-plan.yaml --query within-watermark --production-rate 20000/s --memory-budget 4GiB
+  simulate plan experiments/capacity-plan.yaml --query within-watermark --seeds 1 --production-rate 600/s --memory-budget 1GiB
   simulate plan experiments/capacity-plan.yaml --query pair-keyed --json
   simulate plan experiments/capacity-plan.yaml --query within-watermark --seeds 10 --quantile 0.9
-  simulate plan experiments/capacity-plan.yaml --query within-watermark --seeds 3 --production-rate 20000/s --out /tmp/review
-  simulate calibrate experiments/spark-sample/driver.log --executors 4 --cores-per-executor 4 && simulate plan experiments/capacity-plan.yaml --query within-watermark --seeds 1 --production-rate 20000/s --partitions 200 --executors 4 --cores-per-executor 4 --cost experiments/spark-sample/cost.yaml`,
+  simulate plan experiments/capacity-plan.yaml --query within-watermark --seeds 1 --production-rate 600/s --partitions 16 --executors 2 --out /tmp/review
+  simulate calibrate experiments/spark-sample/driver.log --executors 4 --cores-per-executor 4 && simulate plan experiments/capacity-plan.yaml --query within-watermark --seeds 1 --production-rate 600/s --partitions 200 --executors 4 --cores-per-executor 4 --cost experiments/spark-sample/cost.yaml`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return fmt.Errorf("want one scenario file, got %d arguments (e.g. simulate plan experiments/capacity-plan.yaml --query within-watermark)", len(args))
