@@ -128,3 +128,33 @@ func TestPlanMeetsTargetsAtProductionRate(t *testing.T) {
 		})
 	}
 }
+
+// TestPlanNotesAtTheRecommendation: with several seeds, every note is
+// about the recommended delay, not the first seed's own: the key-horizon
+// note names the recommendation's horizon (2 x delay + trigger) and the
+// copies note its delay. Before, the notes were the first seed's, at its
+// own smaller delay.
+func TestPlanNotesAtTheRecommendation(t *testing.T) {
+	sc := parse(t, strings.Replace(knownGaps, "duration: 10m", "duration: 6m", 1))
+	r, err := Search(context.Background(), sc, "within-watermark", Targets{MaxMissedRate: 0.005, MaxFalseDropRate: 0.0001}, Options{Seeds: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Recommended == nil || r.Seeds[0].Delay == nil || *r.Seeds[0].Delay == *r.Recommended {
+		t.Fatalf("want a recommendation other than the first seed's own delay: %s", r.Reason)
+	}
+	d := *r.Recommended
+	horizon := fmt.Sprintf("key horizon (%s)", fmtDelay(2*d+sc.Trigger.Std()))
+	copies := fmt.Sprintf("at %s, each seed's missed rate", fmtDelay(d))
+	var sawH, sawC bool
+	for _, n := range r.Notes {
+		sawH = sawH || strings.Contains(n, horizon)
+		sawC = sawC || strings.Contains(n, copies)
+		if strings.Contains(n, "key horizon (") && !strings.Contains(n, horizon) {
+			t.Errorf("note at another delay than %s: %s", d, n)
+		}
+	}
+	if !sawH || !sawC {
+		t.Errorf("want notes with %q and %q; got %q", horizon, copies, r.Notes)
+	}
+}
