@@ -13,8 +13,10 @@ import (
 // fields sit beside the others in summary.json, and are absent without a
 // spark: block.
 type SparkSummary struct {
-	// BatchDurationMs are the executed batches' modelled durations; null
-	// without a cost block (batches are then instantaneous).
+	// BatchDurationMs are the modelled durations of the batches that
+	// start in the traffic window (see Windows: the drain's batches are
+	// left out); null without a cost block (batches are then
+	// instantaneous).
 	BatchDurationMs *DurationPercentiles `json:"batchDurationMs"`
 	// MaxProcessingLagSeconds is the largest batch end minus the arrival
 	// of the batch's oldest row, over the data batches; null when no data
@@ -36,6 +38,10 @@ type SparkSummary struct {
 	// files are on the checkpoint location.
 	ExecutorPeakDiskBytes int64 `json:"executorPeakDiskBytes"`
 }
+
+// SparkTrafficFields are the spark fields measured over the traffic
+// window (see Windows), listed in Windows.Traffic with a spark: block.
+func SparkTrafficFields() []string { return []string{"batchDurationMs"} }
 
 // DurationPercentiles are percentiles of batch durations, in
 // milliseconds.

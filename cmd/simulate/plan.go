@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dedupsim/dedupsim/metrics"
 	"github.com/dedupsim/dedupsim/sim/plan"
 	"github.com/dedupsim/dedupsim/sim/scenario"
 )
@@ -22,12 +23,12 @@ const exitNoPlan = 2
 
 func newPlanCmd(stdout, stderr io.Writer) *cobra.Command {
 	var (
-		query, missed, falseDrop, budget, prodRate string
-		asJSON, quiet                              bool
-		seed                                       uint64
-		workers, seeds                             int
-		quantile                                   float64
-		sf                                         sparkFlags
+		query, missed, falseDrop, budget, prodRate, out string
+		asJSON, quiet                                   bool
+		seed                                            uint64
+		workers, seeds                                  int
+		quantile                                        float64
+		sf                                              sparkFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "plan FILE --query NAME",
@@ -54,10 +55,20 @@ a key lives about delay + trigger in a pair-keyed dropDuplicates, about 2 x dela
 + trigger in dropDuplicatesWithinWatermark; state = unique-key rate x that
 horizon x bytes per entry) beside the simulated values.
 
---production-rate sizes state for your real traffic: state grows linearly with
-the rate, so the scenario's state is scaled to it (the rates are not).
---memory-budget fails the plan when the state of the smallest delay meeting the
-targets exceeds it.
+--production-rate plans for your real traffic by simulating at it: the
+scenario's rate (or its profile) is multiplied up to it, so every copy, late
+row and bad clock comes at that rate, and the delay, the rates, the state and
+the cluster are measured there, never scaled from the scenario's rate (a bad
+clock's lead over the watermark and a store's memory do not scale linearly).
+A simulation takes about as long as the rows it makes: 20,000/s for 30
+minutes is 36 million originals a seed and delay. --memory-budget fails the
+plan when the state of the smallest delay meeting the targets exceeds it.
+
+--out DIR writes the plan as a results folder for a design review:
+report.md and report.html with the answer first, the state and the cluster
+at the production rate (HDFS and RocksDB side by side), the chart of the
+delays tried against the targets and the assumptions; plan.json holds the
+same numbers.
 
 When no delay can meet the targets it says so and why: a pair-keyed
 dropDuplicates(["event_id", "event_time"]) sees every re-stamped copy as a new
@@ -73,12 +84,13 @@ still keeps up, found by bisection over simulations (docs/spark-model.md).
 the provider's default costs, estimates, time the batches.
 
 Exit status: 0 with a recommended delay, 2 without one (unreachable, over
-budget, or no watermark to plan), 1 on errors.`,
+budget, no watermark to plan, or a state that never shrinks), 1 on errors.`,
 		Example: `  simulate plan experiments/capacity-plan.yaml --query within-watermark --max-missed-rate 0.001
-  simulate plan experiments/capacity-plan.yaml --query within-watermark --production-rate 20000/s --memory-budget 4GiB
+  simulate plan experiments/capacity-plan.yaml --query within-watermark --seeds 1 --production-rate 600/s --memory-budget 1GiB
   simulate plan experiments/capacity-plan.yaml --query pair-keyed --json
   simulate plan experiments/capacity-plan.yaml --query within-watermark --seeds 10 --quantile 0.9
-  simulate calibrate experiments/spark-sample/driver.log --executors 4 --cores-per-executor 4 && simulate plan experiments/capacity-plan.yaml --query within-watermark --seeds 1 --production-rate 20000/s --partitions 200 --executors 4 --cores-per-executor 4 --cost experiments/spark-sample/cost.yaml`,
+  simulate plan experiments/capacity-plan.yaml --query within-watermark --seeds 1 --production-rate 600/s --partitions 16 --executors 2 --out /tmp/review
+  simulate calibrate experiments/spark-sample/driver.log --executors 4 --cores-per-executor 4 && simulate plan experiments/capacity-plan.yaml --query within-watermark --seeds 1 --production-rate 600/s --partitions 200 --executors 4 --cores-per-executor 4 --cost experiments/spark-sample/cost.yaml`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return fmt.Errorf("want one scenario file, got %d arguments (e.g. simulate plan experiments/capacity-plan.yaml --query within-watermark)", len(args))
@@ -135,6 +147,12 @@ budget, or no watermark to plan), 1 on errors.`,
 				return fmt.Errorf("--query: required: name the query to plan; %s's queries are: %s", file, strings.Join(names, ", "))
 			}
 
+			if out != "" {
+				// Refuse a folder that is not dedupsim's before the search.
+				if err := metrics.CheckReplaceable(out); err != nil {
+					return fmt.Errorf("--out %w", err)
+				}
+			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			opts := plan.Options{Workers: workers, Seeds: seeds, Quantile: quantile}
@@ -158,6 +176,16 @@ budget, or no watermark to plan), 1 on errors.`,
 					return err
 				}
 			}
+			if out != "" {
+				in := reviewInput{file: file, sc: sc, cluster: cluster, targets: t, workers: workers, command: commandLine(cmd, file)}
+				if cmd.Flags().Changed("cost") {
+					in.costFrom = sf.cost
+				}
+				if err := writeReview(ctx, out, in, res); err != nil {
+					return fmt.Errorf("--out %s: %w", out, err)
+				}
+				fmt.Fprintf(stderr, "review: %s\n", out)
+			}
 			if asJSON {
 				err = res.WriteJSON(stdout)
 			} else {
@@ -178,6 +206,7 @@ budget, or no watermark to plan), 1 on errors.`,
 	fl.StringVar(&falseDrop, "max-false-drop-rate", "0.0001", "largest share of events lost: a fraction (0.0001) or a percentage (0.01%)")
 	fl.StringVar(&budget, "memory-budget", "", "largest peak state, such as 512MiB or 4GiB (at --production-rate if given)")
 	fl.StringVar(&prodRate, "production-rate", "", "your rate of originals, such as 20000/s: state is scaled to it from the scenario's rate")
+	fl.StringVar(&out, "out", "", "write the plan as a results folder for a design review: report.md, report.html, plan.json, charts and the run at the recommended delay")
 	fl.BoolVar(&asJSON, "json", false, "print the plan as JSON: query, recommendedDelaySeconds, predicted, simulated, reason, seeds, spread, bindingTarget, and spark on a cluster")
 	fl.IntVar(&seeds, "seeds", 5, "seeds to plan over: the scenario's seed and the next ones (seed, seed+1, ...)")
 	fl.Float64Var(&quantile, "quantile", 1, "share of the seeds the recommended delay must meet the targets on (1: every seed)")

@@ -128,6 +128,9 @@ func (r *Result) WriteText(w io.Writer, file string, seed uint64) error {
 	case r.Recommended != nil:
 		fmt.Fprintf(tw, "  delay\t%s recommended (%s, resolution %s)\n", fmtDelay(*r.Recommended), r.simulatedText(), fmtDelay(max(r.Resolution, time.Second)))
 		at = "at " + fmtDelay(*r.Recommended)
+	case r.Shape == NeverEvicts && !r.BudgetExceeded && r.Point.HasDelay:
+		fmt.Fprintf(tw, "  delay\tnone: the query never evicts, its state grows without bound at any delay (%s meets the rates)\n", fmtDelay(r.Point.Delay))
+		at = "at " + fmtDelay(r.Point.Delay)
 	case r.BudgetExceeded && r.Point.HasDelay:
 		fmt.Fprintf(tw, "  delay\tnone: %s meets the rates but not the budget\n", fmtDelay(r.Point.Delay))
 		at = "at " + fmtDelay(r.Point.Delay)
@@ -227,6 +230,12 @@ func (r *Result) simulatedText() string {
 	}
 	return fmt.Sprintf("%s simulations over %d seeds", fmtCount(float64(n)), len(r.Seeds))
 }
+
+// BindingText is bindingText, for the review document.
+func (r *Result) BindingText() string { return r.bindingText() }
+
+// MarginsText is marginsText, for the review document.
+func (r *Result) MarginsText() string { return r.marginsText() }
 
 // bindingText names the target that decides the plan and what the other
 // rate target alone needs: "the false-drop target 0.01% decides: the

@@ -29,10 +29,15 @@
 // asked for, so the recommendation and every byte of the plan do not
 // depend on the number of workers.
 //
-// The rates the targets bound (missed duplicates per true duplicate,
-// false drops per logical event) do not depend on the traffic's rate;
-// state does, linearly, which is how a production rate other than the
-// scenario's is planned: the state is scaled, the rates kept.
+// A production rate other than the scenario's is planned by simulating
+// at it: the scenario's rate (or each segment of its profile) is
+// multiplied by the production rate over its peak rate (AtRate) and the
+// whole search runs on that scenario. Nothing is scaled after the fact:
+// the rates the targets bound are not independent of the traffic's rate
+// (a bad clock's lead over the watermark, the watermark's own lead from
+// the newest of more rows, the copies a share of the seeds rests on all
+// change with it), and neither is a store's memory (block caches and
+// memtables per instance).
 //
 // This package runs simulations; the rest of reports only reads results.
 package plan
@@ -67,8 +72,9 @@ type Targets struct {
 	// MemoryBudget, when above 0, bounds peak state bytes (at the
 	// production rate when one is given).
 	MemoryBudget int64
-	// ProductionRate, when above 0, is the rate of originals per second
-	// to size state for; state is scaled linearly from the scenario's.
+	// ProductionRate, when above 0, is the peak rate of originals per
+	// second to plan for: the search simulates the scenario at that rate
+	// (AtRate).
 	ProductionRate float64
 }
 
@@ -193,9 +199,12 @@ type Result struct {
 	// false when the query is outside the model (several dedups).
 	Model   ModelEstimate
 	ModelOK bool
-	// ScenarioRate is the scenario's (peak) rate of originals and Scale
-	// the factor applied to state: ProductionRate / ScenarioRate, or 1.
-	ScenarioRate, Scale float64
+	// ScenarioRate is the scenario's (peak) rate of originals as written;
+	// PlannedRate the rate simulated (the production rate when one was
+	// given, else ScenarioRate); Scale is PlannedRate / ScenarioRate, the
+	// factor the scenario's rates were multiplied by. Every value of the
+	// result is simulated at PlannedRate: nothing is scaled by Scale.
+	ScenarioRate, PlannedRate, Scale float64
 	// Reason says in plain words why this is the answer.
 	Reason string
 	// Notes are caveats worth printing.
@@ -233,7 +242,7 @@ func (r *Result) PredictedRows() (float64, bool) {
 	if !r.ModelOK || r.Model.Unbounded {
 		return 0, false
 	}
-	return r.Model.PeakStateRows * r.Scale, true
+	return r.Model.PeakStateRows, true
 }
 
 // PredictedBytes returns the model's peak state bytes at the planned rate.
@@ -241,18 +250,18 @@ func (r *Result) PredictedBytes() (float64, bool) {
 	if !r.ModelOK || r.Model.Unbounded {
 		return 0, false
 	}
-	return r.Model.PeakStateBytes * r.Scale, true
+	return r.Model.PeakStateBytes, true
 }
 
 // SimulatedRows returns the simulated peak state rows at the planned rate.
 func (r *Result) SimulatedRows() float64 {
-	return float64(r.Point.Summary.PeakStateRows) * r.Scale
+	return float64(r.Point.Summary.PeakStateRows)
 }
 
 // SimulatedBytes returns the simulated peak state bytes at the planned
 // rate.
 func (r *Result) SimulatedBytes() float64 {
-	return float64(r.Point.Summary.PeakStateBytes) * r.Scale
+	return float64(r.Point.Summary.PeakStateBytes)
 }
 
 // QueryNotFoundError is returned for a query name the scenario lacks.
@@ -318,6 +327,13 @@ func Search(ctx context.Context, sc *scenario.Scenario, query string, t Targets,
 	case !(q > 0 && q <= 1):
 		return nil, fmt.Errorf("quantile %v: want a share of the seeds above 0 and at most 1", q)
 	}
+	written := PeakRate(sc)
+	if t.ProductionRate > 0 {
+		var err error
+		if sc, err = AtRate(sc, t.ProductionRate); err != nil {
+			return nil, err
+		}
+	}
 	workers := opts.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -350,7 +366,7 @@ func Search(ctx context.Context, sc *scenario.Scenario, query string, t Targets,
 		g.Go(func() error {
 			seeded := *sc
 			seeded.Seed = sc.Seed + uint64(i)
-			r, s, err := searchSeed(pctx, p, &seeded, query, t)
+			r, s, err := searchSeed(pctx, p, &seeded, query, t, written)
 			if err != nil {
 				errs[i] = err
 				cancel()
@@ -386,12 +402,82 @@ func Search(ctx context.Context, sc *scenario.Scenario, query string, t Targets,
 			res.Seeds[len(res.Seeds)-1].Delay = r.s.meetsAt
 		}
 	}
+	out := &res
 	if n == 1 || !runs[0].s.info.delayMatters {
 		res.spread()
 		res.binding()
-		return &res, nil
+	} else {
+		var err error
+		if out, err = combine(&res, runs[0].s, func(i int) *searcher { return runs[i].s }); err != nil {
+			return nil, err
+		}
 	}
-	return combine(&res, runs[0].s, func(i int) *searcher { return runs[i].s })
+	out.neverShrinks()
+	out.Notes = append(out.Notes, out.countNotes()...)
+	return out, nil
+}
+
+// fewEvents is how many missed duplicates (or false drops) a target may
+// allow per seed below which the answer rests on too few events to hold
+// from one set of seeds to the next.
+const fewEvents = 100
+
+// countNotes says how many copies and events the rates at the reported
+// delay rest on, per seed, and how many the targets allow; with fewer
+// than fewEvents allowed, it advises more seeds.
+func (r *Result) countNotes() []string {
+	if len(r.Seeds) == 0 || !r.Point.HasDelay {
+		return nil
+	}
+	var dups, events, missed, drops []float64
+	for _, sr := range r.Seeds {
+		q := sr.At.Summary
+		dups = append(dups, float64(q.TrueDuplicates))
+		events = append(events, float64(q.LogicalEvents))
+		missed = append(missed, float64(q.MissedDuplicates))
+		drops = append(drops, float64(q.FalseDrops))
+	}
+	d, e := spreadOf(dups), spreadOf(events)
+	m, f := spreadOf(missed), spreadOf(drops)
+	span := func(v MinMedMax) string {
+		if v.Min == v.Max {
+			return fmtCount(v.Min)
+		}
+		return fmtCount(v.Min) + " to " + fmtCount(v.Max)
+	}
+	per := "the seed"
+	if len(r.Seeds) > 1 {
+		per = "each seed"
+	}
+	at := fmtDelay(r.Point.Delay)
+	allowM, allowF := r.Targets.MaxMissedRate*d.Min, r.Targets.MaxFalseDropRate*e.Min
+	note := fmt.Sprintf("at %s, %s's missed rate rests on %s copies (true duplicates) and its false-drop rate on %s events: the %s missed target allows about %s missed copies (the worst seed missed %s), the %s false-drop target about %s lost events (the worst seed lost %s)",
+		at, per, span(d), span(e), percent(r.Targets.MaxMissedRate), fmtCount(allowM), fmtCount(m.Max), percent(r.Targets.MaxFalseDropRate), fmtCount(allowF), fmtCount(f.Max))
+	out := []string{note}
+	var few []string
+	if d.Min > 0 && allowM < fewEvents {
+		few = append(few, fmt.Sprintf("%s missed copies", fmtCount(allowM)))
+	}
+	if e.Min > 0 && allowF < fewEvents && r.Targets.MaxFalseDropRate > 0 {
+		few = append(few, fmt.Sprintf("%s lost events", fmtCount(allowF)))
+	}
+	if len(few) > 0 {
+		out = append(out, fmt.Sprintf("few events decide: a target of %s per seed moves with a handful of events, so another set of seeds may need a longer delay; plan again with --seeds %d (or a longer duration, or --production-rate at your real rate) before relying on it",
+			strings.Join(few, " and "), max(2*len(r.Seeds), 10)))
+	}
+	return out
+}
+
+// neverShrinks withdraws the recommendation of a query whose state never
+// shrinks: whatever delay meets the rate targets, its state grows without
+// bound, so no delay is safe to run (the delays that meet the rates stay
+// in Seeds and the reason).
+func (r *Result) neverShrinks() {
+	if r.Shape != NeverEvicts || r.Recommended == nil {
+		return
+	}
+	r.Recommended, r.Binding = nil, ""
+	r.Reason = "no recommendation: the state never shrinks, so no delay can be run for long; " + r.Reason
 }
 
 // quantileDelay returns the q quantile (nearest rank) of ds, nil counting
@@ -504,6 +590,10 @@ func combine(res *Result, base *searcher, seedSearch func(i int) *searcher) (*Re
 	if !strings.HasSuffix(res.Reason, ".") {
 		res.Reason += "."
 	}
+	// The notes are the recommendation's, not the first seed's own
+	// delay's.
+	res.Notes = nil
+	base.notes(res)
 	return res, nil
 }
 
@@ -528,8 +618,8 @@ func (r *Result) spread() {
 	for _, sr := range r.Seeds {
 		m = append(m, sr.At.Summary.MissedDuplicateRate)
 		f = append(f, sr.At.Summary.FalseDropRate)
-		n = append(n, float64(sr.At.Summary.PeakStateRows)*r.Scale)
-		b = append(b, float64(sr.At.Summary.PeakStateBytes)*r.Scale)
+		n = append(n, float64(sr.At.Summary.PeakStateRows))
+		b = append(b, float64(sr.At.Summary.PeakStateBytes))
 	}
 	r.Spread = Spread{MissedRate: spreadOf(m), FalseDropRate: spreadOf(f), PeakStateRows: spreadOf(n), PeakStateBytes: spreadOf(b)}
 }
@@ -551,7 +641,8 @@ func (r *Result) binding() {
 
 // searchSeed plans the watermark delay of the query named query on sc,
 // one seed: the search, and each rate target's own delay.
-func searchSeed(ctx context.Context, p *pool, sc *scenario.Scenario, query string, t Targets) (*Result, *searcher, error) {
+// written is the scenario's peak rate as written, before AtRate.
+func searchSeed(ctx context.Context, p *pool, sc *scenario.Scenario, query string, t Targets, written float64) (*Result, *searcher, error) {
 	qi := -1
 	var names []string
 	for i, q := range sc.Queries {
@@ -573,10 +664,7 @@ func searchSeed(ctx context.Context, p *pool, sc *scenario.Scenario, query strin
 	}
 	s := &searcher{ctx: ctx, sc: sc, q: sc.Queries[qi], info: info, t: t, seen: map[time.Duration]Point{}}
 	p.add(s)
-	res := &Result{Query: query, Shape: info.shape, Targets: t, ScenarioRate: rate, Scale: 1, Quantile: 1}
-	if t.ProductionRate > 0 {
-		res.Scale = t.ProductionRate / rate
-	}
+	res := &Result{Query: query, Shape: info.shape, Targets: t, ScenarioRate: written, PlannedRate: rate, Scale: rate / written, Quantile: 1}
 	if !info.delayMatters {
 		err = s.planNoDelay(res)
 	} else {
@@ -861,10 +949,7 @@ func (s *searcher) search(res *Result) error {
 		}
 	}
 	if s.t.MemoryBudget > 0 && s.info.shape != NeverEvicts {
-		scale := 1.0
-		if s.t.ProductionRate > 0 {
-			scale = s.t.ProductionRate / PeakRate(s.sc)
-		}
+		const scale = 1.0 // simulated at the planned rate
 		need := float64(p.Summary.PeakStateBytes) * scale
 		if need > float64(s.t.MemoryBudget) {
 			res.BudgetExceeded = true
@@ -1127,13 +1212,13 @@ func rateRange(pts []Point) string {
 func (s *searcher) notes(res *Result) {
 	w := &s.sc.Workload
 	if res.Scale != 1 {
-		res.Notes = append(res.Notes, fmt.Sprintf("state scaled linearly from the scenario's %s/s to --production-rate %s/s (x%.4g); the missed and false-drop rates do not depend on the rate and are not scaled",
-			fmtCount(res.ScenarioRate), fmtCount(s.t.ProductionRate), res.Scale))
+		res.Notes = append(res.Notes, fmt.Sprintf("simulated at --production-rate %s/s: the scenario's rate of originals, %s/s, multiplied by %.4g, and every row, copy and bad clock with it; the rates, state and bytes are measured at that rate, not scaled",
+			fmtCount(s.t.ProductionRate), fmtCount(res.ScenarioRate), res.Scale))
 	}
 	if res.ModelOK && !res.Model.Unbounded {
 		if res.Model.HorizonSeconds > s.sc.Duration.Std().Seconds()/2 {
 			res.Notes = append(res.Notes, fmt.Sprintf("the key horizon (%s) is more than half the %s run: the simulated peak is still near its ramp; steady state is about %s rows (model); lengthen the scenario's duration to measure it",
-				fmtDelay(secs(res.Model.HorizonSeconds)), s.sc.Duration, fmtCount(res.Model.SteadyStateRows*res.Scale)))
+				fmtDelay(secs(res.Model.HorizonSeconds)), s.sc.Duration, fmtCount(res.Model.SteadyStateRows)))
 		}
 		sim, mod := float64(res.Point.Summary.PeakStateRows), res.Model.PeakStateRows
 		if sim > 0 && math.Abs(mod/sim-1) > 0.2 {

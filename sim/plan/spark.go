@@ -48,9 +48,8 @@ type SparkResult struct {
 	Delay    time.Duration
 	HasDelay bool
 	Trigger  time.Duration
-	// Rate is the rate of originals planned for; Scale is Rate over the
-	// scenario's peak rate.
-	Rate, Scale float64
+	// Rate is the rate of originals planned for, and simulated at.
+	Rate float64
 	// ExecutorPeakMemoryBytes and ExecutorPeakDiskBytes are the largest
 	// executor's state memory and disk at Rate (see Spark).
 	ExecutorPeakMemoryBytes int64
@@ -89,8 +88,14 @@ type sparkRun struct {
 // (res.Point: the recommended delay, else the delay it reports) and at
 // opts.Rate.
 //
-// Batch durations at a rate k times the scenario's are simulated at the
-// scenario's own rate with the per-row and per-key costs (rowNs,
+// The cluster at opts.Rate is simulated at that rate: the scenario's
+// rates are multiplied to it (AtRate), so memory, disk and batch
+// durations there are measured, not scaled (RocksDB's native memory, its
+// block cache capped per instance and its memtables per instance, does
+// not grow linearly with the rate).
+//
+// For the largest sustainable rate, batch durations at a rate k times
+// the planned one are simulated at the planned rate with the per-row and per-key costs (rowNs,
 // newKeyNs, scanKeyNs, removeKeyNs) multiplied by k: every count a batch
 // is charged for (its rows, the keys it stores, the keys of the store it
 // scans, the keys it evicts) is k times as large at k times the rate,
@@ -99,11 +104,6 @@ type sparkRun struct {
 // would. It holds in expectation: at a higher rate a partition's share
 // of the keys varies less, so the simulated makespan of skewed tasks is
 // slightly pessimistic.
-//
-// Memory and disk are the simulation's, scaled by k: exact for the HDFS
-// heap and RocksDB's SST files, linear in the keys, and an over-estimate
-// of RocksDB's native memory above the scenario's rate (its block cache
-// is capped at 8 MiB an instance and its memtables grow in 1 MiB blocks).
 //
 // MaxSustainableRate is found by bisection on k: from the planned rate,
 // doubling (or halving) until the query changes from keeping up to
@@ -136,11 +136,14 @@ func Spark(ctx context.Context, sc *scenario.Scenario, res *Result, opts SparkOp
 		return nil, fmt.Errorf("spark.%s: %s", probs[0].Path, probs[0].Msg)
 	}
 	out.Config = cfg
-	base := PeakRate(sc)
-	out.Rate, out.Scale = base, 1
 	if opts.Rate > 0 {
-		out.Rate, out.Scale = opts.Rate, opts.Rate/base
+		var err error
+		if sc, err = AtRate(sc, opts.Rate); err != nil {
+			return nil, err
+		}
 	}
+	base := PeakRate(sc)
+	out.Rate = base
 	costs, _ := cfg.Costs()
 	run := func(k float64) (sparkRun, error) {
 		out.Simulations++
@@ -175,19 +178,18 @@ func Spark(ctx context.Context, sc *scenario.Scenario, res *Result, opts SparkOp
 		}
 		return sr, nil
 	}
-	at, err := run(out.Scale)
+	at, err := run(1)
 	if err != nil {
 		return nil, err
 	}
-	out.ExecutorPeakMemoryBytes = int64(math.Round(float64(at.mem) * out.Scale))
-	out.ExecutorPeakDiskBytes = int64(math.Round(float64(at.disk) * out.Scale))
+	out.ExecutorPeakMemoryBytes, out.ExecutorPeakDiskBytes = at.mem, at.disk
 	out.BatchP50Ms, out.BatchP99Ms, out.BatchMaxMs = at.p50, at.p99, at.mx
 	out.KeepsUp, out.FallingBehindSinceSeconds = at.keepsUp, at.since
 
 	// Bracket the boundary: lo keeps up, hi falls behind (0: none yet).
 	lo, hi := 0.0, 0.0
 	if at.keepsUp {
-		lo = out.Scale
+		lo = 1
 		for i := 0; i < MaxRateDoublings && hi == 0; i++ {
 			k := lo * 2
 			r, err := run(k)
@@ -201,7 +203,7 @@ func Spark(ctx context.Context, sc *scenario.Scenario, res *Result, opts SparkOp
 			}
 		}
 	} else {
-		hi = out.Scale
+		hi = 1
 		for i := 0; i < MaxRateDoublings && lo == 0; i++ {
 			k := hi / 2
 			r, err := run(k)

@@ -110,7 +110,7 @@ func (s *SparkResult) writeText(b *strings.Builder) {
 	if s.DefaultCosts {
 		fmt.Fprintf(b, "  note: the batch durations use %s's default costs, estimates until calibrated: simulate calibrate a real job's progress log and pass it with --cost\n", c.Provider)
 	}
-	fmt.Fprintf(b, "  note: the rate search ran %d simulations of the scenario's seed at the planned delay; memory and disk are scaled linearly from the scenario's rate\n", s.Simulations)
+	fmt.Fprintf(b, "  note: memory, disk and batch durations are simulated at %s/s (the scenario's seed, at the planned delay); the search for the largest rate that keeps up ran %d simulations there, with the per-row and per-key costs multiplied by each rate over it\n", formatRate(s.Rate), s.Simulations)
 }
 
 // fmtMs renders milliseconds as seconds to two significant digits above

@@ -370,6 +370,10 @@ func (r *execution) assemble(results []*jobResult) (*Results, error) {
 		Jobs:    r.jobs,
 		release: r.release,
 	}
+	if r.sc.Spark != nil {
+		w := out.Summary.Windows
+		w.Traffic = append(w.Traffic, metrics.SparkTrafficFields()...)
+	}
 	for _, jr := range results {
 		out.Summary.Queries = append(out.Summary.Queries, jr.summary)
 		out.parts = append(out.parts, jr.parts)

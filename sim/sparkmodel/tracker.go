@@ -35,6 +35,9 @@ type Tracker struct {
 	trigger  int64 // µs
 	winStart int64 // µs
 	winEnd   int64 // µs
+	// lastTraffic is the last batch start counted in the traffic window:
+	// the first trigger boundary at or after winEnd (µs).
+	lastTraffic int64
 	// down is the downtime, [from, to) in µs, in time order.
 	down [][2]int64
 
@@ -59,7 +62,10 @@ type TrackerState struct {
 	// HDFS holds each dedup operator's stores, by partition, for the
 	// hdfs provider.
 	HDFS [][]HDFSStore `json:"hdfs,omitempty"`
-	// Durations holds the batch durations in microseconds.
+	// Durations holds the durations, in microseconds, of the batches
+	// that start in the traffic window: from its start to the first
+	// trigger boundary at or after its end (the batch that takes the last
+	// originals), as metrics.Windows counts it.
 	Durations Histogram `json:"durations"`
 	// MaxLag is the largest processing lag (µs); HasLag is false until a
 	// data batch ran.
@@ -92,6 +98,10 @@ func NewTracker(cfg Config, shapes []Shape, origin, trigger, winStart, winEnd in
 		mem: make([]int64, cfg.Executors), disk: make([]int64, cfg.Executors),
 	}
 	t.costs, t.hasCost = cfg.Costs()
+	t.lastTraffic = winEnd
+	if trigger > 0 && winEnd > origin {
+		t.lastTraffic = origin + (winEnd-origin+trigger-1)/trigger*trigger
+	}
 	t.down = cfg.downSpans(winStart)
 	for _, s := range shapes {
 		t.entries = append(t.entries, RocksDBEntryOf(s, t.rocks))
@@ -215,7 +225,11 @@ func (t *Tracker) Batch(b Batch) BatchResult {
 			ns += t.sched.Makespan(t.tasks)
 		}
 		r.Duration = int64(math.Round(ns / 1e3))
-		t.st.Durations.Add(r.Duration)
+		if b.Start >= t.winStart && b.Start <= t.lastTraffic {
+			// Traffic window only: the drain's small batches would
+			// pull the percentiles down.
+			t.st.Durations.Add(r.Duration)
+		}
 	}
 	r.End = b.Start + r.Duration
 	r.Overran = r.End > t.nextBoundary(b.Start)
