@@ -15,7 +15,6 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/metrics"
 )
 
@@ -133,7 +132,7 @@ type ReviewPoint struct {
 func RenderReview(dir string, rv *Review) error {
 	rv.Format = ReviewFormat
 	write := func(name string, data []byte) error {
-		if err := fileio.WriteFile(filepath.Join(dir, name), data); err != nil {
+		if err := metrics.WriteFileAtomic(filepath.Join(dir, name), data); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 		return nil
