@@ -279,3 +279,11 @@ func wrapCell(s string, w int) []string {
 // FormatCount renders a count with thousands separators, as every report
 // and command prints counts (metrics.FormatCount).
 func FormatCount(n int64) string { return metrics.FormatCount(n) }
+
+// FormatBytes renders a size in binary units, as every report prints
+// sizes (metrics.FormatBytes).
+func FormatBytes(n int64) string { return metrics.FormatBytes(n) }
+
+// FormatPercent renders a rate as a percentage, as every report prints
+// rates (metrics.FormatPercent).
+func FormatPercent(r float64) string { return metrics.FormatPercent(r) }

@@ -166,3 +166,12 @@ func checkpointOutside(ck, out string) error {
 	}
 	return nil
 }
+
+// Stage stages a results folder at out for a command other than run that
+// publishes one (plan --out): the same check, staging, marker and atomic
+// publish as RunTo (metrics.Stage).
+func Stage(out string) (*metrics.Staging, error) { return metrics.Stage(out) }
+
+// CheckOut reports whether a results folder may be written at out: absent,
+// empty, or a results folder dedupsim wrote (metrics.CheckReplaceable).
+func CheckOut(out string) error { return metrics.CheckReplaceable(out) }
