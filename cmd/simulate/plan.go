@@ -12,8 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/dedupsim/dedupsim/metrics"
 	"github.com/dedupsim/dedupsim/sim/plan"
+	"github.com/dedupsim/dedupsim/sim/runner"
 	"github.com/dedupsim/dedupsim/sim/scenario"
 )
 
@@ -149,7 +149,7 @@ budget, no watermark to plan, or a state that never shrinks), 1 on errors.`,
 
 			if out != "" {
 				// Refuse a folder that is not dedupsim's before the search.
-				if err := metrics.CheckReplaceable(out); err != nil {
+				if err := runner.CheckOut(out); err != nil {
 					return fmt.Errorf("--out %w", err)
 				}
 			}

@@ -3,12 +3,9 @@ package main
 import (
 	"fmt"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/sim/plan"
 	"github.com/dedupsim/dedupsim/sim/scenario"
 	"github.com/dedupsim/dedupsim/sim/sparkmodel"
@@ -85,35 +82,13 @@ func (f *sparkFlags) config(cmd *cobra.Command, sc *scenario.Scenario) (*sparkmo
 		// provider's defaults; keep only those written, so that the
 		// provider planned for (--provider may change it) fills the
 		// rest, and a cost: {} counts as the defaults it is.
-		given, err := writtenCostTerms(sc.File)
+		given, err := plan.WrittenCostTerms(sc.File)
 		if err != nil {
 			return nil, err
 		}
 		c.Cost = keepTerms(c.Cost, given)
 	}
 	return &c, nil
-}
-
-// writtenCostTerms returns the keys written in the spark.cost block of
-// the scenario file at path.
-func writtenCostTerms(path string) (map[string]bool, error) {
-	data, err := fileio.ReadFile(path, fileio.MaxScenarioBytes)
-	if err != nil {
-		return nil, fmt.Errorf("%s: cannot read the scenario: %s", path, fileio.Reason(err))
-	}
-	var raw struct {
-		Spark struct {
-			Cost map[string]yaml.Node `yaml:"cost"`
-		} `yaml:"spark"`
-	}
-	if err := yaml.Unmarshal(data, &raw); err != nil {
-		return nil, fmt.Errorf("%s: spark.cost: %w", path, err)
-	}
-	out := map[string]bool{}
-	for k := range raw.Spark.Cost {
-		out[k] = true
-	}
-	return out, nil
 }
 
 // keepTerms returns the terms of c whose keys are in given; nil when none
