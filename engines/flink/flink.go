@@ -76,6 +76,7 @@ func ParseVersion(s string) (Version, error) {
 			return v, nil
 		}
 	}
+	//lint:ignore ST1005 the message starts with Flink, a proper name
 	return Version{}, fmt.Errorf("Flink version %q is not modelled: want one of 2.0, 2.1, 2.2, 2.3", s)
 }
 

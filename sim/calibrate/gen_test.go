@@ -46,7 +46,6 @@ type genLog struct {
 	opName         string
 	noWatermark    bool
 	noDups         bool
-	late           bool
 	rocksdbMetrics bool
 }
 

@@ -93,6 +93,7 @@ func ParseSQL(sql string, ta TimeAttributes) (Query, error) {
 	}
 	if fn != "ROW_NUMBER" {
 		// StreamExecRank throws this for RANK and DENSE_RANK on a stream.
+		//lint:ignore ST1005 the message starts with Flink, a proper name
 		return Query{}, fmt.Errorf("Flink rejects the query: %s() on streaming table is not supported currently; a dedup is ROW_NUMBER() = 1", fn)
 	}
 	orders := strings.Split(s[m[6]:m[7]], ",")
