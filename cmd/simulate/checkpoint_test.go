@@ -47,6 +47,23 @@ func treeState(t *testing.T, dir string) map[string]string {
 	return out
 }
 
+// settledTree returns treeState(dir) once two readings 500 ms apart agree
+// (at most 30 s): a held process's background work has ended.
+func settledTree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	prev := treeState(t, dir)
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
+		time.Sleep(500 * time.Millisecond)
+		cur := treeState(t, dir)
+		if fmt.Sprint(cur) == fmt.Sprint(prev) {
+			return cur
+		}
+		prev = cur
+	}
+	t.Fatalf("%s kept changing for 30 s while its run was held", dir)
+	return nil
+}
+
 func sameTree(t *testing.T, what string, before, after map[string]string) {
 	t.Helper()
 	for k, v := range before {
@@ -92,7 +109,10 @@ func TestSecondProcessOnACheckpointIsRefused(t *testing.T) {
 	}
 	first := start(t, "snapshot-every=2;pause=*:5", pause, args("first", "pebble")...)
 	first.waitFiles(t, filepath.Join(pause, "pair.paused"), filepath.Join(pause, "within.paused"))
-	before := treeState(t, ck)
+	// The paused run's own Pebble may still finish a compaction it started
+	// before the pause; wait for the folder to settle so that only the
+	// second process could change it from here on.
+	before := settledTree(t, ck)
 	holder := "process " + strconv.Itoa(first.cmd.Process.Pid)
 	// The same run, and another store (which the folder's run.json would
 	// refuse too, but the lock comes first).
