@@ -2,7 +2,7 @@ package metrics
 
 // ProgressLine is one line of progress/<query>.jsonl: one executed
 // micro-batch in the shape of Spark's StreamingQueryProgress, with the
-// batch's processing time. The replay output (sim/replay) prints the same
+// batch's processing time. The replay output (sim/spark/replay) prints the same
 // parts with the rows a batch emitted instead of its time.
 type ProgressLine struct {
 	BatchID int64 `json:"batchId"`

@@ -9,7 +9,7 @@ import (
 
 // SparkSummary is what a job's summary gains when its scenario has a
 // spark: block (docs/results-format.md): the query in a Spark cluster's
-// terms, from the model of sim/sparkmodel. QuerySummary embeds it, so its
+// terms, from the model of sim/spark/sparkmodel. QuerySummary embeds it, so its
 // fields sit beside the others in summary.json, and are absent without a
 // spark: block.
 type SparkSummary struct {

@@ -38,7 +38,7 @@ type StoreBench struct {
 }
 
 // SparkProviderRun is one query's modelled Spark cluster with one state
-// store provider (sim/sparkmodel): the same scenario, partitions and
+// store provider (sim/spark/sparkmodel): the same scenario, partitions and
 // executors for every provider.
 type SparkProviderRun struct {
 	Query            string `json:"query"`

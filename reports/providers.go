@@ -58,7 +58,7 @@ func providersRows(sb *metrics.StoreBench) [][]string {
 // providersIntro is the paragraph above the provider table.
 func providersIntro(sb *metrics.StoreBench) string {
 	return fmt.Sprintf("`simulate bench-stores` ran scenario %s (seed %d) once with each of Spark's state store providers, "+
-		"at its spark: block's partitions and executors, and put each batch in the cluster's terms (sim/sparkmodel, docs/spark-model.md). "+
+		"at its spark: block's partitions and executors, and put each batch in the cluster's terms (sim/spark/sparkmodel, docs/spark-model.md). "+
 		"Every number is modelled, the same on any machine: executor state memory is the busiest executor's (JVM heap for hdfs, native memory for rocksdb), "+
 		"local disk its RocksDB SST files (hdfs keeps its files on the checkpoint location), batch durations come from each provider's cost terms "+
 		"(a term the scenario left at its provider's default takes the other provider's default; a calibrated term is kept for both), "+

@@ -8,7 +8,7 @@ import (
 	"github.com/dedupsim/dedupsim/engines/memstore"
 	"github.com/dedupsim/dedupsim/engines/partition"
 	"github.com/dedupsim/dedupsim/generators"
-	"github.com/dedupsim/dedupsim/sim/chain"
+	"github.com/dedupsim/dedupsim/sim/spark/chain"
 )
 
 // TestRegroupIsAStableSortByPartition: a chain's first operator hands its

@@ -9,7 +9,7 @@ import (
 	"github.com/dedupsim/dedupsim/engines/memstore"
 	"github.com/dedupsim/dedupsim/engines/pebblestore"
 	"github.com/dedupsim/dedupsim/sim"
-	"github.com/dedupsim/dedupsim/sim/chain"
+	"github.com/dedupsim/dedupsim/sim/spark/chain"
 	"path/filepath"
 )
 

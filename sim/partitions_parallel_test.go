@@ -11,7 +11,7 @@ import (
 	"github.com/dedupsim/dedupsim/engines"
 	"github.com/dedupsim/dedupsim/engines/memstore"
 	"github.com/dedupsim/dedupsim/generators"
-	"github.com/dedupsim/dedupsim/sim/chain"
+	"github.com/dedupsim/dedupsim/sim/spark/chain"
 )
 
 // trace runs batches of generated rows through a partitioned query of

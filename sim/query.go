@@ -1,7 +1,7 @@
 // Package sim is Spark's micro-batch execution, modelled exactly: batches,
 // the event-time watermark, the late-row filter, eviction, no-data batches,
 // batch ids, checkpoints and restarts. The dedup operators themselves live
-// in engines; the query chain parser and planner in sim/chain.
+// in engines; the query chain parser and planner in sim/spark/chain.
 //
 // What "exactly" covers: for every executed batch, its id, whether it is a
 // no-data batch, its input row count, the watermark it ran with, the rows
@@ -49,7 +49,7 @@ import (
 	"math"
 
 	"github.com/dedupsim/dedupsim/engines"
-	"github.com/dedupsim/dedupsim/sim/chain"
+	"github.com/dedupsim/dedupsim/sim/spark/chain"
 )
 
 // Rows is one micro-batch's input as the executor reads it. Generated rows

@@ -13,7 +13,7 @@ import (
 	"github.com/dedupsim/dedupsim/engines"
 	"github.com/dedupsim/dedupsim/engines/memstore"
 	"github.com/dedupsim/dedupsim/engines/partition"
-	"github.com/dedupsim/dedupsim/sim/chain"
+	"github.com/dedupsim/dedupsim/sim/spark/chain"
 )
 
 // testRows are rows with the columns id (0), t (1, a timestamp) and, in

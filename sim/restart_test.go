@@ -7,7 +7,7 @@ import (
 
 	"github.com/dedupsim/dedupsim/engines"
 	"github.com/dedupsim/dedupsim/engines/memstore"
-	"github.com/dedupsim/dedupsim/sim/chain"
+	"github.com/dedupsim/dedupsim/sim/spark/chain"
 )
 
 // startFrom opens a query of text over testSchema from whatever cp holds,

@@ -50,7 +50,7 @@ Queries run one at a time, the backends taking turns, so that each
 measurement holds one query's state alone.
 
 A scenario with a spark: block compares Spark's state store providers
-instead, as modelled (sim/sparkmodel): it runs the scenario with hdfs and
+instead, as modelled (sim/spark/sparkmodel): it runs the scenario with hdfs and
 with rocksdb at the block's partitions and executors and reports per query
 the busiest executor's state memory (heap for hdfs, native for rocksdb) and
 local disk, and the batch durations against the trigger (p50, p99, max,
@@ -104,7 +104,7 @@ report.md and report.html with a section on the backends.`,
 				return err
 			}
 			if sc.Spark != nil {
-				_, err = fmt.Fprintf(stdout, "Spark's providers as modelled (sim/sparkmodel), not measured; the cost terms are estimates until calibrated.\nresults: %s\n", out)
+				_, err = fmt.Fprintf(stdout, "Spark's providers as modelled (sim/spark/sparkmodel), not measured; the cost terms are estimates until calibrated.\nresults: %s\n", out)
 				return err
 			}
 			_, err = fmt.Fprintf(stdout, "Both backends produced identical results. sim speed is the simulator's own, wall clock, machine-dependent; how each number was measured: %s\nresults: %s\n",

@@ -8,9 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/dedupsim/dedupsim/sim/calibrate"
 	"github.com/dedupsim/dedupsim/sim/plan"
-	"github.com/dedupsim/dedupsim/sim/sparkmodel"
+	"github.com/dedupsim/dedupsim/sim/spark/calibrate"
+	"github.com/dedupsim/dedupsim/sim/spark/sparkmodel"
 )
 
 func newCalibrateCmd(stdout io.Writer) *cobra.Command {

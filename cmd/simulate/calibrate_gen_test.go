@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dedupsim/dedupsim/sim/calibrate"
+	"github.com/dedupsim/dedupsim/sim/spark/calibrate"
 )
 
 // progressGen writes a Spark progress log generated from known per-task

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dedupsim/dedupsim/sim/calibrate"
+	"github.com/dedupsim/dedupsim/sim/spark/calibrate"
 )
 
 var updateSample = flag.Bool("update-sample", false, "rewrite experiments/spark-sample/driver.log from its generator")

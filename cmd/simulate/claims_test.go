@@ -25,8 +25,8 @@ func readme(t *testing.T) string {
 // the files': the conformance traces not named own-... are ported from
 // Spark's tests, the own-... ones and every case are our own.
 func TestReadmeCountsReplayTraces(t *testing.T) {
-	conf, _ := filepath.Glob("../../sim/replay/testdata/conformance/*.json")
-	cases, _ := filepath.Glob("../../sim/replay/testdata/cases/*.json")
+	conf, _ := filepath.Glob("../../sim/spark/replay/testdata/conformance/*.json")
+	cases, _ := filepath.Glob("../../sim/spark/replay/testdata/cases/*.json")
 	own := 0
 	for _, f := range conf {
 		if strings.HasPrefix(filepath.Base(f), "own-") {
@@ -35,8 +35,8 @@ func TestReadmeCountsReplayTraces(t *testing.T) {
 	}
 	ported := len(conf) - own
 	want := "pinned by " + strconv.Itoa(ported) + " replay traces ported from Spark's own test suites and " +
-		strconv.Itoa(own+len(cases)) + " of our own: " + strconv.Itoa(own) + " beside them in `sim/replay/testdata/conformance` (named `own-...`) and " +
-		strconv.Itoa(len(cases)) + " in `sim/replay/testdata/cases`"
+		strconv.Itoa(own+len(cases)) + " of our own: " + strconv.Itoa(own) + " beside them in `sim/spark/replay/testdata/conformance` (named `own-...`) and " +
+		strconv.Itoa(len(cases)) + " in `sim/spark/replay/testdata/cases`"
 	if !strings.Contains(readme(t), want) {
 		t.Errorf("README.md does not say %q", want)
 	}

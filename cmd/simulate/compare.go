@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/dedupsim/dedupsim/sim/compare"
+	"github.com/dedupsim/dedupsim/sim/spark/compare"
 )
 
 // errDifferent is compare's error when a batch differs: the verdict and
@@ -34,9 +34,9 @@ It prints a one-line verdict, then each query's differences in a table, the
 first differing batch first, and exits 0 when every batch matches, 1 when one
 differs and 2 when an input cannot be read or holds no Spark progress (one
 line naming the file and line). See docs/spark-round-trip.md.`,
-		Example: `  simulate compare sim/compare/testdata/expected metrics/progresslog/testdata/listener.jsonl metrics/progresslog/testdata/hdfs-pretty.json
-  simulate compare sim/compare/testdata/expected metrics/progresslog/testdata/driver.log metrics/progresslog/testdata/hdfs-pretty.json
-  simulate compare sim/compare/testdata/expected/dedup-events.jsonl metrics/progresslog/testdata/listener.jsonl metrics/progresslog/testdata/hdfs-pretty.json --ignore-extra-queries`,
+		Example: `  simulate compare sim/spark/compare/testdata/expected metrics/progresslog/testdata/listener.jsonl metrics/progresslog/testdata/hdfs-pretty.json
+  simulate compare sim/spark/compare/testdata/expected metrics/progresslog/testdata/driver.log metrics/progresslog/testdata/hdfs-pretty.json
+  simulate compare sim/spark/compare/testdata/expected/dedup-events.jsonl metrics/progresslog/testdata/listener.jsonl metrics/progresslog/testdata/hdfs-pretty.json --ignore-extra-queries`,
 		// A wrong call is bad input (exit 2), never "different" (exit 1).
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) < 2 {

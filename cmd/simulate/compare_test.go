@@ -60,7 +60,7 @@ func TestCompareFindsAChangedCounter(t *testing.T) {
 func TestCompareReadsSparksForms(t *testing.T) {
 	fixtures := "../../metrics/progresslog/testdata"
 	for _, form := range []string{"listener.jsonl", "recent-progress.json", "pretty.json", "driver.log"} {
-		code, stdout, stderr := simulate(t, "compare", "../../sim/compare/testdata/expected",
+		code, stdout, stderr := simulate(t, "compare", "../../sim/spark/compare/testdata/expected",
 			filepath.Join(fixtures, form), filepath.Join(fixtures, "hdfs-pretty.json"))
 		if code != 0 || stderr != "" || !strings.HasPrefix(stdout, "equal: 2 queries, 27 batches, every counter matches\n") {
 			t.Errorf("%s: exit %d, stderr %q, stdout:\n%s", form, code, stderr, stdout)
@@ -77,11 +77,11 @@ func TestCompareBadInputExitsTwo(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"compare", "../../sim/compare/testdata/expected", "../../go.mod"}, "go.mod: line 1: want Spark StreamingQueryProgress JSON"},
+		{[]string{"compare", "../../sim/spark/compare/testdata/expected", "../../go.mod"}, "go.mod: line 1: want Spark StreamingQueryProgress JSON"},
 		{[]string{"compare", dir, "../../metrics/progresslog/testdata/listener.jsonl"}, "no *.jsonl file"},
-		{[]string{"compare", "../../sim/compare/testdata/expected", filepath.Join(dir, "missing.jsonl")}, "missing.jsonl"},
-		{[]string{"compare", "../../sim/compare/testdata/expected"}, "want EXPECTED and at least one ACTUAL"},
-		{[]string{"compare", "../../sim/compare/testdata/expected", "x", "--bogus"}, "unknown flag: --bogus"},
+		{[]string{"compare", "../../sim/spark/compare/testdata/expected", filepath.Join(dir, "missing.jsonl")}, "missing.jsonl"},
+		{[]string{"compare", "../../sim/spark/compare/testdata/expected"}, "want EXPECTED and at least one ACTUAL"},
+		{[]string{"compare", "../../sim/spark/compare/testdata/expected", "x", "--bogus"}, "unknown flag: --bogus"},
 	} {
 		code, stdout, stderr := simulate(t, c.args...)
 		if code != 2 || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, c.want) {

@@ -6,9 +6,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/dedupsim/dedupsim/sim/chain"
 	flinksim "github.com/dedupsim/dedupsim/sim/flink"
 	"github.com/dedupsim/dedupsim/sim/scenario"
+	"github.com/dedupsim/dedupsim/sim/spark/chain"
 )
 
 func newExplainCmd(stdout io.Writer) *cobra.Command {

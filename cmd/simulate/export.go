@@ -8,9 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/dedupsim/dedupsim/sim/export"
-	"github.com/dedupsim/dedupsim/sim/replay"
 	"github.com/dedupsim/dedupsim/sim/scenario"
+	"github.com/dedupsim/dedupsim/sim/spark/export"
+	"github.com/dedupsim/dedupsim/sim/spark/replay"
 )
 
 func newExportCmd(stdout io.Writer) *cobra.Command {
@@ -43,7 +43,7 @@ driven through with files (a manual clock, columns that differ only in case,
 a column mixing strings and numbers, a query Spark fails) is refused with one
 line saying why.`,
 		Example: `  simulate export experiments/quickstart.yaml --out /tmp/export-quickstart
-  simulate export sim/replay/testdata/conformance/deduplicate-with-watermark.json --out /tmp/export-trace --format json`,
+  simulate export sim/spark/replay/testdata/conformance/deduplicate-with-watermark.json --out /tmp/export-trace --format json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := export.ParseFormat(format)

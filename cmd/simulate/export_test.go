@@ -19,7 +19,7 @@ func TestExportQuickstartAndATrace(t *testing.T) {
 	}{
 		{[]string{"../../experiments/quickstart.yaml"}, 251,
 			[]string{"expected/pair-keyed.jsonl", "expected/within-watermark.jsonl", "expected/unbounded.jsonl", "batches/batch-000000250.parquet"}},
-		{[]string{"../../sim/replay/testdata/conformance/deduplicate-with-watermark.json", "--format", "json"}, 4,
+		{[]string{"../../sim/spark/replay/testdata/conformance/deduplicate-with-watermark.json", "--format", "json"}, 4,
 			[]string{"expected/deduplicate-with-watermark.jsonl", "batches/batch-000000003.json"}},
 	} {
 		out := filepath.Join(dir, strings.TrimSuffix(filepath.Base(c.args[0]), filepath.Ext(c.args[0])))
@@ -71,9 +71,9 @@ func TestExportBadInputIsOneLineNothingWritten(t *testing.T) {
 	}{
 		{[]string{"export", "../../experiments/quickstart.yaml", "--out", out, "--format", "csv"}, `--format: want parquet or json, got "csv"`},
 		{[]string{"export", "../../experiments/quickstart.yaml", "--out", foreign}, "is not a dedupsim export"},
-		{[]string{"export", "../../sim/replay/testdata/cases/own-manual-clock-late-filter-lags-when-data-follows-data.json", "--out", out}, "not exportable: a manual-clock trace"},
-		{[]string{"export", "../../sim/replay/testdata/cases/own-key-values-compared-by-json-value.json", "--out", out}, "column k holds values of several kinds"},
-		{[]string{"export", "../../sim/replay/testdata/cases/own-error-redefining-watermark.json", "--out", out}, "Redefining watermark is disallowed"},
+		{[]string{"export", "../../sim/spark/replay/testdata/cases/own-manual-clock-late-filter-lags-when-data-follows-data.json", "--out", out}, "not exportable: a manual-clock trace"},
+		{[]string{"export", "../../sim/spark/replay/testdata/cases/own-key-values-compared-by-json-value.json", "--out", out}, "column k holds values of several kinds"},
+		{[]string{"export", "../../sim/spark/replay/testdata/cases/own-error-redefining-watermark.json", "--out", out}, "Redefining watermark is disallowed"},
 		{[]string{"export", filepath.Join(dir, "missing.yaml"), "--out", out}, "missing.yaml"},
 		{[]string{"export", bad, "--out", out}, `key "nope" not found`},
 		{[]string{"export", empty, "--out", out}, "the scenario has no rows"},
@@ -100,7 +100,7 @@ func TestExportBadInputIsOneLineNothingWritten(t *testing.T) {
 // other long-running commands do.
 func TestExportUpperCaseTraceQuiet(t *testing.T) {
 	dir := t.TempDir()
-	data, err := os.ReadFile("../../sim/replay/testdata/conformance/deduplicate-with-watermark.json")
+	data, err := os.ReadFile("../../sim/spark/replay/testdata/conformance/deduplicate-with-watermark.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,7 +34,7 @@ queries:
 `
 
 func TestReplay(t *testing.T) {
-	code, out, errs := simulate(t, "replay", "../../sim/replay/testdata/conformance/deduplicate-with-watermark.json")
+	code, out, errs := simulate(t, "replay", "../../sim/spark/replay/testdata/conformance/deduplicate-with-watermark.json")
 	if code != 0 || errs != "" {
 		t.Fatalf("exit %d, stderr %q", code, errs)
 	}
@@ -50,7 +50,7 @@ func TestBadInputIsOneLineAndNoOutput(t *testing.T) {
 	broken := filepath.Join(dir, "broken.json")
 	os.WriteFile(broken, []byte(`{"query": "dropDuplicates()", "steps": [`), 0o644)
 	cases := [][]string{
-		{"replay", "../../sim/replay/testdata/conformance/own-error-key-column-missing.json"},
+		{"replay", "../../sim/spark/replay/testdata/conformance/own-error-key-column-missing.json"},
 		{"replay", broken},
 		{"replay", filepath.Join(dir, "missing.json")},
 		{"explain", `withWatermark("t", "1 minute").dropDuplicatesWithinWatermark(`},

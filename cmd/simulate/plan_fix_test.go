@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dedupsim/dedupsim/sim/sparkmodel"
+	"github.com/dedupsim/dedupsim/sim/spark/sparkmodel"
 )
 
 // withBlock writes testdata/plan-spark.yaml with extra appended (a spark:

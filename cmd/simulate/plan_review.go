@@ -16,7 +16,7 @@ import (
 	"github.com/dedupsim/dedupsim/sim/plan"
 	"github.com/dedupsim/dedupsim/sim/runner"
 	"github.com/dedupsim/dedupsim/sim/scenario"
-	"github.com/dedupsim/dedupsim/sim/sparkmodel"
+	"github.com/dedupsim/dedupsim/sim/spark/sparkmodel"
 )
 
 // reviewInput is what plan --out needs besides the plan.

@@ -8,7 +8,7 @@ import (
 
 	"github.com/dedupsim/dedupsim/sim/plan"
 	"github.com/dedupsim/dedupsim/sim/scenario"
-	"github.com/dedupsim/dedupsim/sim/sparkmodel"
+	"github.com/dedupsim/dedupsim/sim/spark/sparkmodel"
 )
 
 // sparkFlags are plan's flags that size a Spark cluster.

@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	flinksim "github.com/dedupsim/dedupsim/sim/flink"
-	"github.com/dedupsim/dedupsim/sim/replay"
+	"github.com/dedupsim/dedupsim/sim/spark/replay"
 )
 
 func newReplayCmd(stdout io.Writer) *cobra.Command {
@@ -42,8 +42,8 @@ step, the changelog rows emitted and the logical and physical state. A
 trace with "engine": "kafka-streams" or "beam" runs through that engine's
 model instead and prints one JSON line per step (docs/kafka-streams.md,
 docs/beam.md).`,
-		Example: `  simulate replay sim/replay/testdata/conformance/own-seed-within-watermark-drops-second-copy.json
-  simulate replay sim/replay/testdata/conformance/own-seed-pair-keyed-dropduplicates-keeps-both-copies.json
+		Example: `  simulate replay sim/spark/replay/testdata/conformance/own-seed-within-watermark-drops-second-copy.json
+  simulate replay sim/spark/replay/testdata/conformance/own-seed-pair-keyed-dropduplicates-keeps-both-copies.json
   simulate replay sim/flink/testdata/own-proctime-keep-first-ttl-from-first-copy.json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

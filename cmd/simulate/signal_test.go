@@ -34,10 +34,10 @@ func TestEveryCommandStopsOnTheFirstSignal(t *testing.T) {
 	}
 	before := treeState(t, dir)
 	cases := [][]string{
-		{"replay", "../../sim/replay/testdata/conformance/deduplicate-with-watermark.json"},
+		{"replay", "../../sim/spark/replay/testdata/conformance/deduplicate-with-watermark.json"},
 		{"report", out},
 		{"state", ck, "--limit", "-1"},
-		{"compare", "../../sim/compare/testdata/expected", "../../metrics/progresslog/testdata/listener.jsonl", "../../metrics/progresslog/testdata/hdfs-pretty.json"},
+		{"compare", "../../sim/spark/compare/testdata/expected", "../../metrics/progresslog/testdata/listener.jsonl", "../../metrics/progresslog/testdata/hdfs-pretty.json"},
 	}
 	for _, args := range cases {
 		for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {

@@ -4,7 +4,7 @@ real Spark and compared with dedupsim's prediction.
 
     python3 oracles/spark/oracle.py --simulate BIN --work DIR --venv VENV [--venv VENV ...]
 
-For every replay case of sim/replay/testdata (conformance/ and cases/) and
+For every replay case of sim/spark/replay/testdata (conformance/ and cases/) and
 every scenario of oracles/spark/scenarios/: `simulate export` writes the
 batch files, job.py and dedupsim's prediction; suite.py runs every export
 in one Spark driver per venv (one per Spark line); `simulate compare`
@@ -24,7 +24,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-CASE_DIRS = ["sim/replay/testdata/conformance", "sim/replay/testdata/cases"]
+CASE_DIRS = ["sim/spark/replay/testdata/conformance", "sim/spark/replay/testdata/cases"]
 # Traces that run in a Spark driver of their own, so that whatever they do
 # to it cannot touch the others: 257 dedup operators in one query.
 ISOLATED = {"own-error-more-than-255-dedups"}

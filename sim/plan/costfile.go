@@ -9,8 +9,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/dedupsim/dedupsim/engines/fileio"
-	"github.com/dedupsim/dedupsim/sim/calibrate"
-	"github.com/dedupsim/dedupsim/sim/sparkmodel"
+	"github.com/dedupsim/dedupsim/sim/spark/calibrate"
+	"github.com/dedupsim/dedupsim/sim/spark/sparkmodel"
 )
 
 // costKeys are the keys of a cost block, in the model's order, with the

@@ -7,8 +7,8 @@ import (
 	"github.com/dedupsim/dedupsim/generators"
 	"github.com/dedupsim/dedupsim/generators/randvar"
 	"github.com/dedupsim/dedupsim/metrics"
-	"github.com/dedupsim/dedupsim/sim/chain"
 	"github.com/dedupsim/dedupsim/sim/scenario"
+	"github.com/dedupsim/dedupsim/sim/spark/chain"
 )
 
 // WorkloadOf converts a scenario's workload into the closed-form

@@ -2,7 +2,7 @@ package runner
 
 import (
 	"github.com/dedupsim/dedupsim/metrics"
-	"github.com/dedupsim/dedupsim/sim/chain"
+	"github.com/dedupsim/dedupsim/sim/spark/chain"
 )
 
 // flavour classifies a plan's dedup for the reports' one look per API

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/dedupsim/dedupsim/engines/interval"
-	"github.com/dedupsim/dedupsim/sim/chain"
 	"github.com/dedupsim/dedupsim/sim/scenario"
+	"github.com/dedupsim/dedupsim/sim/spark/chain"
 )
 
 // Job is one query run on the scenario's stream.

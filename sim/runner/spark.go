@@ -13,14 +13,14 @@ import (
 	"github.com/dedupsim/dedupsim/generators"
 	"github.com/dedupsim/dedupsim/metrics"
 	"github.com/dedupsim/dedupsim/sim"
-	"github.com/dedupsim/dedupsim/sim/chain"
 	"github.com/dedupsim/dedupsim/sim/runfolder"
 	"github.com/dedupsim/dedupsim/sim/scenario"
-	"github.com/dedupsim/dedupsim/sim/sparkmodel"
+	"github.com/dedupsim/dedupsim/sim/spark/chain"
+	"github.com/dedupsim/dedupsim/sim/spark/sparkmodel"
 )
 
 // A job whose scenario has a spark: block runs on the modelled cluster
-// (sim/sparkmodel):
+// (sim/spark/sparkmodel):
 //
 //   - its query's state is split over the shuffle partitions
 //     (sim.NewPartitionedQuery), in state/<op>/<partition>/ of its

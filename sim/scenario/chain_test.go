@@ -1,6 +1,6 @@
 package scenario
 
-// The tests in this file check queries with the real planner (sim/chain),
+// The tests in this file check queries with the real planner (sim/spark/chain),
 // through the exported Parse and Load. The other tests stand a fake
 // planner in for it (fakeQueries), so that they do not depend on the
 // planner's messages.

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/dedupsim/dedupsim/engines/fileio"
-	"github.com/dedupsim/dedupsim/sim/chain"
+	"github.com/dedupsim/dedupsim/sim/spark/chain"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -41,7 +41,7 @@ type options struct {
 	checkQuery func(query string) error
 }
 
-// defaultOptions check queries with sim/chain against Schema, as the
+// defaultOptions check queries with sim/spark/chain against Schema, as the
 // executor will plan them.
 func defaultOptions() options {
 	return options{checkQuery: func(q string) error {

@@ -22,8 +22,8 @@ import (
 	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/generators"
-	"github.com/dedupsim/dedupsim/sim/chain"
-	"github.com/dedupsim/dedupsim/sim/sparkmodel"
+	"github.com/dedupsim/dedupsim/sim/spark/chain"
+	"github.com/dedupsim/dedupsim/sim/spark/sparkmodel"
 	"github.com/dedupsim/dedupsim/sim/stores"
 	"strings"
 )
@@ -99,7 +99,7 @@ func (s *Scenario) Generator() generators.Config {
 type Query struct {
 	// Name names the query's results; it is safe as a file name.
 	Name string `json:"name" yaml:"name" want:"a name"`
-	// Query is the PySpark-style chain, as sim/chain parses it.
+	// Query is the PySpark-style chain, as sim/spark/chain parses it.
 	Query string `json:"query" yaml:"query" want:"a query such as dropDuplicates([\"event_id\"])"`
 	// Store, when set, is the state store backend of this query's
 	// operators (StoreMemory or StorePebble), in place of the scenario's

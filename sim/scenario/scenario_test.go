@@ -16,7 +16,7 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
-// fakeQueries stands in for sim/chain in the table tests, so that their
+// fakeQueries stands in for sim/spark/chain in the table tests, so that their
 // golden files pin this package's messages and not the planner's: it
 // accepts every query except those containing "BROKEN".
 func fakeQueries() options {

@@ -3,7 +3,7 @@ package scenario
 import "fmt"
 
 // The spark: block (docs/scenario.md, "The spark block"): its type,
-// defaults and checks are sim/sparkmodel's Config; the loader decodes it
+// defaults and checks are sim/spark/sparkmodel's Config; the loader decodes it
 // like any block, starting from Config.SetDefaults, then writes the
 // provider's cost defaults into a cost block's missing terms.
 

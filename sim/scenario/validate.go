@@ -16,7 +16,7 @@ import (
 
 // Validate checks every value of s and returns every problem, one Error
 // each, joined with errors.Join (nil when s is valid). It checks queries by
-// parsing and planning them with sim/chain against Schema.
+// parsing and planning them with sim/spark/chain against Schema.
 func (s *Scenario) Validate() error {
 	p := &problems{file: s.File}
 	s.collect(defaultOptions(), p)

@@ -11,7 +11,7 @@ import (
 	"github.com/dedupsim/dedupsim/engines/partition"
 	"github.com/dedupsim/dedupsim/generators"
 	"github.com/dedupsim/dedupsim/sim"
-	"github.com/dedupsim/dedupsim/sim/chain"
+	"github.com/dedupsim/dedupsim/sim/spark/chain"
 	"github.com/dedupsim/dedupsim/sim/stores"
 )
 

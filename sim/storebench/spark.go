@@ -9,7 +9,7 @@ import (
 	"github.com/dedupsim/dedupsim/metrics"
 	"github.com/dedupsim/dedupsim/sim/runner"
 	"github.com/dedupsim/dedupsim/sim/scenario"
-	"github.com/dedupsim/dedupsim/sim/sparkmodel"
+	"github.com/dedupsim/dedupsim/sim/spark/sparkmodel"
 )
 
 // Providers are Spark's state store providers a scenario with a spark:
@@ -20,7 +20,7 @@ func Providers() []string { return []string{sparkmodel.HDFS, sparkmodel.RocksDB}
 // scenario with a spark: block: it runs the scenario once per provider at
 // the block's partitions, executors and cores, and records per query and
 // provider the busiest executor's state memory and local disk and the
-// batch durations (sim/sparkmodel). These are modelled numbers, the same
+// batch durations (sim/spark/sparkmodel). These are modelled numbers, the same
 // on every machine; the simulator's own stores are not compared (their
 // wall clock says nothing of Spark's). The run of the scenario's own
 // provider is the one the results folder holds.

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/dedupsim/dedupsim/sim/scenario"
-	"github.com/dedupsim/dedupsim/sim/sparkmodel"
+	"github.com/dedupsim/dedupsim/sim/spark/sparkmodel"
 )
 
 // TestComparesSparkProviders: a scenario with a spark: block gets Spark's

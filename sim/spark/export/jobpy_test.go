@@ -10,11 +10,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dedupsim/dedupsim/sim/chain"
+	"github.com/dedupsim/dedupsim/sim/spark/chain"
 )
 
 // pythonChain applies a query as written when it is PySpark's own form,
-// the receiver replaced by df, and sim/chain's rendering otherwise.
+// the receiver replaced by df, and sim/spark/chain's rendering otherwise.
 func TestPythonChain(t *testing.T) {
 	for _, c := range []struct {
 		text, apply string

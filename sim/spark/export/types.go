@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/dedupsim/dedupsim/engines/fileio"
-	"github.com/dedupsim/dedupsim/sim/chain"
+	"github.com/dedupsim/dedupsim/sim/spark/chain"
 )
 
 // Format is the file format of the exported batches.
@@ -93,7 +93,7 @@ type Query struct {
 	// DataFrame, named df.
 	Apply string `json:"apply"`
 	// Verbatim is set when Apply is Text as written (the receiver
-	// replaced by df); otherwise Apply is sim/chain's PySpark rendering of
+	// replaced by df); otherwise Apply is sim/spark/chain's PySpark rendering of
 	// the chain (see pythonChain).
 	Verbatim bool `json:"verbatim"`
 	// Plan is the chain planned against the exported schema.

@@ -195,7 +195,7 @@ func TestRealStructuredLog(t *testing.T) {
 		{"hdfs_within", ProviderHDFS, "from the log's loadedMapCache* custom metrics"},
 		{"rocksdb_within", ProviderRocksDB, "from the log's rocksdb* custom metrics"},
 	} {
-		f, err := os.Open(filepath.Join("..", "..", "metrics", "progresslog", "testdata", "spark43-structured.log"))
+		f, err := os.Open(filepath.Join("..", "..", "..", "metrics", "progresslog", "testdata", "spark43-structured.log"))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,7 +8,7 @@ import (
 	"github.com/dedupsim/dedupsim/generators"
 	"github.com/dedupsim/dedupsim/sim/runner"
 	"github.com/dedupsim/dedupsim/sim/scenario"
-	"github.com/dedupsim/dedupsim/sim/sparkmodel"
+	"github.com/dedupsim/dedupsim/sim/spark/sparkmodel"
 )
 
 // faultKind is what happens before a batch: nothing, a restart, or a

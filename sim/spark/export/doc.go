@@ -48,7 +48,7 @@
 // job.py copies one batch file into the query's input folder and calls
 // processAllAvailable, which returns once Spark has run that data batch
 // and whatever no-data batch it decides on. The prediction runs the
-// executor (sim.Query) the same way, as sim/replay does for a trace: for
+// executor (sim.Query) the same way, as sim/spark/replay does for a trace: for
 // each batch, one data batch of its rows, then a no-data batch when
 // no-data batches are enabled and Spark would ask for one; a restart
 // recovers from a real checkpoint and runs no no-data batch until data
@@ -57,7 +57,7 @@
 // that trigger replaces it.
 //
 // Each executed batch is one StreamingQueryProgress record in Spark's JSON
-// shape, meeting sim/compare's contract: id, runId, name, timestamp,
+// shape, meeting sim/spark/compare's contract: id, runId, name, timestamp,
 // batchId, numInputRows, durationMs.addBatch, eventTime.watermark (for a
 // query with a watermark) and, per dedup operator (the last in the chain
 // first), operatorName, numRowsTotal, numRowsUpdated, numRowsRemoved,

@@ -18,7 +18,7 @@ import (
 // update rewrites the golden files under testdata/ instead of comparing
 // (they are renderings, not hand-derived expectations):
 //
-//	go test ./sim/compare -update
+//	go test ./sim/spark/compare -update
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // golden compares got with testdata/name, or rewrites it with -update.
@@ -33,7 +33,7 @@ func golden(t *testing.T, name, got string) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (run go test ./sim/compare -update to create it)", err)
+		t.Fatalf("%v (run go test ./sim/spark/compare -update to create it)", err)
 	}
 	if string(want) != got {
 		t.Errorf("%s differs from the output (rerun with -update if the change is intended):\n--- want\n%s\n--- got\n%s", path, want, got)

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/dedupsim/dedupsim/engines/fileio"
-	"github.com/dedupsim/dedupsim/sim/replay"
+	"github.com/dedupsim/dedupsim/sim/spark/replay"
 )
 
 // The event times Spark's TimestampType holds: from 0001-01-01T00:00:00Z

@@ -13,12 +13,12 @@ import (
 	"github.com/dedupsim/dedupsim/engines"
 	"github.com/dedupsim/dedupsim/metrics"
 	"github.com/dedupsim/dedupsim/sim"
-	"github.com/dedupsim/dedupsim/sim/chain"
+	"github.com/dedupsim/dedupsim/sim/spark/chain"
 	"github.com/dedupsim/dedupsim/sim/stores"
 )
 
 // record is one progress record of the prediction: a
-// StreamingQueryProgress with the fields sim/compare reads, in Spark's key
+// StreamingQueryProgress with the fields sim/spark/compare reads, in Spark's key
 // order.
 type record struct {
 	ID             string                  `json:"id"`
@@ -34,7 +34,7 @@ type record struct {
 }
 
 // durations is the durationMs of a predicted record: addBatch marks an
-// executed batch (sim/compare ignores a record without it); dedupsim
+// executed batch (sim/spark/compare ignores a record without it); dedupsim
 // predicts no time.
 type durations struct {
 	AddBatch         int64 `json:"addBatch"`

@@ -10,7 +10,7 @@
 // Config is the scenario's spark: block (docs/scenario.md); Tracker
 // follows one job's batches; the formulas and their sources are in
 // docs/spark-model.md. Every cost default is an estimate until a real
-// job's progress log calibrates it (sim/calibrate).
+// job's progress log calibrates it (sim/spark/calibrate).
 package sparkmodel
 
 import (
@@ -18,7 +18,7 @@ import (
 
 	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/sim"
-	"github.com/dedupsim/dedupsim/sim/calibrate"
+	"github.com/dedupsim/dedupsim/sim/spark/calibrate"
 )
 
 // The state store providers, as the spark: block names them.

@@ -3,7 +3,7 @@ package export
 import (
 	"strings"
 
-	"github.com/dedupsim/dedupsim/sim/chain"
+	"github.com/dedupsim/dedupsim/sim/spark/chain"
 )
 
 // pythonChain returns the PySpark expression job.py applies to the input
@@ -12,9 +12,9 @@ import (
 //
 // It is text as written, the receiver (events., df. or a leading dot)
 // replaced by df, when text is, up to white space outside strings, the
-// chain in PySpark's own form: sim/chain's rendering, which PySpark 3.5
+// chain in PySpark's own form: sim/spark/chain's rendering, which PySpark 3.5
 // runs (keys as a list of double-quoted names, the delay a double-quoted
-// string). Otherwise it is that rendering: the forms sim/chain reads that
+// string). Otherwise it is that rendering: the forms sim/spark/chain reads that
 // PySpark does not run as they are (Scala's Seq("a") and
 // dropDuplicates("a", "b"), an assignment, a comment, a backslash
 // continuation) or that take another route to the same chain (subset=,
@@ -61,7 +61,7 @@ func stripReceiver(s string) string {
 
 func isIdent(b byte) bool { return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' }
 
-// isMethod reports whether name is an operator sim/chain knows.
+// isMethod reports whether name is an operator sim/spark/chain knows.
 func isMethod(name string) bool {
 	switch name {
 	case "withWatermark", "dropDuplicates", "drop_duplicates", "distinct", "dropDuplicatesWithinWatermark":

@@ -257,7 +257,7 @@ func TestPlanNeverPanics(t *testing.T) {
 // and that whatever it accepts has a canonical form that parses back to
 // the same chain (and plans or fails cleanly):
 //
-//	go test -fuzz=FuzzParse ./sim/chain
+//	go test -fuzz=FuzzParse ./sim/spark/chain
 func FuzzParse(f *testing.F) {
 	for _, tc := range parseCases {
 		f.Add(tc.in)

@@ -8,9 +8,9 @@ import (
 	"github.com/dedupsim/dedupsim/engines"
 	"github.com/dedupsim/dedupsim/generators"
 	"github.com/dedupsim/dedupsim/sim"
-	"github.com/dedupsim/dedupsim/sim/chain"
 	"github.com/dedupsim/dedupsim/sim/scenario"
-	"github.com/dedupsim/dedupsim/sim/sparkmodel"
+	"github.com/dedupsim/dedupsim/sim/spark/chain"
+	"github.com/dedupsim/dedupsim/sim/spark/sparkmodel"
 	"github.com/dedupsim/dedupsim/sim/stores"
 )
 

@@ -11,7 +11,7 @@ import (
 
 // update rewrites the golden files under testdata/ instead of comparing:
 //
-//	go test ./sim/chain -update
+//	go test ./sim/spark/chain -update
 var update = flag.Bool("update", false, "rewrite testdata golden files")
 
 // golden compares got with testdata/name, or rewrites it with -update.
@@ -29,7 +29,7 @@ func golden(t *testing.T, name, got string) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (run go test ./sim/chain -update to create it)", err)
+		t.Fatalf("%v (run go test ./sim/spark/chain -update to create it)", err)
 	}
 	if string(want) != got {
 		t.Errorf("%s differs from the output (rerun with -update if the change is intended):\n%s", path, lineDiff(string(want), got))

@@ -307,7 +307,7 @@ func TestRecordProblems(t *testing.T) {
 // Every fixture of progresslog (invented values in the shape of real
 // records) fits, or fails with one clear line when it is too short.
 func TestRealShapedLogs(t *testing.T) {
-	dir := filepath.Join("..", "..", "metrics", "progresslog", "testdata")
+	dir := filepath.Join("..", "..", "..", "metrics", "progresslog", "testdata")
 	for _, name := range []string{"driver.log", "listener.jsonl", "pretty.json", "recent-progress.json"} {
 		f, err := os.Open(filepath.Join(dir, name))
 		if err != nil {

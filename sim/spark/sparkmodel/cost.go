@@ -3,11 +3,11 @@ package sparkmodel
 import (
 	"container/heap"
 
-	"github.com/dedupsim/dedupsim/sim/calibrate"
+	"github.com/dedupsim/dedupsim/sim/spark/calibrate"
 )
 
 // Costs are the resolved coefficients of a batch's duration, the terms of
-// sim/calibrate's model used the same way (see its package doc):
+// sim/spark/calibrate's model used the same way (see its package doc):
 //
 //	duration = BatchOverheadMs
 //	         + Σ over the dedup operators (one stage each, run one after
@@ -37,7 +37,7 @@ type Costs struct {
 // the provider. They are estimates until a real job calibrates them;
 // docs/spark-model.md gives each one's source:
 //
-//   - HDFS: sim/calibrate's DefaultCosts, whose per-key terms are of the
+//   - HDFS: sim/spark/calibrate's DefaultCosts, whose per-key terms are of the
 //     order of Spark's StateStoreBasicOperationsBenchmark for the
 //     in-memory (HDFS-backed) store: put 743 ns, scan 51 ns, evict 648 ns
 //     a row.

@@ -16,7 +16,7 @@ import (
 // the same 27 records of query "dedup-events" (26 executed batches, one
 // trigger that ran no batch, a restart with a new runId at batch 20) in
 // four forms, and one record of query "within-watermark".
-const fixtures = "../../metrics/progresslog/testdata"
+const fixtures = "../../../metrics/progresslog/testdata"
 
 // readRecords reads a progress log with progresslog.
 func readRecords(t *testing.T, path string) []progresslog.Progress {

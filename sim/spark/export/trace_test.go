@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dedupsim/dedupsim/sim/replay"
+	"github.com/dedupsim/dedupsim/sim/spark/replay"
 )
 
 // replayCases are the folders of the replay traces, each with its expected

@@ -13,10 +13,10 @@ import (
 
 	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/sim"
-	"github.com/dedupsim/dedupsim/sim/compare"
-	"github.com/dedupsim/dedupsim/sim/replay"
 	"github.com/dedupsim/dedupsim/sim/scenario"
-	"github.com/dedupsim/dedupsim/sim/sparkmodel"
+	"github.com/dedupsim/dedupsim/sim/spark/compare"
+	"github.com/dedupsim/dedupsim/sim/spark/replay"
+	"github.com/dedupsim/dedupsim/sim/spark/sparkmodel"
 )
 
 // The folders and files of an export.

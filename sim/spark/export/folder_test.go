@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dedupsim/dedupsim/sim/replay"
+	"github.com/dedupsim/dedupsim/sim/spark/replay"
 )
 
 // readTree returns every file under dir, by path relative to it.
