@@ -14,12 +14,44 @@ import (
 
 // The tests that need a real process (SIGKILL, two runs at once) share one
 // build of the command, made on first use in a temporary folder that
-// TestMain removes, so that `go test` leaves no binary behind.
-var build struct {
+// TestMain removes, so that `go test` leaves no binary behind. That build
+// has the test hooks (hooksTag); TestReleaseBinaryIgnoresTestHooks also
+// builds the command as it ships, without them.
+var hooked, release build
+
+// hooksTag is the build tag that compiles the test hooks (testhooks.go)
+// into the command, and hooksEnv the variable they read.
+const (
+	hooksTag = "dedupsim_testhooks"
+	hooksEnv = "DEDUPSIM_TEST_HOOKS"
+)
+
+// build is one build of the command, made once.
+type build struct {
 	once sync.Once
 	dir  string
 	path string
 	err  error
+}
+
+// get builds the command with tags on first use and returns its path.
+func (b *build) get(t *testing.T, tags string) string {
+	t.Helper()
+	b.once.Do(func() {
+		b.dir, b.err = os.MkdirTemp("", "dedupsim-cmd-test-")
+		if b.err != nil {
+			return
+		}
+		b.path = filepath.Join(b.dir, "simulate")
+		out, err := exec.Command("go", "build", "-tags", tags, "-o", b.path, ".").CombinedOutput()
+		if err != nil {
+			b.err = fmt.Errorf("go build -tags %q: %v\n%s", tags, err, out)
+		}
+	})
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
+	return b.path
 }
 
 func TestMain(m *testing.M) {
@@ -33,8 +65,10 @@ func TestMain(m *testing.M) {
 	}
 	os.Setenv("TMPDIR", tmp)
 	code := m.Run()
-	if build.dir != "" {
-		os.RemoveAll(build.dir)
+	for _, b := range []*build{&hooked, &release} {
+		if b.dir != "" {
+			os.RemoveAll(b.dir)
+		}
 	}
 	ents, _ := os.ReadDir(tmp)
 	for _, e := range ents {
@@ -45,24 +79,18 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// simulateBinary returns the path of the built command.
+// simulateBinary returns the path of the command built with the test
+// hooks.
 func simulateBinary(t *testing.T) string {
 	t.Helper()
-	build.once.Do(func() {
-		build.dir, build.err = os.MkdirTemp("", "dedupsim-cmd-test-")
-		if build.err != nil {
-			return
-		}
-		build.path = filepath.Join(build.dir, "simulate")
-		out, err := exec.Command("go", "build", "-o", build.path, ".").CombinedOutput()
-		if err != nil {
-			build.err = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if build.err != nil {
-		t.Fatal(build.err)
-	}
-	return build.path
+	return hooked.get(t, hooksTag)
+}
+
+// releaseBinary returns the path of the command built as it ships,
+// without the test hooks.
+func releaseBinary(t *testing.T) string {
+	t.Helper()
+	return release.get(t, "")
 }
 
 // proc is a `simulate` process started by a test.
@@ -73,16 +101,22 @@ type proc struct {
 	done chan struct{}
 }
 
-// start starts the command with args; hooks, if not "", sets the test
-// hooks (testHooksEnv) with pauseDir as their pause folder.
+// start starts the command built with the test hooks with args; hooks, if
+// not "", sets them (hooksEnv) with pauseDir as their pause folder.
 func start(t *testing.T, hooks, pauseDir string, args ...string) *proc {
 	t.Helper()
-	p := &proc{cmd: exec.Command(simulateBinary(t), args...), done: make(chan struct{})}
+	return startBinary(t, simulateBinary(t), hooks, pauseDir, args...)
+}
+
+// startBinary is start for the command at bin.
+func startBinary(t *testing.T, bin, hooks, pauseDir string, args ...string) *proc {
+	t.Helper()
+	p := &proc{cmd: exec.Command(bin, args...), done: make(chan struct{})}
 	// A process killed by a test leaves its temporary folder (the CLI's
 	// caller sweeps it): in the test's own folder, removed with it.
 	p.cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
 	if hooks != "" {
-		p.cmd.Env = append(p.cmd.Env, testHooksEnv+"="+hooks+";pause-dir="+pauseDir)
+		p.cmd.Env = append(p.cmd.Env, hooksEnv+"="+hooks+";pause-dir="+pauseDir)
 	}
 	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
 	if err := p.cmd.Start(); err != nil {

@@ -1,3 +1,5 @@
+//go:build dedupsim_testhooks
+
 package main
 
 import (
@@ -12,6 +14,11 @@ import (
 
 	"github.com/dedupsim/dedupsim/sim/runner"
 )
+
+// This file is compiled only with the build tag dedupsim_testhooks, which
+// the tests of this package pass when they build the command
+// (binary_test.go); a release build compiles testhooks_off.go instead, and
+// its binary ignores testHooksEnv.
 
 // testHooksEnv names the environment variable that the tests of this
 // package set to drive `simulate run` from outside: FOR TESTS ONLY, not a

@@ -64,7 +64,7 @@ type Options struct {
 	// Progress, if set, is told the total simulated seconds once and then
 	// how many more have been processed, from any goroutine.
 	Progress Progress
-	// NewSource overrides how a job's stream is made (tests).
+	// NewSource overrides how a job's stream is made. FOR TESTS ONLY.
 	NewSource func(sc *scenario.Scenario) (Source, error)
 	// StoreHook, if set, sees (and may wrap) every state store the run
 	// opens; see StoreHook.
@@ -72,15 +72,16 @@ type Options struct {
 	// SnapshotAt, if set, replaces the wall-clock rule of a resumable
 	// run's snapshots: a job snapshots after a batch when SnapshotAt
 	// returns true for the job's FileName and the id of its next batch.
-	// Tests use it to snapshot at chosen batches, whatever the machine's
-	// speed; the results do not depend on it.
+	// FOR TESTS ONLY: tests use it to snapshot at chosen batches, whatever
+	// the machine's speed; the results do not depend on it.
 	SnapshotAt func(job string, nextBatchID int64) bool
 	// AfterBatch, if set, is called on a job's goroutine after each of
 	// its batches (after the job snapshot, if one was due) with the job's
 	// FileName, the id of its next batch and done false, and once more
 	// with done true when the job's stream is over, before the job
-	// finishes. The job waits for it to return. Tests use it to hold a
-	// run at a chosen point (cmd/simulate's test hooks).
+	// finishes. The job waits for it to return. FOR TESTS ONLY: tests use
+	// it to hold a run at a chosen point (cmd/simulate's test hooks, built
+	// only with the tag dedupsim_testhooks).
 	AfterBatch func(job string, nextBatchID int64, done bool)
 	// Notify, if set, receives the run's notices, one line each, from any
 	// goroutine: what the run did differently from what the scenario
