@@ -17,8 +17,7 @@ import (
 // mixedStores reports whether the queries of s ran on more than one state
 // store backend (each query's store, scenario queries[].store): the
 // summary tables then gain a store column after the query's name. When
-// every query shares one store, the tables are as they were before
-// queries had stores of their own.
+// every query shares one store, the tables have no store column.
 func mixedStores(s *metrics.Summary) bool {
 	for _, q := range s.Queries {
 		if q.Store != s.Queries[0].Store {

@@ -19,9 +19,8 @@ const (
 	// slabShift is log2 of the slab size. Keys are tens of bytes; a slab
 	// holds thousands of them, and a slab is released when its last key is
 	// evicted. Small enough that a few long-lived keys (a bad-clock row
-	// under a pair-keyed dedup) pin little memory. (Other sizes were not
-	// measured: a slab allocation is once per ~5,000 keys, off the per-row
-	// cost.)
+	// under a pair-keyed dedup) pin little memory. A slab is allocated
+	// once per some 5,000 keys, off the per-row cost.
 	slabShift = 18
 	slabSize  = 1 << slabShift
 	// recAlign is the record alignment; refs count in these units.

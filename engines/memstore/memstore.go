@@ -58,7 +58,7 @@ func (s *Store) tag(key []byte) uint32 { return uint32(maphash.Bytes(s.seed, key
 
 // add is Add with the key's tag already computed, so that a batched Add
 // can hash a run of keys and load their home slots ahead of inserting
-// them (see BENCHMARKS.md, "suggested next step").
+// them (AddBatch).
 func (s *Store) add(key []byte, tag uint32, expiresAt int64) (bool, error) {
 	t := &s.tab
 	// Grow first: growing moves every slot, so it cannot happen between
@@ -109,7 +109,7 @@ func (s *Store) Evict(watermark int64) (int, error) {
 // is a cache miss. A first pass loads the home slot of every item in the
 // run, and the cache line after it (the backward shift of a removal reads
 // on to the next free slot, which at 1e7 keys is in the next line about
-// half the time: measured 120 -> 85-95 ns per evicted key there); those
+// half the time; BENCHMARKS.md, "Eviction", has the effect); those
 // loads do not depend on each other, so the processor keeps many in
 // flight at once, and the removals then find their slots in cache. A run
 // is at most a chunk, 256 items (512 lines, 32 KiB), which stays in L1/L2.

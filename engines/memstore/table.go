@@ -123,9 +123,10 @@ const addGroup = 32
 //
 // In groups of addGroup keys, a first pass hashes every key and loads the
 // cache line of its home slot, where its probe starts; those loads do not
-// depend on each other, so their misses overlap. (Loading the next line
-// too, as eviction does, measured 3-8% slower here: a lookup usually ends
-// in its home line, a removal's backward shift often does not.) The
+// depend on each other, so their misses overlap. (It does not load the
+// next line too, as eviction does: a lookup usually ends in its home
+// line, a removal's backward shift often does not; BENCHMARKS.md,
+// "Batched Add", has the measurement.) The
 // second pass adds the keys one by one with Add's own code, finding the
 // lines in cache. Results are Add's exactly: the first pass only reads,
 // and a key added earlier in the group is visible to a later one. A table

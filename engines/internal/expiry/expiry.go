@@ -45,11 +45,10 @@ func OrderKey(t int64) uint64 { return uint64(t) ^ (1 << 63) }
 //     len(ring)): far-future expiries (a bad clock). They move into the
 //     ring as it advances.
 //
-// Why not the radix heap alone (the previous layout): a radix heap moves
-// an item once per base-16 digit between the span one Evict clears and
-// the span the state covers, so 2-3 times per key at 1e7 live keys, and
-// those moves were most of the eviction cost (BENCHMARKS.md). The ring
-// makes that about 0.
+// Why not a radix heap alone: it moves an item once per base-16 digit
+// between the span one Evict clears and the span the state covers, so 2-3
+// times per key at 1e7 live keys, and those moves dominate eviction
+// (docs/benchmarks-history.md, "Round 3"). The ring moves almost none.
 //
 // Sizing, adapted as keys come, with no knob: the ring has at most
 // len(ring) >= 1 bucket per ringTarget keys (so a bucket holds hundreds of
