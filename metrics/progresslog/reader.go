@@ -21,10 +21,9 @@ const (
 	MaxRecordBytes = 4 << 20
 	// MaxRecords bounds the records of one input: 200,000 triggers are
 	// 23 days of a 10 s trigger. ReadAll holds them all: a record with
-	// one state operator and RocksDB's custom metrics takes about 2 KB
-	// (measured: 2.1 KB for the records of testdata/listener.jsonl; the
-	// metric names are shared between records), so some 430 MB at the
-	// limit. A Reader holds one record at a time.
+	// one state operator and RocksDB's custom metrics takes a few KB of
+	// heap (BenchmarkReadAllMemory), so under a gigabyte at the limit. A
+	// Reader holds one record at a time.
 	MaxRecords = 200_000
 )
 

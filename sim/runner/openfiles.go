@@ -9,10 +9,10 @@ import (
 
 // Open files: a Pebble store keeps about eight files open (its folder,
 // LOCK, MANIFEST, WAL, an sstable or two, and the folder handles Pebble
-// syncs through; measured: 2,415 descriptors for 300 stores), so a query
-// with a spark: block of 10,000 partitions on Pebble keeps some 80,000
-// open and failed after minutes with "too many open files". The run
-// counts them first.
+// syncs through; BenchmarkPebbleOpenFiles counts them), so a query with a
+// spark: block of 10,000 partitions on Pebble keeps some 80,000 open and
+// would fail minutes in with "too many open files". The run counts them
+// first, and refuses to start past the limit.
 const (
 	// pebbleFilesPerStore is what one Pebble store is reckoned to keep
 	// open, with room for the sstables a flush adds.

@@ -156,10 +156,10 @@ const (
 	// estimated by RowsPerBatch: half a million events per second at a
 	// 10 s trigger, far above what one Spark query takes per batch. The
 	// batch's rows are in memory at once, with the engines' and the
-	// accountant's per-row work: a batch at the limit peaks at about 2 GB
-	// of resident memory for the job that runs it (measured: one batch of
-	// 5 million rows, 2.0 GB; of 10 million, 4.5 GB; jobs run in
-	// parallel, each with its own batch).
+	// accountant's per-row work: a batch at the limit takes a few GB of
+	// resident memory for the job that runs it
+	// (sim/runner/testdata/rss-batch-limit.yaml), and jobs run in
+	// parallel, each with its own batch.
 	MaxRowsPerBatch = 5_000_000
 	// MaxJobs bounds the jobs of a run: one per query, times the sweep's
 	// delays for every query with a watermark. Each job keeps its own

@@ -17,9 +17,8 @@ import (
 // (the same as progresslog.MaxRecords, the records of one input): memory
 // is bounded by the batches, not by the length of the inputs (a driver
 // log is read in one pass, one record at a time). A batch with one state
-// operator takes about 250 bytes (measured: 200,000 batches of
-// listener.jsonl's record, 247 bytes each), so some 50 MB a side at the
-// limit.
+// operator takes a few hundred bytes (BenchmarkBatchMemory), so tens of
+// MB a side at the limit.
 const MaxBatches = progresslog.MaxRecords
 
 // ExpectedExt is the extension of the files CompareFiles reads from an
