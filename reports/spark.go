@@ -18,7 +18,7 @@ import (
 // (docs/spark-model.md): the cluster table from the summary's spark
 // fields, the findings on falling behind and skew, and the rows of
 // spark.csv the spark charts draw (sparkcharts.go). A results folder
-// without spark.csv and without spark fields renders as it always did.
+// without spark.csv and without spark fields renders none of it.
 
 // skewFinding is the skew (peakRowsMax / peakRowsMean) from which a
 // finding names it: the fullest partition holds at least twice the mean,

@@ -332,9 +332,9 @@ func inputDiff(have, want runfolder.Meta) string {
 }
 
 // runStores names the state stores the jobs run on, for a run's
-// fingerprint: the one backend's name when every job runs on it (as
-// before queries had stores of their own), else each job's
-// "file=store", in job order.
+// fingerprint: the one backend's name when every job runs on it (so a
+// checkpoint written before queries had stores of their own still
+// matches), else each job's "file=store", in job order.
 func runStores(jobs []Job) string {
 	one := true
 	for _, j := range jobs {
