@@ -33,7 +33,9 @@ var folderImports = map[string][]string{
 // through the layers below instead.
 var leaves = map[string][]string{
 	"engines/interval": {},
-	"engines/fileio":   {"cmd", "reports", "generators"},
+	// cmd stages its own results folders (plan --out) and cleans the
+	// messages it prints with fileio directly, not through shims in sim.
+	"engines/fileio": {"reports", "generators"},
 }
 
 // TestImportMap checks every import of every Go file of the module, tests

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/reports"
 	"github.com/dedupsim/dedupsim/sim/plan"
@@ -32,17 +33,12 @@ type reviewInput struct {
 	command  string
 }
 
-// writeReview writes res as a results folder at out, through the same
-// staging, marker and atomic publish as run: the review document
+// writeReview writes res into the results folder st stages (published
+// like run's, runner.Publish): the review document
 // (reports.RenderReview), the direct run at the recommended delay and
 // the production rate under run/, and, with a cluster, both providers
 // sized at that rate.
-func writeReview(ctx context.Context, out string, in reviewInput, res *plan.Result) error {
-	st, err := runner.Stage(out)
-	if err != nil {
-		return err
-	}
-	defer st.Discard()
+func writeReview(ctx context.Context, st *fileio.Staging, in reviewInput, res *plan.Result) error {
 	scratch, err := st.ScratchDir()
 	if err != nil {
 		return err
@@ -156,10 +152,7 @@ func writeReview(ctx context.Context, out string, in reviewInput, res *plan.Resu
 		rv.Cluster = rc
 	}
 	rv.Assumptions = assumptions(in, res, sc, rv)
-	if err := reports.RenderReview(st.Dir, rv); err != nil {
-		return err
-	}
-	return st.Publish()
+	return reports.RenderReview(st.Dir, rv)
 }
 
 func orScenario(from string) string {

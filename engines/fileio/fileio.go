@@ -290,6 +290,11 @@ func (f *File) Abort() {
 
 // WriteFile replaces path with data atomically (see Create).
 func WriteFile(path string, data []byte) error {
+	return writeFile(path, data, (*File).Commit)
+}
+
+// writeFile replaces path with data through Create and commit.
+func writeFile(path string, data []byte, commit func(*File) error) error {
 	f, err := Create(path)
 	if err != nil {
 		return err
@@ -298,7 +303,7 @@ func WriteFile(path string, data []byte) error {
 	if _, err := f.Write(data); err != nil {
 		return err
 	}
-	return f.Commit()
+	return commit(f)
 }
 
 // SyncDir fsyncs a folder, making the renames and creations inside it
@@ -308,8 +313,17 @@ func SyncDir(dir string) error {
 	if err != nil {
 		return err
 	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
+	return SyncClose(d)
+}
+
+// SyncClose syncs and closes f, an open file or folder of any file system
+// (an *os.File, a Pebble vfs.File), returning the first error.
+func SyncClose(f interface {
+	Sync() error
+	Close() error
+}) error {
+	err := f.Sync()
+	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	return err

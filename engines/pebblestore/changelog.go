@@ -186,11 +186,7 @@ func syncDir(fs vfs.FS, dir string) error {
 	if err != nil {
 		return err
 	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return fileio.SyncClose(d)
 }
 
 // listChangelogs returns the versions of the changelogs in dir/changes,
