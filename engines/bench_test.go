@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/dedupsim/dedupsim/engines"
-	"github.com/dedupsim/dedupsim/engines/enginetest"
 	"github.com/dedupsim/dedupsim/engines/memstore"
+	"github.com/dedupsim/dedupsim/internal/enginetest"
 )
 
 // The benchmarks of this file compare each engine with a bare Go map loop

@@ -15,8 +15,8 @@ import (
 	"github.com/cockroachdb/pebble/bloom"
 
 	"github.com/dedupsim/dedupsim/engines"
-	"github.com/dedupsim/dedupsim/engines/enginetest"
 	"github.com/dedupsim/dedupsim/engines/pebblestore"
+	"github.com/dedupsim/dedupsim/internal/enginetest"
 )
 
 // skipBarePebble leaves the bare Pebble loop out of BenchmarkEngine: it is

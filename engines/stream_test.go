@@ -3,8 +3,8 @@ package engines_test
 import (
 	"testing"
 
-	"github.com/dedupsim/dedupsim/engines/enginetest"
 	"github.com/dedupsim/dedupsim/engines/memstore"
+	"github.com/dedupsim/dedupsim/internal/enginetest"
 )
 
 // TestStreamMatchesEngines checks that the benchmarks measure working

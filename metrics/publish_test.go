@@ -58,7 +58,7 @@ func TestStageSweepsOnlyDeadStagingFolders(t *testing.T) {
 	}
 	defer live.Discard()
 	// A killed run's staging folder: its lock file is free.
-	dead := fileio.TempName(target, stagingKind)
+	dead := fileio.TempName(target, resultsFolder().StagingKind)
 	os.Mkdir(dead, 0o755)
 	os.WriteFile(dead+".lock", []byte("999999\n"), 0o644)
 	next, err := Stage(target)

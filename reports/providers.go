@@ -12,6 +12,7 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/dedupsim/dedupsim/metrics"
+	"github.com/dedupsim/dedupsim/metrics/human"
 )
 
 // The comparison of Spark's state store providers that bench-stores
@@ -33,9 +34,9 @@ func providersHeader() []string {
 func providersRows(sb *metrics.StoreBench) [][]string {
 	var rows [][]string
 	for _, r := range sb.Spark {
-		mem := metrics.FormatBytes(r.ExecutorPeakMemoryBytes) + " heap"
+		mem := human.Bytes(r.ExecutorPeakMemoryBytes) + " heap"
 		if r.Provider == "rocksdb" {
-			mem = metrics.FormatBytes(r.ExecutorPeakMemoryBytes) + " native"
+			mem = human.Bytes(r.ExecutorPeakMemoryBytes) + " native"
 		}
 		p50, p99, mx, keeps := "-", "-", "-", "no cost block"
 		if d := r.BatchDurationMs; d != nil {
@@ -48,7 +49,7 @@ func providersRows(sb *metrics.StoreBench) [][]string {
 		rows = append(rows, []string{
 			r.Query, r.Provider,
 			fmt.Sprintf("%d partitions, %d×%d cores", r.Partitions, r.Executors, r.CoresPerExecutor),
-			metrics.FormatCount(r.PeakStateRows), mem, metrics.FormatBytes(r.ExecutorPeakDiskBytes),
+			human.Count(r.PeakStateRows), mem, human.Bytes(r.ExecutorPeakDiskBytes),
 			p50, p99, mx, keeps,
 		})
 	}

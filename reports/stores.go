@@ -21,6 +21,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/dedupsim/dedupsim/metrics"
+	"github.com/dedupsim/dedupsim/metrics/human"
 )
 
 // This file renders the state-store comparison of `simulate bench-stores`
@@ -43,18 +44,18 @@ func storesRows(sb *metrics.StoreBench) [][]string {
 		if p == nil {
 			return "-"
 		}
-		return metrics.FormatBytes(*p)
+		return human.Bytes(*p)
 	}
 	rows := make([][]string, 0, len(sb.Runs))
 	for _, r := range sb.Runs {
-		count := func(v float64) string { return metrics.FormatCount(int64(math.Round(v))) }
+		count := func(v float64) string { return human.Count(int64(math.Round(v))) }
 		speed := count(r.EventsPerSecond) + spread(r.EventsPerSecondRuns, count)
 		recovery := formatSeconds(r.RecoverySeconds) + spread(r.RecoverySecondsRuns, formatSeconds)
 		rows = append(rows, []string{
 			r.Query, r.Store, speed,
-			metrics.FormatBytes(r.ModelPeakBytes),
+			human.Bytes(r.ModelPeakBytes),
 			opt(r.GoHeapPeakBytes), opt(r.DiskPeakBytes), opt(r.MemTablePeakBytes),
-			metrics.FormatBytes(int64(math.Round(r.CheckpointBytesPerBatch))),
+			human.Bytes(int64(math.Round(r.CheckpointBytesPerBatch))),
 			compacted(r), recovery,
 		})
 	}
@@ -78,12 +79,12 @@ func compacted(r metrics.StoreRun) string {
 	if r.CompactBytes == nil {
 		return "-"
 	}
-	per := metrics.FormatBytes(int64(math.Round(float64(*r.CompactBytes) / math.Max(float64(r.Batches), 1))))
+	per := human.Bytes(int64(math.Round(float64(*r.CompactBytes) / math.Max(float64(r.Batches), 1))))
 	switch {
 	case r.Flushes != nil && *r.Flushes == 0:
 		return "0 B (never flushed)"
 	case r.Flushes != nil:
-		return fmt.Sprintf("%s (%s %s)", per, metrics.FormatCount(*r.Flushes), plural(int(*r.Flushes), "flush", "flushes"))
+		return fmt.Sprintf("%s (%s %s)", per, human.Count(*r.Flushes), plural(int(*r.Flushes), "flush", "flushes"))
 	}
 	return per + " (snapshots)"
 }
@@ -207,11 +208,11 @@ func storesTimeRows(sb *metrics.StoreBench) [][]string {
 	var rows [][]string
 	for _, r := range sb.Runs {
 		rows = append(rows, []string{
-			r.Query, r.Store, metrics.FormatCount(r.InputRows), metrics.FormatCount(r.Batches),
+			r.Query, r.Store, human.Count(r.InputRows), human.Count(r.Batches),
 			formatSeconds(r.EngineSeconds), formatSeconds(r.CommitSeconds),
-			metrics.FormatPercent(r.CommitSeconds / math.Max(r.EngineSeconds, 1e-9)),
-			formatSeconds(r.MeasureSeconds), metrics.FormatBytes(r.CheckpointBytes),
-			metrics.FormatCount(r.RecoveredRows),
+			human.Percent(r.CommitSeconds / math.Max(r.EngineSeconds, 1e-9)),
+			formatSeconds(r.MeasureSeconds), human.Bytes(r.CheckpointBytes),
+			human.Count(r.RecoveredRows),
 		})
 	}
 	return rows

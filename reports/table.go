@@ -12,6 +12,7 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/dedupsim/dedupsim/metrics"
+	"github.com/dedupsim/dedupsim/metrics/human"
 )
 
 // mixedStores reports whether the queries of s ran on more than one state
@@ -55,14 +56,14 @@ func summaryRows(s *metrics.Summary) [][]string {
 		rows = append(rows, withStore([]string{
 			q.Name,
 			formatDelay(q.Delay),
-			metrics.FormatCount(q.EmittedRows),
-			fmt.Sprintf("%s of %s (%s)", metrics.FormatCount(q.MissedDuplicates), metrics.FormatCount(q.TrueDuplicates),
-				metrics.FormatPercent(rate(q.MissedDuplicates, q.TrueDuplicates))),
-			fmt.Sprintf("%s (%s/%s/%s)", metrics.FormatCount(q.FalseDrops),
-				metrics.FormatCount(c.Late), metrics.FormatCount(c.BadClock), metrics.FormatCount(c.Collision)),
-			metrics.FormatCount(q.PeakStateRows),
-			metrics.FormatBytes(q.PeakStateBytes),
-			metrics.FormatCount(int64(math.Round(q.EventsPerSecond))),
+			human.Count(q.EmittedRows),
+			fmt.Sprintf("%s of %s (%s)", human.Count(q.MissedDuplicates), human.Count(q.TrueDuplicates),
+				human.Percent(rate(q.MissedDuplicates, q.TrueDuplicates))),
+			fmt.Sprintf("%s (%s/%s/%s)", human.Count(q.FalseDrops),
+				human.Count(c.Late), human.Count(c.BadClock), human.Count(c.Collision)),
+			human.Count(q.PeakStateRows),
+			human.Bytes(q.PeakStateBytes),
+			human.Count(int64(math.Round(q.EventsPerSecond))),
 		}, mixed, q.Store))
 	}
 	return rows
@@ -149,7 +150,7 @@ func terminalTable(s *metrics.Summary) string {
 	for i := range s.Queries {
 		q := &s.Queries[i]
 		count := func(n, of int64) cell {
-			c, p := metrics.FormatCount(n), "("+metrics.FormatPercent(rate(n, of))+")"
+			c, p := human.Count(n), "("+human.Percent(rate(n, of))+")"
 			if n == 0 {
 				return cell{one: "0", two1: "0"}
 			}
@@ -167,8 +168,8 @@ func terminalTable(s *metrics.Summary) string {
 		rows = append(rows, append(name,
 			plain(formatDelay(q.Delay)),
 			count(q.MissedDuplicates, q.TrueDuplicates), count(q.FalseDrops, q.LogicalEvents),
-			plain(cause), plain(metrics.FormatCount(q.PeakStateRows)), plain(metrics.FormatBytes(q.PeakStateBytes)),
-			plain(metrics.FormatCount(int64(math.Round(q.EventsPerSecond)))),
+			plain(cause), plain(human.Count(q.PeakStateRows)), plain(human.Bytes(q.PeakStateBytes)),
+			plain(human.Count(int64(math.Round(q.EventsPerSecond)))),
 		))
 	}
 	const gap = 2
@@ -274,15 +275,3 @@ func wrapCell(s string, w int) []string {
 	}
 	return out
 }
-
-// FormatCount renders a count with thousands separators, as every report
-// and command prints counts (metrics.FormatCount).
-func FormatCount(n int64) string { return metrics.FormatCount(n) }
-
-// FormatBytes renders a size in binary units, as every report prints
-// sizes (metrics.FormatBytes).
-func FormatBytes(n int64) string { return metrics.FormatBytes(n) }
-
-// FormatPercent renders a rate as a percentage, as every report prints
-// rates (metrics.FormatPercent).
-func FormatPercent(r float64) string { return metrics.FormatPercent(r) }

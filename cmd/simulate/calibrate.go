@@ -134,11 +134,7 @@ func calibrateOptions(cmd *cobra.Command, query, provider, duration, scans strin
 	if cmd.Flags().Changed("query") && strings.TrimSpace(query) == "" {
 		return calibrate.Options{}, fmt.Errorf("--query: want a query's name or id, got an empty one")
 	}
-	opts.DefaultsOf = func(provider string) calibrate.Costs {
-		d := sparkmodel.DefaultCosts(provider)
-		return calibrate.Costs{BatchOverheadMs: d.BatchOverheadMs, RowNs: d.RowNs, NewKeyNs: d.NewKeyNs,
-			ScanKeyNs: d.ScanKeyNs, RemoveKeyNs: d.RemoveKeyNs, PartitionCommitMs: d.PartitionCommitMs}
-	}
+	opts.DefaultsOf = sparkmodel.DefaultCosts
 	return opts, nil
 }
 

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dedupsim/dedupsim/sim/spark/calibrate"
+	"github.com/dedupsim/dedupsim/sim/spark/sparkmodel"
 )
 
 // progressGen writes a Spark progress log generated from known per-task
@@ -19,7 +19,7 @@ import (
 // driver log lines around the records.
 type progressGen struct {
 	seed  uint64
-	costs calibrate.Costs
+	costs sparkmodel.Costs
 	// executors × cores are the slots the costs are spread over.
 	executors, cores int
 	// runs holds each run's shuffle partitions; every run starts from a

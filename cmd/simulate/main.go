@@ -16,7 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/dedupsim/dedupsim/sim"
+	"github.com/dedupsim/dedupsim/engines/fileio"
 )
 
 func main() {
@@ -90,7 +90,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		// characters escaped, long quoted values cut.
 		for _, line := range strings.Split(strings.TrimSpace(err.Error()), "\n") {
 			if line = strings.TrimSpace(line); line != "" {
-				fmt.Fprintf(stderr, "%s: %s\n", cmd.CommandPath(), sim.CleanMessage(line))
+				fmt.Fprintf(stderr, "%s: %s\n", cmd.CommandPath(), fileio.Clean(line))
 			}
 		}
 		return exitCode(err)

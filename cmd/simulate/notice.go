@@ -5,7 +5,7 @@ import (
 	"io"
 	"sync"
 
-	"github.com/dedupsim/dedupsim/sim"
+	"github.com/dedupsim/dedupsim/engines/fileio"
 )
 
 // noticePrinter returns the run's notices printer: one line each on
@@ -15,6 +15,6 @@ func noticePrinter(stderr io.Writer) func(string) {
 	return func(msg string) {
 		mu.Lock()
 		defer mu.Unlock()
-		fmt.Fprintln(stderr, sim.CleanMessage("notice: "+msg))
+		fmt.Fprintln(stderr, fileio.Clean("notice: "+msg))
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/sim/plan"
 	"github.com/dedupsim/dedupsim/sim/runner"
 	"github.com/dedupsim/dedupsim/sim/scenario"
@@ -147,41 +148,61 @@ budget, no watermark to plan, or a state that never shrinks), 1 on errors.`,
 				return fmt.Errorf("--query: required: name the query to plan; %s's queries are: %s", file, strings.Join(names, ", "))
 			}
 
-			if out != "" {
-				// Refuse a folder that is not dedupsim's before the search.
-				if err := runner.CheckOut(out); err != nil {
-					return fmt.Errorf("--out %w", err)
-				}
-			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			opts := plan.Options{Workers: workers, Seeds: seeds, Quantile: quantile}
-			b := newBar(stderr, quiet, "plan "+query)
-			if b != nil {
-				opts.Progress = b
-			}
-			res, err := plan.Search(ctx, sc, query, t, opts)
-			if b != nil {
-				b.finish()
-			}
-			var nf *plan.QueryNotFoundError
-			if errors.As(err, &nf) {
-				return fmt.Errorf("--query %q: %s has no such query; its queries are: %s", query, file, strings.Join(nf.Names, ", "))
-			}
-			if err != nil {
-				return err
-			}
-			if cluster != nil {
-				if res.Spark, err = plan.Spark(ctx, sc, res, plan.SparkOptions{Config: *cluster, Rate: t.ProductionRate, Workers: workers}); err != nil {
+			var res *plan.Result
+			search := func() error {
+				opts := plan.Options{Workers: workers, Seeds: seeds, Quantile: quantile}
+				b := newBar(stderr, quiet, "plan "+query)
+				if b != nil {
+					opts.Progress = b
+				}
+				var err error
+				res, err = plan.Search(ctx, sc, query, t, opts)
+				if b != nil {
+					b.finish()
+				}
+				var nf *plan.QueryNotFoundError
+				if errors.As(err, &nf) {
+					return fmt.Errorf("--query %q: %s has no such query; its queries are: %s", query, file, strings.Join(nf.Names, ", "))
+				}
+				if err != nil {
 					return err
 				}
-			}
-			if out != "" {
-				in := reviewInput{file: file, sc: sc, cluster: cluster, targets: t, workers: workers, command: commandLine(cmd, file)}
-				if cmd.Flags().Changed("cost") {
-					in.costFrom = sf.cost
+				if cluster != nil {
+					if res.Spark, err = plan.Spark(ctx, sc, res, plan.SparkOptions{Config: *cluster, Rate: t.ProductionRate, Workers: workers}); err != nil {
+						return err
+					}
 				}
-				if err := writeReview(ctx, out, in, res); err != nil {
+				return nil
+			}
+			if out == "" {
+				if err := search(); err != nil {
+					return err
+				}
+			} else {
+				// Staging checks out, refusing a folder that is not
+				// dedupsim's, before the search.
+				phase := "check"
+				err := runner.Publish(out, func(st *fileio.Staging) error {
+					phase = "search"
+					if err := search(); err != nil {
+						return err
+					}
+					phase = "review"
+					in := reviewInput{file: file, sc: sc, cluster: cluster, targets: t, workers: workers, command: commandLine(cmd, file)}
+					if cmd.Flags().Changed("cost") {
+						in.costFrom = sf.cost
+					}
+					return writeReview(ctx, st, in, res)
+				})
+				switch {
+				case err == nil:
+				case phase == "check":
+					return fmt.Errorf("--out %w", err)
+				case phase == "search":
+					return err
+				default:
 					return fmt.Errorf("--out %s: %w", out, err)
 				}
 				fmt.Fprintf(stderr, "review: %s\n", out)

@@ -11,7 +11,9 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/engines/interval"
+	"github.com/dedupsim/dedupsim/metrics/human"
 	"github.com/dedupsim/dedupsim/reports"
 	"github.com/dedupsim/dedupsim/sim/plan"
 	"github.com/dedupsim/dedupsim/sim/runner"
@@ -32,17 +34,12 @@ type reviewInput struct {
 	command  string
 }
 
-// writeReview writes res as a results folder at out, through the same
-// staging, marker and atomic publish as run: the review document
+// writeReview writes res into the results folder st stages (published
+// like run's, runner.Publish): the review document
 // (reports.RenderReview), the direct run at the recommended delay and
 // the production rate under run/, and, with a cluster, both providers
 // sized at that rate.
-func writeReview(ctx context.Context, out string, in reviewInput, res *plan.Result) error {
-	st, err := runner.Stage(out)
-	if err != nil {
-		return err
-	}
-	defer st.Discard()
+func writeReview(ctx context.Context, st *fileio.Staging, in reviewInput, res *plan.Result) error {
 	scratch, err := st.ScratchDir()
 	if err != nil {
 		return err
@@ -156,10 +153,7 @@ func writeReview(ctx context.Context, out string, in reviewInput, res *plan.Resu
 		rv.Cluster = rc
 	}
 	rv.Assumptions = assumptions(in, res, sc, rv)
-	if err := reports.RenderReview(st.Dir, rv); err != nil {
-		return err
-	}
-	return st.Publish()
+	return reports.RenderReview(st.Dir, rv)
 }
 
 func orScenario(from string) string {
@@ -178,7 +172,7 @@ func assumptions(in reviewInput, res *plan.Result, sc *scenario.Scenario, rv *re
 		fmt.Sprintf("Seeds: %d (%d to %d: the scenario's seed and the next ones), each searched on its own; the recommendation meets the targets on %s of them.",
 			len(res.Seeds), res.Seeds[0].Seed, res.Seeds[len(res.Seeds)-1].Seed, quantileWords(res.Quantile)),
 		fmt.Sprintf("Targets: missed duplicates <= %s of true duplicates, false drops <= %s of events%s.",
-			reports.FormatPercent(res.Targets.MaxMissedRate), reports.FormatPercent(res.Targets.MaxFalseDropRate), budgetWords(res.Targets.MemoryBudget)),
+			human.Percent(res.Targets.MaxMissedRate), human.Percent(res.Targets.MaxFalseDropRate), budgetWords(res.Targets.MemoryBudget)),
 		"Spark: the model follows Spark 3.5 and 4.x (StreamingDeduplicateExec and its state stores, docs/spark-model.md); state bytes are one version of the HDFS-backed store's rows, executor memory and disk are modelled, not measured on a cluster.",
 	}
 	if in.cluster != nil {
@@ -207,7 +201,7 @@ func budgetWords(b int64) string {
 	if b <= 0 {
 		return ""
 	}
-	return ", peak state <= " + reports.FormatBytes(b)
+	return ", peak state <= " + human.Bytes(b)
 }
 
 // fmtRateCLI renders a rate per second with thousands separators.

@@ -86,32 +86,7 @@ func (f *sparkFlags) config(cmd *cobra.Command, sc *scenario.Scenario) (*sparkmo
 		if err != nil {
 			return nil, err
 		}
-		c.Cost = keepTerms(c.Cost, given)
+		c.Cost = c.Cost.Only(given)
 	}
 	return &c, nil
-}
-
-// keepTerms returns the terms of c whose keys are in given; nil when none
-// is (the provider's defaults).
-func keepTerms(c *sparkmodel.Cost, given map[string]bool) *sparkmodel.Cost {
-	out := &sparkmodel.Cost{}
-	n := 0
-	for _, t := range []struct {
-		key      string
-		from, to **float64
-	}{
-		{"batchOverheadMs", &c.BatchOverheadMs, &out.BatchOverheadMs}, {"rowNs", &c.RowNs, &out.RowNs},
-		{"newKeyNs", &c.NewKeyNs, &out.NewKeyNs}, {"scanKeyNs", &c.ScanKeyNs, &out.ScanKeyNs},
-		{"removeKeyNs", &c.RemoveKeyNs, &out.RemoveKeyNs}, {"partitionCommitMs", &c.PartitionCommitMs, &out.PartitionCommitMs},
-	} {
-		if given[t.key] && *t.from != nil {
-			v := **t.from
-			*t.to = &v
-			n++
-		}
-	}
-	if n == 0 {
-		return nil
-	}
-	return out
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 	"github.com/spf13/cobra"
 
-	"github.com/dedupsim/dedupsim/reports"
+	"github.com/dedupsim/dedupsim/metrics/human"
 	"github.com/dedupsim/dedupsim/sim/statereader"
 )
 
@@ -122,9 +122,9 @@ func writeStateTable(w io.Writer, st *statereader.State) error {
 			if o.BatchID != nil {
 				batch = fmt.Sprintf("at batch %d", *o.BatchID)
 			}
-			fmt.Fprintf(w, "  operator %d %s on [%s]: %s rows %s", o.ID, o.Name, strings.Join(o.KeyColumns, ", "), reports.FormatCount(o.NumRows), batch)
+			fmt.Fprintf(w, "  operator %d %s on [%s]: %s rows %s", o.ID, o.Name, strings.Join(o.KeyColumns, ", "), human.Count(o.NumRows), batch)
 			if len(o.Rows) > 0 && int64(len(o.Rows)) < o.NumRows {
-				fmt.Fprintf(w, ", the first %s by key", reports.FormatCount(int64(len(o.Rows))))
+				fmt.Fprintf(w, ", the first %s by key", human.Count(int64(len(o.Rows))))
 			}
 			fmt.Fprintln(w)
 			if o.Note != "" {

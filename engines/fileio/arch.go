@@ -14,15 +14,7 @@ func (f *File) CommitNoSync() error { return f.commit(false) }
 // WriteFileNoSync replaces path with data as WriteFile does, without the
 // sync (see CommitNoSync).
 func WriteFileNoSync(path string, data []byte) error {
-	f, err := Create(path)
-	if err != nil {
-		return err
-	}
-	defer f.Abort()
-	if _, err := f.Write(data); err != nil {
-		return err
-	}
-	return f.CommitNoSync()
+	return writeFile(path, data, (*File).CommitNoSync)
 }
 
 // IsTemp reports whether the base name name is a temporary file of an

@@ -1,14 +1,14 @@
 // Package fileio holds the file primitives that every layer of dedupsim
 // shares: bounded reads of regular files, atomic replacement of a file or a
-// folder, folders and files created under the user's umask, and an
-// exclusive lock on a folder.
+// folder, folders and files created under the user's umask, an exclusive
+// lock on a folder, the staging and publishing of a folder (Folder), and
+// the escaping of what a message echoes (Clean).
 //
-// It is a leaf: it imports nothing of the module, so the generators, the
-// engines, the simulator and metrics may all use it without breaking the
-// one-way import map of docs/architecture.md (it sits under engines/
-// because the state stores are its lowest user). The command line and
-// reports reach it through the layers below (sim.CleanMessage,
-// metrics.WriteFileAtomic and metrics' readers).
+// It is a leaf: it imports nothing of the module but the leaf
+// metrics/human, so the generators, the engines, the simulator, metrics
+// and the command line may all use it without breaking the one-way
+// import map of docs/architecture.md (it sits under engines/ because the
+// state stores are its lowest user). Reports reach it through metrics.
 //
 // Guarantees, stated once:
 //
@@ -32,6 +32,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/dedupsim/dedupsim/metrics/human"
 )
 
 // Limits on what dedupsim reads, in bytes. A file larger than its limit is
@@ -68,7 +70,7 @@ type TooLargeError struct {
 }
 
 func (e *TooLargeError) Error() string {
-	return fmt.Sprintf("%s: larger than %s, the limit for this file", e.Path, FormatBytes(e.Limit))
+	return fmt.Sprintf("%s: larger than %s, the limit for this file", e.Path, human.Size(e.Limit))
 }
 
 func describeMode(m os.FileMode) string {
@@ -88,20 +90,6 @@ func describeMode(m os.FileMode) string {
 	default:
 		return m.Type().String()
 	}
-}
-
-// FormatBytes renders n as a power-of-two size (64 MiB).
-func FormatBytes(n int64) string {
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
-	v, i := float64(n), 0
-	for v >= 1024 && i < len(units)-1 {
-		v /= 1024
-		i++
-	}
-	if v == float64(int64(v)) {
-		return fmt.Sprintf("%d %s", int64(v), units[i])
-	}
-	return fmt.Sprintf("%.1f %s", v, units[i])
 }
 
 // CheckRegular returns path's file info (following symlinks) or a
@@ -290,6 +278,11 @@ func (f *File) Abort() {
 
 // WriteFile replaces path with data atomically (see Create).
 func WriteFile(path string, data []byte) error {
+	return writeFile(path, data, (*File).Commit)
+}
+
+// writeFile replaces path with data through Create and commit.
+func writeFile(path string, data []byte, commit func(*File) error) error {
 	f, err := Create(path)
 	if err != nil {
 		return err
@@ -298,7 +291,7 @@ func WriteFile(path string, data []byte) error {
 	if _, err := f.Write(data); err != nil {
 		return err
 	}
-	return f.Commit()
+	return commit(f)
 }
 
 // SyncDir fsyncs a folder, making the renames and creations inside it
@@ -308,8 +301,17 @@ func SyncDir(dir string) error {
 	if err != nil {
 		return err
 	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
+	return SyncClose(d)
+}
+
+// SyncClose syncs and closes f, an open file or folder of any file system
+// (an *os.File, a Pebble vfs.File), returning the first error.
+func SyncClose(f interface {
+	Sync() error
+	Close() error
+}) error {
+	err := f.Sync()
+	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	return err

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/dedupsim/dedupsim/metrics/human"
 )
 
 // MaxTimeseriesBytes bounds a results folder's timeseries.csv. A batch row
@@ -179,7 +181,7 @@ func Reason(err error) string {
 	case errors.As(err, &nr):
 		return "not a regular file (" + describeMode(nr.Mode) + ")"
 	case errors.As(err, &tl):
-		return "larger than " + FormatBytes(tl.Limit) + ", the limit for this file"
+		return "larger than " + human.Size(tl.Limit) + ", the limit for this file"
 	case errors.As(err, &pe):
 		return pe.Err.Error()
 	}

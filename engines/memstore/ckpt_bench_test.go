@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/dedupsim/dedupsim/engines"
-	"github.com/dedupsim/dedupsim/engines/enginetest"
+	"github.com/dedupsim/dedupsim/internal/enginetest"
 )
 
 // The checkpoint benchmark drives a store with batches of new 36-byte ids,

@@ -14,6 +14,7 @@ import (
 	"github.com/cockroachdb/pebble/vfs"
 
 	"github.com/dedupsim/dedupsim/engines/fileio"
+	"github.com/dedupsim/dedupsim/metrics/human"
 )
 
 // Changelogs.
@@ -186,11 +187,7 @@ func syncDir(fs vfs.FS, dir string) error {
 	if err != nil {
 		return err
 	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return fileio.SyncClose(d)
 }
 
 // listChangelogs returns the versions of the changelogs in dir/changes,
@@ -236,7 +233,7 @@ func readChangelog(fs vfs.FS, dir string, version int64) (changelogFile, error) 
 		return changelogFile{}, fmt.Errorf("%s: not a regular file", path)
 	}
 	if st.Size() > fileio.MaxStateFileBytes {
-		return changelogFile{}, fmt.Errorf("%s: larger than %s", path, fileio.FormatBytes(fileio.MaxStateFileBytes))
+		return changelogFile{}, fmt.Errorf("%s: larger than %s", path, human.Size(fileio.MaxStateFileBytes))
 	}
 	data := make([]byte, st.Size())
 	if _, err := io.ReadFull(f, data); err != nil {

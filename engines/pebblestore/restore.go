@@ -1,10 +1,8 @@
 package pebblestore
 
 import (
-	"errors"
 	"fmt"
 	"github.com/dedupsim/dedupsim/engines/fileio"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -52,23 +50,9 @@ func StateFiles(dir string, version int64) ([]string, error) {
 // it verified. Without the checkpoint, RestoreAt fails with an error naming
 // it and leaves dir as it was.
 func RestoreAt(dir string, version int64, opts Options) (*Store, error) {
-	if version < 0 {
-		return nil, fmt.Errorf("pebblestore %s: negative version %d", dir, version)
-	}
-	if err := opts.validate(); err != nil {
-		return nil, fmt.Errorf("pebblestore %s: invalid options: %w", dir, err)
-	}
-	if err := removeLeftovers(dir); err != nil {
+	entries, err := prepareOpen(dir, version, opts)
+	if err != nil {
 		return nil, err
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("pebblestore %s: %w", dir, err)
-	}
-	if len(entries) > 0 {
-		if err := checkMarker(dir, entries); err != nil {
-			return nil, err
-		}
 	}
 	if version == 0 {
 		if err := dropCheckpointsAfter(dir, 0); err != nil {
@@ -85,22 +69,7 @@ func RestoreAt(dir string, version int64, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := restore(dir, ck); err != nil {
-		return nil, err
-	}
-	s, err := open(dir, opts, false)
-	if err != nil {
-		return nil, err
-	}
-	if have := s.version(); have != version {
-		s.Close()
-		return nil, fmt.Errorf("pebblestore %s: the checkpoint %s holds version %d, not %d", dir, ck, have, version)
-	}
-	if err := dropCheckpointsAfter(dir, version); err != nil {
-		s.Close()
-		return nil, err
-	}
-	return s, nil
+	return reopenFrom(dir, ck, version, opts)
 }
 
 // replaceWithEmpty removes the store in dir by moving it aside first, so
@@ -126,11 +95,7 @@ func savedCheckpoint(dir string, version int64) (string, error) {
 		return "", err
 	}
 	if !slices.Contains(versions, version) {
-		have := "none"
-		if len(versions) > 0 {
-			have = fmt.Sprint(versions)
-		}
-		return "", fmt.Errorf("pebblestore %s: no checkpoint of version %d in %s (it holds %s)", dir, version, CheckpointsDir(dir), have)
+		return "", fmt.Errorf("pebblestore %s: no checkpoint of version %d in %s (it holds %s)", dir, version, CheckpointsDir(dir), listed(versions))
 	}
 	return checkpointOf(dir, version, "")
 }

@@ -190,24 +190,12 @@ func dropCheckpointsAfter(dir string, version int64) error {
 // state of version, OpenAt fails with an error naming what it found, and
 // leaves dir and its checkpoints as they were.
 func OpenAt(dir string, version int64, opts Options) (*Store, error) {
-	if version < 0 {
-		return nil, fmt.Errorf("pebblestore %s: negative version %d", dir, version)
-	}
-	if err := opts.validate(); err != nil {
-		return nil, fmt.Errorf("pebblestore %s: invalid options: %w", dir, err)
-	}
-	if err := removeLeftovers(dir); err != nil {
+	entries, err := prepareOpen(dir, version, opts)
+	if err != nil {
 		return nil, err
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("pebblestore %s: %w", dir, err)
 	}
 	found := "no store"
 	if len(entries) > 0 {
-		if err := checkMarker(dir, entries); err != nil {
-			return nil, err
-		}
 		// Opening for writing changes the store's files (a new MANIFEST,
 		// changelogs and staged sstables a killed process left removed):
 		// without a checkpoint to fall back on, look at the version
@@ -252,6 +240,13 @@ func OpenAt(dir string, version int64, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	return reopenFrom(dir, ck, version, opts)
+}
+
+// reopenFrom replaces the live store in dir by a copy of the checkpoint
+// ck of version, opens it, checks that it is at version, and removes the
+// checkpoints of later versions (the caller redoes those batches).
+func reopenFrom(dir, ck string, version int64, opts Options) (*Store, error) {
 	if err := restore(dir, ck); err != nil {
 		return nil, err
 	}
@@ -270,6 +265,39 @@ func OpenAt(dir string, version int64, opts Options) (*Store, error) {
 	return s, nil
 }
 
+// prepareOpen checks version and opts, removes what killed processes left
+// in dir, and returns dir's entries, checked to be a store when there are
+// any (none when dir does not exist).
+func prepareOpen(dir string, version int64, opts Options) ([]os.DirEntry, error) {
+	if version < 0 {
+		return nil, fmt.Errorf("pebblestore %s: negative version %d", dir, version)
+	}
+	if err := opts.validate(); err != nil {
+		return nil, fmt.Errorf("pebblestore %s: invalid options: %w", dir, err)
+	}
+	if err := removeLeftovers(dir); err != nil {
+		return nil, err
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("pebblestore %s: %w", dir, err)
+	}
+	if len(entries) > 0 {
+		if err := checkMarker(dir, entries); err != nil {
+			return nil, err
+		}
+	}
+	return entries, nil
+}
+
+// listed renders checkpoint versions for a message: "none" or "[1 2]".
+func listed(versions []int64) string {
+	if len(versions) == 0 {
+		return "none"
+	}
+	return fmt.Sprint(versions)
+}
+
 // checkpointOf returns the checkpoint folder of version, checked to be a
 // store, or an error saying what there is instead (found: what the live
 // folder holds).
@@ -279,12 +307,8 @@ func checkpointOf(dir string, version int64, found string) (string, error) {
 		return "", err
 	}
 	if !slices.Contains(versions, version) {
-		have := "none"
-		if len(versions) > 0 {
-			have = fmt.Sprint(versions)
-		}
 		return "", fmt.Errorf("pebblestore %s: no state of version %d: %s there, and checkpoints of versions %s in %s",
-			dir, version, found, have, CheckpointsDir(dir))
+			dir, version, found, listed(versions), CheckpointsDir(dir))
 	}
 	ck := filepath.Join(CheckpointsDir(dir), strconv.FormatInt(version, 10))
 	entries, err := os.ReadDir(ck)

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/dedupsim/dedupsim/metrics"
+	"github.com/dedupsim/dedupsim/metrics/human"
 	"github.com/dedupsim/dedupsim/sim/scenario"
 )
 
@@ -158,7 +159,7 @@ func pctText(v float64) string {
 	if v > 0 && v < 1e-6 {
 		return "<0.0001%"
 	}
-	return metrics.FormatPercent(v)
+	return human.Percent(v)
 }
 
 // pointsText renders a difference of rates in percentage points: "0.9

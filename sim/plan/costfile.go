@@ -9,7 +9,6 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/dedupsim/dedupsim/engines/fileio"
-	"github.com/dedupsim/dedupsim/sim/spark/calibrate"
 	"github.com/dedupsim/dedupsim/sim/spark/sparkmodel"
 )
 
@@ -66,7 +65,7 @@ func ReadCostFile(path string) (*sparkmodel.Cost, error) {
 		if v.Kind != yaml.ScalarNode || v.Decode(&f) != nil || f < 0 || math.IsNaN(f) {
 			return nil, fmt.Errorf("%s: %s.%s: want %s, got %s", path, at, k.Value, costKeys[j].want, fileio.Show(v.Value))
 		}
-		if limit := sparkmodel.MaxCost(calibrate.Term(j)); f > limit {
+		if limit := sparkmodel.MaxCost(sparkmodel.Term(j)); f > limit {
 			return nil, fmt.Errorf("%s: %s.%s: want %s, at most %g (a larger cost overflows the model's durations), got %s", path, at, k.Value, costKeys[j].want, limit, fileio.Show(v.Value))
 		}
 		*fields[j] = &f

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 
+	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/metrics"
 	"github.com/dedupsim/dedupsim/sim/scenario"
 )
@@ -34,44 +36,80 @@ func RunTo(ctx context.Context, s *scenario.Scenario, opts Options, out string, 
 	if err := checkpointOutside(opts.CheckpointDir, out); err != nil {
 		return nil, err
 	}
-	st, err := metrics.Stage(out)
-	if err != nil {
-		return nil, err
-	}
-	defer st.Discard()
-	if opts.ScratchDir == "" {
-		if opts.ScratchDir, err = st.ScratchDir(); err != nil {
-			return nil, err
-		}
-	}
-	res, err := Run(ctx, s, opts)
-	if err != nil {
-		return nil, err
-	}
-	defer res.Close()
-	if err := WriteFiles(st.Dir, res); err != nil {
-		return nil, err
-	}
 	var reportErr error
-	if render != nil {
-		reportErr = renderOrUndo(st.Dir, out, render)
-		var re *ReportError
-		if reportErr != nil && (ctx.Err() != nil || !errors.As(reportErr, &re)) {
-			return nil, reportErr
-		}
-	}
-	// Close before the swap: it removes the run's temporaries from the
-	// scratch folder and releases a checkpoint's lock.
-	if err := res.Close(); err != nil {
-		return nil, err
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if err := st.Publish(); err != nil {
+	res, err := PublishRun(ctx, out, &opts.ScratchDir, func() (*Results, error) { return Run(ctx, s, opts) },
+		func(dir string, res *Results) error {
+			if err := WriteFiles(dir, res); err != nil {
+				return err
+			}
+			if render == nil {
+				return nil
+			}
+			reportErr = renderOrUndo(dir, out, render)
+			var re *ReportError
+			if reportErr != nil && (ctx.Err() != nil || !errors.As(reportErr, &re)) {
+				return reportErr
+			}
+			return nil
+		})
+	if err != nil {
 		return nil, err
 	}
 	return res, reportErr
+}
+
+// Publish stages a results folder at out (metrics.Stage: out is checked
+// first), lets fill write into the staging folder, and publishes it in
+// one step when fill succeeds; on any failure out is left as it was.
+func Publish(out string, fill func(st *fileio.Staging) error) error {
+	st, err := metrics.Stage(out)
+	if err != nil {
+		return err
+	}
+	defer st.Discard()
+	if err := fill(st); err != nil {
+		return err
+	}
+	return st.Publish()
+}
+
+// PublishRun is the stage-run-publish sequence of every command that
+// runs something into a results folder at out (Publish): when *scratch is
+// empty it is pointed at a scratch folder inside the staging folder (so a
+// killed run's temporaries are swept with it), run runs, write writes
+// its result into the staging folder, and the result is closed (which
+// removes its temporaries and releases its locks) before the folder is
+// published, unless ctx was cancelled meanwhile. The returned result is
+// closed; on any error it is the zero R and out is left as it was.
+func PublishRun[R io.Closer](ctx context.Context, out string, scratch *string, run func() (R, error), write func(dir string, res R) error) (R, error) {
+	var done R
+	err := Publish(out, func(st *fileio.Staging) error {
+		if *scratch == "" {
+			d, err := st.ScratchDir()
+			if err != nil {
+				return err
+			}
+			*scratch = d
+		}
+		res, err := run()
+		if err != nil {
+			return err
+		}
+		defer res.Close()
+		if err := write(st.Dir, res); err != nil {
+			return err
+		}
+		if err := res.Close(); err != nil {
+			return err
+		}
+		done = res
+		return ctx.Err()
+	})
+	if err != nil {
+		var zero R
+		return zero, err
+	}
+	return done, nil
 }
 
 // ReportError is RunTo's error when the results were published but their
@@ -166,12 +204,3 @@ func checkpointOutside(ck, out string) error {
 	}
 	return nil
 }
-
-// Stage stages a results folder at out for a command other than run that
-// publishes one (plan --out): the same check, staging, marker and atomic
-// publish as RunTo (metrics.Stage).
-func Stage(out string) (*metrics.Staging, error) { return metrics.Stage(out) }
-
-// CheckOut reports whether a results folder may be written at out: absent,
-// empty, or a results folder dedupsim wrote (metrics.CheckReplaceable).
-func CheckOut(out string) error { return metrics.CheckReplaceable(out) }

@@ -121,20 +121,16 @@ func Merge(dirs []string, out string, render runner.Renderer) (*metrics.Summary,
 	if err != nil {
 		return nil, err
 	}
-	st, err := metrics.Stage(out)
-	if err != nil {
-		return nil, err
-	}
-	defer st.Discard()
-	if err := runner.WriteFiles(st.Dir, res); err != nil {
-		return nil, err
-	}
-	if render != nil {
-		if err := render(st.Dir); err != nil {
-			return nil, err
+	err = runner.Publish(out, func(st *fileio.Staging) error {
+		if err := runner.WriteFiles(st.Dir, res); err != nil {
+			return err
 		}
-	}
-	if err := st.Publish(); err != nil {
+		if render != nil {
+			return render(st.Dir)
+		}
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	return res.Summary, nil

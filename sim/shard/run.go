@@ -40,42 +40,28 @@ func Run(ctx context.Context, s *scenario.Scenario, opts runner.Options, spec Sp
 	if err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", s.File, err)
 	}
-	st, err := metrics.Stage(out)
-	if err != nil {
-		return nil, err
-	}
-	defer st.Discard()
-	if opts.ScratchDir == "" {
-		if opts.ScratchDir, err = st.ScratchDir(); err != nil {
-			return nil, err
+	res, err := runner.PublishRun(ctx, out, &opts.ScratchDir, func() (*runner.Results, error) {
+		return runner.RunSelected(ctx, s, opts, func(j runner.Job) bool { return spec.Owns(j.Index) })
+	}, func(dir string, res *runner.Results) error {
+		m := &Manifest{Format: Format, Shard: spec.K, Of: spec.N, Version: Version(), Seed: s.Seed,
+			Sweep: sweepDelays(s), InputsSHA256: inputsHash(s), Store: opts.Store, TotalJobs: len(jobs), Jobs: []JobEntry{}, Summary: res.Summary}
+		var err error
+		if m.ScenarioSHA256, err = scenarioHash(res.Summary.Scenario); err != nil {
+			return err
 		}
-	}
-	res, err := runner.RunSelected(ctx, s, opts, func(j runner.Job) bool { return spec.Owns(j.Index) })
+		if err := writeJobs(dir, res, m); err != nil {
+			return fmt.Errorf("shard folder %s: %w", out, err)
+		}
+		data, err := marshalManifest(m)
+		if err != nil {
+			return err
+		}
+		if err := fileio.WriteFile(filepath.Join(dir, ManifestFile), data); err != nil {
+			return fmt.Errorf("shard folder %s: %w", out, err)
+		}
+		return nil
+	})
 	if err != nil {
-		return nil, err
-	}
-	defer res.Close()
-	m := &Manifest{Format: Format, Shard: spec.K, Of: spec.N, Version: Version(), Seed: s.Seed,
-		Sweep: sweepDelays(s), InputsSHA256: inputsHash(s), Store: opts.Store, TotalJobs: len(jobs), Jobs: []JobEntry{}, Summary: res.Summary}
-	if m.ScenarioSHA256, err = scenarioHash(res.Summary.Scenario); err != nil {
-		return nil, err
-	}
-	if err := writeJobs(st.Dir, res, m); err != nil {
-		return nil, fmt.Errorf("shard folder %s: %w", out, err)
-	}
-	data, err := marshalManifest(m)
-	if err != nil {
-		return nil, err
-	}
-	if err := fileio.WriteFile(filepath.Join(st.Dir, ManifestFile), data); err != nil {
-		return nil, fmt.Errorf("shard folder %s: %w", out, err)
-	}
-	// Close before the swap: it removes the run's temporaries from the
-	// scratch folder.
-	if err := res.Close(); err != nil {
-		return nil, err
-	}
-	if err := st.Publish(); err != nil {
 		return nil, err
 	}
 	return res.Summary, nil

@@ -275,33 +275,13 @@ func Write(dir string, r *Result, render runner.Renderer) error {
 // staging folder replaces out in one step; on failure out is untouched.
 // render, when not nil, draws the report (see Write).
 func RunTo(ctx context.Context, sc *scenario.Scenario, opts Options, out string, render runner.Renderer) (*Result, error) {
-	st, err := metrics.Stage(out)
-	if err != nil {
-		return nil, err
-	}
-	defer st.Discard()
-	if opts.TempDir == "" {
-		// Temporaries beside the results: swept with the staging folder
-		// if the process is killed.
-		if opts.TempDir, err = st.ScratchDir(); err != nil {
-			return nil, err
+	return runner.PublishRun(ctx, out, &opts.TempDir, func() (*Result, error) {
+		res, err := Run(ctx, sc, opts)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", sc.File, err)
 		}
-	}
-	res, err := Run(ctx, sc, opts)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", sc.File, err)
-	}
-	defer res.Close()
-	if err := Write(st.Dir, res, render); err != nil {
-		return nil, err
-	}
-	if err := res.Close(); err != nil {
-		return nil, err
-	}
-	if err := st.Publish(); err != nil {
-		return nil, err
-	}
-	return res, nil
+		return res, nil
+	}, func(dir string, res *Result) error { return Write(dir, res, render) })
 }
 
 // Compare returns an error naming the first difference between two runs of

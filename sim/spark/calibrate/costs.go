@@ -31,78 +31,14 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/dedupsim/dedupsim/sim/spark/sparkmodel"
 )
-
-// Term is one term of the cost model.
-type Term int
-
-// The terms, in the order of the model, of Costs and of
-// Result.Coefficients.
-const (
-	BatchOverhead Term = iota
-	Row
-	NewKey
-	ScanKey
-	RemoveKey
-	PartitionCommit
-	// NumTerms is the number of terms.
-	NumTerms
-)
-
-// terms names the terms as the scenario's spark.cost keys do.
-var terms = [NumTerms]string{"batchOverheadMs", "rowNs", "newKeyNs", "scanKeyNs", "removeKeyNs", "partitionCommitMs"}
-
-// String returns the term's key in a scenario's spark.cost block.
-func (t Term) String() string {
-	if t < 0 || t >= NumTerms {
-		return "Term(" + strconv.Itoa(int(t)) + ")"
-	}
-	return terms[t]
-}
-
-// Costs are the coefficients of the cost model, as a scenario's
-// spark.cost block holds them: per batch or per task of one slot.
-type Costs struct {
-	// BatchOverheadMs is the fixed cost of a batch on the driver:
-	// planning, offset and commit logs, scheduling.
-	BatchOverheadMs float64
-	// RowNs is the cost of one input row in one task, per state
-	// operator.
-	RowNs float64
-	// NewKeyNs is the cost of storing one new key.
-	NewKeyNs float64
-	// ScanKeyNs is the cost of visiting one key of the store when the
-	// operator evicts.
-	ScanKeyNs float64
-	// RemoveKeyNs is the cost of evicting one key.
-	RemoveKeyNs float64
-	// PartitionCommitMs is the cost of committing one partition's state
-	// store.
-	PartitionCommitMs float64
-}
-
-// DefaultCosts returns the coefficients the simulator uses until a log
-// calibrates them. They are estimates, not measurements: rough costs of
-// a small RocksDB-backed dedup query, of the right order but not of any
-// one cluster.
-func DefaultCosts() Costs {
-	return Costs{BatchOverheadMs: 150, RowNs: 1500, NewKeyNs: 721, ScanKeyNs: 60, RemoveKeyNs: 650, PartitionCommitMs: 2}
-}
-
-// get returns the coefficient of term t.
-func (c Costs) get(t Term) float64 {
-	return [NumTerms]float64{c.BatchOverheadMs, c.RowNs, c.NewKeyNs, c.ScanKeyNs, c.RemoveKeyNs, c.PartitionCommitMs}[t]
-}
-
-// set sets the coefficient of term t.
-func (c *Costs) set(t Term, v float64) {
-	*[NumTerms]*float64{&c.BatchOverheadMs, &c.RowNs, &c.NewKeyNs, &c.ScanKeyNs, &c.RemoveKeyNs, &c.PartitionCommitMs}[t] = v
-}
 
 // Coefficient is one fitted coefficient.
 type Coefficient struct {
 	// Term is the coefficient's term; its String is the spark.cost key.
-	Term Term
+	Term sparkmodel.Term
 	// Value is the coefficient, per batch (BatchOverheadMs) or per task,
 	// in the unit its key names. A term the log cannot identify keeps its
 	// default.
@@ -179,7 +115,7 @@ type Result struct {
 	Provider, ProviderFrom string
 	// Merged are the terms that never vary in the log: their cost is in
 	// BatchOverheadMs, their value 0.
-	Merged []Term
+	Merged []sparkmodel.Term
 }
 
 // OperatorScan is whether a fit charges one state operator the eviction
@@ -191,10 +127,10 @@ type OperatorScan struct {
 }
 
 // Costs returns the result's coefficients, fitted or default.
-func (r Result) Costs() Costs {
-	var c Costs
+func (r Result) Costs() sparkmodel.Costs {
+	var c sparkmodel.Costs
 	for _, k := range r.Coefficients {
-		c.set(k.Term, k.Value)
+		c.Set(k.Term, k.Value)
 	}
 	return c
 }

@@ -13,6 +13,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dedupsim/dedupsim/metrics/progresslog"
+
+	"github.com/dedupsim/dedupsim/sim/spark/sparkmodel"
 )
 
 // Duration is the duration of a batch that the model is fitted to.
@@ -58,14 +60,14 @@ type Options struct {
 	IncludeWarmup bool
 	// Defaults are the coefficients a term the log cannot identify keeps;
 	// nil means DefaultsOf of the provider, else DefaultCosts.
-	Defaults *Costs
+	Defaults *sparkmodel.Costs
 	// Provider is the state store provider the log came from ("hdfs" or
 	// "rocksdb"), whose defaults DefaultsOf gives; "" detects it from the
 	// log (see Result.Provider).
 	Provider string
 	// DefaultsOf returns a provider's default coefficients, for a fit
 	// without Defaults; nil means DefaultCosts for every provider.
-	DefaultsOf func(provider string) Costs
+	DefaultsOf func(provider string) sparkmodel.Costs
 	// DedupeScans says whether a dedupe operator of a watermarked query
 	// visits its whole store every batch (its keys hold the watermarked
 	// event time), which the log does not say; see ScanRule.
@@ -304,8 +306,8 @@ func newCollector(opts Options) (*collector, error) {
 		bad = append(bad, fmt.Sprintf("provider %s, want %s or %s (or empty: detected from the log)", echo(opts.Provider), ProviderHDFS, ProviderRocksDB))
 	}
 	if d := opts.Defaults; d != nil {
-		for t := range NumTerms {
-			if v := d.get(t); v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		for t := range sparkmodel.NumTerms {
+			if v := d.Get(t); v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 				bad = append(bad, fmt.Sprintf("default %s %v, want a cost (0 or more)", t, v))
 			}
 		}
@@ -593,7 +595,7 @@ func (c *collector) fit() (Result, error) {
 	res.Scans = c.scans(q, watermarked)
 	res.InputRowsFromBatch = q.inputRowsUsed
 	res.Provider, res.ProviderFrom = c.provider(q)
-	defaults := DefaultCosts()
+	defaults := sparkmodel.DefaultCosts(sparkmodel.HDFS)
 	switch {
 	case o.Defaults != nil:
 		defaults = *o.Defaults
@@ -603,7 +605,7 @@ func (c *collector) fit() (Result, error) {
 	// The design matrix, in cluster-level units: per batch, the count of
 	// each term; a coefficient is then milliseconds per count for the
 	// whole cluster.
-	x := mat.NewDense(max(n, 1), int(NumTerms), nil)
+	x := mat.NewDense(max(n, 1), int(sparkmodel.NumTerms), nil)
 	y := mat.NewVecDense(max(n, 1), nil)
 	for i, b := range q.batches {
 		visited := 0.0
@@ -616,21 +618,21 @@ func (c *collector) fit() (Result, error) {
 		y.SetVec(i, b.duration)
 	}
 	// scale converts a cluster-level coefficient to the per-task one.
-	scale := [NumTerms]float64{1, 1e6 * float64(slots), 1e6 * float64(slots), 1e6 * float64(slots), 1e6 * float64(slots), float64(slots)}
+	scale := [sparkmodel.NumTerms]float64{1, 1e6 * float64(slots), 1e6 * float64(slots), 1e6 * float64(slots), 1e6 * float64(slots), float64(slots)}
 
-	coefs := make([]Coefficient, NumTerms)
-	var free []Term
-	for t := range NumTerms {
-		coefs[t] = Coefficient{Term: t, Value: defaults.get(t)}
+	coefs := make([]Coefficient, sparkmodel.NumTerms)
+	var free []sparkmodel.Term
+	for t := range sparkmodel.NumTerms {
+		coefs[t] = Coefficient{Term: t, Value: defaults.Get(t)}
 		reason := ""
 		switch {
 		case n == 0:
 			reason = "no batch"
-		case t == RemoveKey && q.noRemoved:
+		case t == sparkmodel.RemoveKey && q.noRemoved:
 			reason = "absent from the log (numRowsRemoved)"
-		case t == PartitionCommit && q.noPartitions:
+		case t == sparkmodel.PartitionCommit && q.noPartitions:
 			reason = "absent from the log (numShufflePartitions)"
-		case t == ScanKey && !slices.ContainsFunc(res.Scans, func(s OperatorScan) bool { return s.Scans }):
+		case t == sparkmodel.ScanKey && !slices.ContainsFunc(res.Scans, func(s OperatorScan) bool { return s.Scans }):
 			reason = "no operator scans its store (see scans)"
 		default:
 			reason = independence(x, free, t)
@@ -639,7 +641,7 @@ func (c *collector) fit() (Result, error) {
 		// cost, which the log cannot split: the overhead takes it whole
 		// rather than have a default taken out of it (which could ask for
 		// a negative overhead).
-		if reason == "never varies" && len(free) > 0 && free[0] == BatchOverhead {
+		if reason == "never varies" && len(free) > 0 && free[0] == sparkmodel.BatchOverhead {
 			coefs[t].Value, coefs[t].Reason, coefs[t].InOverhead = 0, reason, true
 			res.Merged = append(res.Merged, t)
 			continue
@@ -661,7 +663,7 @@ func (c *collector) fit() (Result, error) {
 
 	// Take the defaults' share out of the durations, fit the rest.
 	target := mat.VecDenseCopyOf(y)
-	for t := range NumTerms {
+	for t := range sparkmodel.NumTerms {
 		if !coefs[t].Identified {
 			var col mat.VecDense
 			col.ScaleVec(coefs[t].Value/scale[t], x.ColView(int(t)))
@@ -724,7 +726,7 @@ func (c *collector) fit() (Result, error) {
 // solve fits the free terms' columns of x to target by non-negative least
 // squares, each row weighted, and returns the cluster-level coefficients,
 // which of them are positive (not held at zero) and their standard errors.
-func solve(x *mat.Dense, target *mat.VecDense, free []Term, weights []float64) ([]float64, []bool, []float64, error) {
+func solve(x *mat.Dense, target *mat.VecDense, free []sparkmodel.Term, weights []float64) ([]float64, []bool, []float64, error) {
 	n := len(weights)
 	a := mat.NewDense(n, len(free), nil)
 	b := mat.NewVecDense(n, nil)
@@ -757,11 +759,11 @@ func solve(x *mat.Dense, target *mat.VecDense, free []Term, weights []float64) (
 
 // predict returns the model's duration of each batch (each row of x),
 // every term at its coefficient's value.
-func predict(x *mat.Dense, coefs []Coefficient, scale [NumTerms]float64) []float64 {
+func predict(x *mat.Dense, coefs []Coefficient, scale [sparkmodel.NumTerms]float64) []float64 {
 	n, _ := x.Dims()
 	out := make([]float64, n)
 	for i := range out {
-		for t := range NumTerms {
+		for t := range sparkmodel.NumTerms {
 			out[i] += coefs[t].Value / scale[t] * x.At(i, int(t))
 		}
 	}
@@ -771,7 +773,7 @@ func predict(x *mat.Dense, coefs []Coefficient, scale [NumTerms]float64) []float
 // independence returns "" when term t's column of x is independent
 // enough of the columns of the terms in free (see minIndependence), else
 // why it is not.
-func independence(x *mat.Dense, free []Term, t Term) string {
+func independence(x *mat.Dense, free []sparkmodel.Term, t sparkmodel.Term) string {
 	n, _ := x.Dims()
 	col := mat.VecDenseCopyOf(x.ColView(int(t)))
 	norm := mat.Norm(col, 2)
@@ -802,7 +804,7 @@ func independence(x *mat.Dense, free []Term, t Term) string {
 	}
 	var with []string
 	for k, f := range free {
-		if f != BatchOverhead && math.Abs(beta.AtVec(k)) > minIndependence {
+		if f != sparkmodel.BatchOverhead && math.Abs(beta.AtVec(k)) > minIndependence {
 			with = append(with, f.String())
 		}
 	}

@@ -13,6 +13,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/dedupsim/dedupsim/metrics/progresslog"
+
+	"github.com/dedupsim/dedupsim/sim/spark/sparkmodel"
 )
 
 // base is a generated log in which every term is identified: three runs
@@ -38,17 +40,17 @@ func relErr(got, want float64) float64 { return math.Abs(got-want) / want }
 
 // checkRecovered checks that every identified coefficient of res is
 // within 10% of want, and returns the largest relative error.
-func checkRecovered(t *testing.T, res Result, want Costs) float64 {
+func checkRecovered(t *testing.T, res Result, want sparkmodel.Costs) float64 {
 	t.Helper()
 	worst := 0.0
 	for _, k := range res.Coefficients {
 		if !k.Identified {
 			continue
 		}
-		e := relErr(k.Value, want.get(k.Term))
+		e := relErr(k.Value, want.Get(k.Term))
 		worst = max(worst, e)
 		if e > 0.10 {
-			t.Errorf("%s = %.4g ± %.2g, want %.4g (error %.1f%%)", k.Term, k.Value, k.StdErr, want.get(k.Term), 100*e)
+			t.Errorf("%s = %.4g ± %.2g, want %.4g (error %.1f%%)", k.Term, k.Value, k.StdErr, want.Get(k.Term), 100*e)
 		}
 	}
 	return worst
@@ -68,8 +70,8 @@ func TestRecoversEveryCoefficient(t *testing.T) {
 				t.Errorf("seed %d: %s identified %v (%s), at zero %v; want identified", seed, k.Term, k.Identified, k.Reason, k.AtZero)
 			}
 			// The standard error is honest: the truth is within 4 of them.
-			if d := math.Abs(k.Value - truth().get(k.Term)); d > 4*k.StdErr {
-				t.Errorf("seed %d: %s = %.4g ± %.2g, %.1f standard errors from %.4g", seed, k.Term, k.Value, k.StdErr, d/k.StdErr, truth().get(k.Term))
+			if d := math.Abs(k.Value - truth().Get(k.Term)); d > 4*k.StdErr {
+				t.Errorf("seed %d: %s = %.4g ± %.2g, %.1f standard errors from %.4g", seed, k.Term, k.Value, k.StdErr, d/k.StdErr, truth().Get(k.Term))
 			}
 		}
 		worst = max(worst, checkRecovered(t, res, truth()))
@@ -106,21 +108,21 @@ func TestFitsAddBatch(t *testing.T) {
 // A term the log cannot identify keeps its default, says why, and its
 // default's share is taken out before the others are fitted.
 func TestUnidentifiedTerms(t *testing.T) {
-	def := DefaultCosts()
+	def := sparkmodel.DefaultCosts(sparkmodel.HDFS)
 	slots := 8.0
 	cases := []struct {
 		name   string
 		change func(*genLog)
-		term   Term
+		term   sparkmodel.Term
 		reason string
 		// want is what the identified terms recover.
-		want func() Costs
+		want func() sparkmodel.Costs
 	}{
 		{
 			name:   "every row a new key",
 			change: func(g *genLog) { g.allNew = true },
-			term:   NewKey, reason: "moves with rowNs",
-			want: func() Costs {
+			term:   sparkmodel.NewKey, reason: "moves with rowNs",
+			want: func() sparkmodel.Costs {
 				c := truth()
 				c.RowNs += c.NewKeyNs - def.NewKeyNs
 				return c
@@ -129,8 +131,8 @@ func TestUnidentifiedTerms(t *testing.T) {
 		{
 			name:   "partitions absent",
 			change: func(g *genLog) { g.noPartitions = true; g.runs = []int{200, 200, 200} },
-			term:   PartitionCommit, reason: "absent from the log (numShufflePartitions)",
-			want: func() Costs {
+			term:   sparkmodel.PartitionCommit, reason: "absent from the log (numShufflePartitions)",
+			want: func() sparkmodel.Costs {
 				c := truth()
 				c.BatchOverheadMs += c.PartitionCommitMs * 200 / slots
 				return c
@@ -147,15 +149,15 @@ func TestUnidentifiedTerms(t *testing.T) {
 			}
 			for _, k := range res.Coefficients {
 				if k.Term == c.term {
-					if k.Identified || k.Reason != c.reason || k.Value != def.get(k.Term) || k.StdErr != 0 {
-						t.Errorf("%s: identified %v, reason %q, value %v ± %v; want the default %v because %q", k.Term, k.Identified, k.Reason, k.Value, k.StdErr, def.get(k.Term), c.reason)
+					if k.Identified || k.Reason != c.reason || k.Value != def.Get(k.Term) || k.StdErr != 0 {
+						t.Errorf("%s: identified %v, reason %q, value %v ± %v; want the default %v because %q", k.Term, k.Identified, k.Reason, k.Value, k.StdErr, def.Get(k.Term), c.reason)
 					}
 				} else if !k.Identified {
 					t.Errorf("%s not identified: %s", k.Term, k.Reason)
 				}
 			}
 			checkRecovered(t, res, c.want())
-			if y := res.YAML(); !strings.Contains(y, c.term.String()+": "+format(def.get(c.term), 4)+"  # default: "+c.reason+"\n") {
+			if y := res.YAML(); !strings.Contains(y, c.term.String()+": "+format(def.Get(c.term), 4)+"  # default: "+c.reason+"\n") {
 				t.Errorf("YAML does not show the default:\n%s", y)
 			}
 		})
@@ -174,7 +176,7 @@ func TestNoEviction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if k := res.Coefficients[RemoveKey]; k.Identified || k.Reason != "always 0 in the log" {
+	if k := res.Coefficients[sparkmodel.RemoveKey]; k.Identified || k.Reason != "always 0 in the log" {
 		t.Errorf("removeKeyNs: identified %v, reason %q", k.Identified, k.Reason)
 	}
 }
@@ -221,8 +223,8 @@ func TestWarmupAndRepeats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Coefficients[BatchOverhead].Value < skip.Coefficients[BatchOverhead].Value+20 || res.R2 >= skip.R2 {
-		t.Errorf("overhead %.1f (R² %.3f) with warm-up, %.1f (R² %.3f) without", res.Coefficients[BatchOverhead].Value, res.R2, skip.Coefficients[BatchOverhead].Value, skip.R2)
+	if res.Coefficients[sparkmodel.BatchOverhead].Value < skip.Coefficients[sparkmodel.BatchOverhead].Value+20 || res.R2 >= skip.R2 {
+		t.Errorf("overhead %.1f (R² %.3f) with warm-up, %.1f (R² %.3f) without", res.Coefficients[sparkmodel.BatchOverhead].Value, res.R2, skip.Coefficients[sparkmodel.BatchOverhead].Value, skip.R2)
 	}
 }
 
@@ -325,17 +327,17 @@ func TestRealShapedLogs(t *testing.T) {
 		}
 		// 200 partitions throughout; 4% duplicates and 0.2% late rows in
 		// every batch, so the new keys move with the rows.
-		if k := res.Coefficients[PartitionCommit]; k.Identified || k.Reason != "never varies" || !k.InOverhead || k.Value != 0 {
+		if k := res.Coefficients[sparkmodel.PartitionCommit]; k.Identified || k.Reason != "never varies" || !k.InOverhead || k.Value != 0 {
 			t.Errorf("%s: partitionCommitMs %+v", name, k)
 		}
-		if k := res.Coefficients[NewKey]; k.Identified || k.Reason != "moves with rowNs" {
+		if k := res.Coefficients[sparkmodel.NewKey]; k.Identified || k.Reason != "moves with rowNs" {
 			t.Errorf("%s: newKeyNs %+v", name, k)
 		}
 		if _, err := parseCost(res.YAML()); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
 		// 24 batches with little spread in evictions.
-		if k := res.Coefficients[RemoveKey]; !k.Identified || k.StdErr < k.Value/2 || !strings.Contains(res.YAML(), "\n  removeKeyNs: "+format(k.Value, 4)+"  # ± "+format(k.StdErr, 2)+": the log barely determines it\n") {
+		if k := res.Coefficients[sparkmodel.RemoveKey]; !k.Identified || k.StdErr < k.Value/2 || !strings.Contains(res.YAML(), "\n  removeKeyNs: "+format(k.Value, 4)+"  # ± "+format(k.StdErr, 2)+": the log barely determines it\n") {
 			t.Errorf("%s: removeKeyNs %+v in\n%s", name, k, res.YAML())
 		}
 	}
@@ -379,11 +381,11 @@ func TestYAML(t *testing.T) {
 		t.Fatalf("%v in\n%s", err, y)
 	}
 	costs := res.Costs()
-	if len(got) != int(NumTerms) {
-		t.Errorf("%d keys, want %d:\n%s", len(got), NumTerms, y)
+	if len(got) != int(sparkmodel.NumTerms) {
+		t.Errorf("%d keys, want %d:\n%s", len(got), sparkmodel.NumTerms, y)
 	}
-	for term := range NumTerms {
-		want := costs.get(term)
+	for term := range sparkmodel.NumTerms {
+		want := costs.Get(term)
 		if v, ok := got[term.String()]; !ok || relErr(v, want) > 5e-4 {
 			t.Errorf("%s: %v in the YAML, %v fitted", term, v, want)
 		}
@@ -405,13 +407,13 @@ func TestFormat(t *testing.T) {
 
 func TestTermString(t *testing.T) {
 	want := []string{"batchOverheadMs", "rowNs", "newKeyNs", "scanKeyNs", "removeKeyNs", "partitionCommitMs"}
-	for term := range NumTerms {
+	for term := range sparkmodel.NumTerms {
 		if term.String() != want[term] {
 			t.Errorf("%d: %q", term, term.String())
 		}
 	}
-	if Term(9).String() != "Term(9)" {
-		t.Error(Term(9).String())
+	if sparkmodel.Term(9).String() != "Term(9)" {
+		t.Error(sparkmodel.Term(9).String())
 	}
 }
 
@@ -463,7 +465,7 @@ func TestStandardErrorsAreHonest(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, k := range res.Coefficients {
-			z := (k.Value - truth().get(k.Term)) / k.StdErr
+			z := (k.Value - truth().Get(k.Term)) / k.StdErr
 			sum += z * z
 			n++
 		}
@@ -474,7 +476,7 @@ func TestStandardErrorsAreHonest(t *testing.T) {
 }
 
 func TestOptionsAreChecked(t *testing.T) {
-	d := DefaultCosts()
+	d := sparkmodel.DefaultCosts(sparkmodel.HDFS)
 	d.ScanKeyNs = -1
 	_, err := Fit(nil, Options{Source: "in", Executors: -2, CoresPerExecutor: -1, Duration: 5, Defaults: &d})
 	want := "in: options: executors -2, want 1 or more (0 means 1); cores per executor -1, want 1 or more (0 means 1); duration 5, want TriggerExecution or AddBatch; default scanKeyNs -1, want a cost (0 or more)"

@@ -6,13 +6,15 @@ import (
 	"math/rand/v2"
 
 	"github.com/dedupsim/dedupsim/metrics/progresslog"
+
+	"github.com/dedupsim/dedupsim/sim/spark/sparkmodel"
 )
 
 // genLog describes a progress log generated from known costs.
 type genLog struct {
 	seed uint64
 	// costs are the true per-task costs; executors × cores the slots.
-	costs            Costs
+	costs            sparkmodel.Costs
 	executors, cores int
 	// runs holds the number of partitions of each run; every run starts
 	// from a new checkpoint (empty state) and has perRun executed batches.
@@ -145,6 +147,6 @@ func (g genLog) generate() []progresslog.Progress {
 // truth returns the costs the generated logs of the tests use: of the
 // order of a real cluster's, with every term's share of a batch's
 // duration large enough to be measured.
-func truth() Costs {
-	return Costs{BatchOverheadMs: 300, RowNs: 1500, NewKeyNs: 900, ScanKeyNs: 60, RemoveKeyNs: 650, PartitionCommitMs: 12}
+func truth() sparkmodel.Costs {
+	return sparkmodel.Costs{BatchOverheadMs: 300, RowNs: 1500, NewKeyNs: 900, ScanKeyNs: 60, RemoveKeyNs: 650, PartitionCommitMs: 12}
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/dedupsim/dedupsim/metrics/progresslog"
+
+	"github.com/dedupsim/dedupsim/sim/spark/sparkmodel"
 )
 
 // The example (#19): 200 partitions on 1 slot, a true constant
@@ -18,7 +20,7 @@ import (
 // batchOverheadMs 0, rowNs 0, newKeyNs 0 (R² 0.90). The constant part is
 // now fitted as one term.
 func TestConstantPartIsOneTerm(t *testing.T) {
-	want := Costs{BatchOverheadMs: 150, RowNs: 1500, ScanKeyNs: 60}
+	want := sparkmodel.Costs{BatchOverheadMs: 150, RowNs: 1500, ScanKeyNs: 60}
 	g := genLog{seed: 7, costs: want, executors: 1, cores: 1, runs: []int{200}, perRun: 800,
 		noise: 0.02, dupMax: 0.5, evictMax: 0.05, evictFrom: 100}
 	res, err := Fit(g.generate(), Options{Source: "gen"})
@@ -29,7 +31,7 @@ func TestConstantPartIsOneTerm(t *testing.T) {
 	if relErr(got.BatchOverheadMs, 150) > 0.1 || relErr(got.RowNs, 1500) > 0.1 || relErr(got.ScanKeyNs, 60) > 0.1 || got.NewKeyNs > 100 {
 		t.Errorf("fitted %+v, want about %+v", got, want)
 	}
-	if k := res.Coefficients[PartitionCommit]; !k.InOverhead || k.Value != 0 {
+	if k := res.Coefficients[sparkmodel.PartitionCommit]; !k.InOverhead || k.Value != 0 {
 		t.Errorf("partitionCommitMs %+v, want 0 and in the overhead", k)
 	}
 	if y := res.YAML(); !strings.Contains(y, "batchOverheadMs holds the cost of partitionCommitMs too") ||
@@ -75,13 +77,13 @@ func TestScanOnlyWhereSparkScans(t *testing.T) {
 			if len(res.Scans) != 1 || res.Scans[0].Scans != tc.scans || res.Scans[0].Why != tc.why {
 				t.Fatalf("scans %+v, want %v because %q", res.Scans, tc.scans, tc.why)
 			}
-			k := res.Coefficients[ScanKey]
+			k := res.Coefficients[sparkmodel.ScanKey]
 			if !tc.scans && (k.Identified || k.Reason != "no operator scans its store (see scans)") {
 				t.Errorf("scanKeyNs %+v, want not fitted", k)
 			}
 			want := g.costs
 			if !tc.scans {
-				want.ScanKeyNs = DefaultCosts().ScanKeyNs
+				want.ScanKeyNs = sparkmodel.DefaultCosts(sparkmodel.HDFS).ScanKeyNs
 			}
 			checkRecovered(t, res, want)
 		})
@@ -162,8 +164,8 @@ func TestProviderFromTheLog(t *testing.T) {
 	g := base(11)
 	g.perRun, g.runs, g.allNew = 200, []int{64}, true
 	g.rocksdbMetrics = true
-	of := func(p string) Costs {
-		c := DefaultCosts()
+	of := func(p string) sparkmodel.Costs {
+		c := sparkmodel.DefaultCosts(sparkmodel.HDFS)
 		if p == ProviderRocksDB {
 			c.NewKeyNs = 4242
 		}
@@ -173,8 +175,8 @@ func TestProviderFromTheLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Provider != ProviderRocksDB || res.Coefficients[NewKey].Value != 4242 || !strings.Contains(res.YAML(), "# state store: rocksdb (from the log's rocksdb* custom metrics)") {
-		t.Errorf("provider %q (%s), newKeyNs %v\n%s", res.Provider, res.ProviderFrom, res.Coefficients[NewKey].Value, res.YAML())
+	if res.Provider != ProviderRocksDB || res.Coefficients[sparkmodel.NewKey].Value != 4242 || !strings.Contains(res.YAML(), "# state store: rocksdb (from the log's rocksdb* custom metrics)") {
+		t.Errorf("provider %q (%s), newKeyNs %v\n%s", res.Provider, res.ProviderFrom, res.Coefficients[sparkmodel.NewKey].Value, res.YAML())
 	}
 	res, err = Fit(g.generate(), Options{Source: "r.log", Executors: 2, CoresPerExecutor: 4, DefaultsOf: of, Provider: ProviderHDFS})
 	if err != nil {

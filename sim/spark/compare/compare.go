@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dedupsim/dedupsim/metrics/human"
 	"github.com/dedupsim/dedupsim/metrics/progresslog"
 )
 
@@ -66,7 +67,7 @@ func (v Value) String() string {
 	case v.Text != "":
 		return v.Text
 	}
-	return group(v.Number)
+	return human.Count(v.Number)
 }
 
 // Difference is one difference between the expected and the actual
@@ -497,30 +498,10 @@ func timeValue(t progresslog.Time) Value {
 	return Value{Present: true, Text: u.Format(layout)}
 }
 
-// group renders n with thousands separators: 1,883,002.
-func group(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
-	}
-	var b strings.Builder
-	if neg {
-		b.WriteByte('-')
-	}
-	for i := range len(s) {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
-
 // plural renders "1 batch" or "2 batches", the count with separators.
 func plural(n int, one, many string) string {
 	if n == 1 {
 		return "1 " + one
 	}
-	return fmt.Sprintf("%s %s", group(int64(n)), many)
+	return fmt.Sprintf("%s %s", human.Count(int64(n)), many)
 }

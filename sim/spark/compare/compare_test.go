@@ -406,11 +406,3 @@ func TestBatchLimit(t *testing.T) {
 		}
 	}
 }
-
-func TestGroup(t *testing.T) {
-	for n, want := range map[int64]string{0: "0", 7: "7", 999: "999", 1000: "1,000", -1234567: "-1,234,567", 1883002: "1,883,002"} {
-		if got := group(n); got != want {
-			t.Errorf("group(%d) = %q, want %q", n, got, want)
-		}
-	}
-}

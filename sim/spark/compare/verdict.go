@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/dedupsim/dedupsim/metrics/human"
 )
 
 // The exit codes of the CLI command that compares (see the package doc).
@@ -79,7 +81,7 @@ func (r *Result) Verdict() string {
 		noun = "batch"
 	}
 	s := fmt.Sprintf("different: query %s, first at batch %d (%s); %s of %s %s %s",
-		first.Label(), d.BatchID, detail, group(int64(r.Counts.Different)), group(int64(r.Counts.Batches)), noun, verb)
+		first.Label(), d.BatchID, detail, human.Count(int64(r.Counts.Different)), human.Count(int64(r.Counts.Batches)), noun, verb)
 	if nq > 1 {
 		s += fmt.Sprintf(", in %d of %d queries", differing, nq)
 	}

@@ -23,17 +23,17 @@ func TestConcurrentPublishesIntoOneExport(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				st, err := stage(target)
+				st, err := exportFolder().Stage(target)
 				if err != nil {
 					errs <- err
 					return
 				}
-				if err := os.WriteFile(filepath.Join(st.dir, "who"), []byte(strconv.Itoa(p)), 0o644); err != nil {
+				if err := os.WriteFile(filepath.Join(st.Dir, "who"), []byte(strconv.Itoa(p)), 0o644); err != nil {
 					errs <- err
 					return
 				}
-				if err := st.publish(); err != nil {
-					st.discard()
+				if err := st.Publish(); err != nil {
+					st.Discard()
 					errs <- err
 				}
 			}()

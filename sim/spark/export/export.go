@@ -202,26 +202,26 @@ func write(ctx context.Context, sp *spec, src source, out string, opts Options) 
 	if _, err := ParseFormat(string(opts.Format)); err != nil {
 		return nil, fmt.Errorf("format: %w", err)
 	}
-	st, err := stage(out)
+	st, err := exportFolder().Stage(out)
 	if err != nil {
 		return nil, err
 	}
-	defer st.discard()
+	defer st.Discard()
 	for _, d := range []string{batchesDir, expectedDir} {
-		if err := os.Mkdir(filepath.Join(st.dir, d), 0o777); err != nil {
+		if err := os.Mkdir(filepath.Join(st.Dir, d), 0o777); err != nil {
 			return nil, err
 		}
 	}
 	scratch := ""
 	if sp.restarts {
-		if scratch, err = st.scratch(); err != nil {
+		if scratch, err = st.ScratchDir(); err != nil {
 			return nil, err
 		}
 	}
 	preds := make([]*predictor, len(sp.queries))
 	for i := range sp.queries {
 		preds[i] = &predictor{q: &sp.queries[i], noData: sp.noData, seed: sp.seed, maxBatches: opts.maxBatches, partitions: int(sp.partitions),
-			expected: filepath.Join(st.dir, expectedDir), scratch: scratch, restarts: sp.restarts}
+			expected: filepath.Join(st.Dir, expectedDir), scratch: scratch, restarts: sp.restarts}
 		if err := preds[i].start(1); err != nil {
 			return nil, err
 		}
@@ -251,7 +251,7 @@ func write(ctx context.Context, sp *spec, src source, out string, opts Options) 
 		if f != noFault {
 			sum.Faults = append(sum.Faults, Fault{Before: k, Lose: f == loseFault})
 		}
-		if err := runBatch(w, preds, filepath.Join(st.dir, batchesDir, batchFileName(k, opts.Format)), b, f, ts); err != nil {
+		if err := runBatch(w, preds, filepath.Join(st.Dir, batchesDir, batchFileName(k, opts.Format)), b, f, ts); err != nil {
 			return nil, err
 		}
 		sum.Batches++
@@ -273,10 +273,10 @@ func write(ctx context.Context, sp *spec, src source, out string, opts Options) 
 	for _, c := range sp.cols {
 		sum.Columns = append(sum.Columns, SummaryColumn{Name: c.Name, Type: c.Type.Spark(), Nullable: c.Nullable})
 	}
-	if err := writeFiles(st.dir, sp, sum); err != nil {
+	if err := writeFiles(st.Dir, sp, sum); err != nil {
 		return nil, err
 	}
-	if err := st.publish(); err != nil {
+	if err := st.Publish(); err != nil {
 		return nil, err
 	}
 	return sum, nil

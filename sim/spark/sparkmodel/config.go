@@ -18,7 +18,6 @@ import (
 
 	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/sim"
-	"github.com/dedupsim/dedupsim/sim/spark/calibrate"
 )
 
 // The state store providers, as the spark: block names them.
@@ -101,15 +100,34 @@ func (c *Config) FillDefaults() {
 	def := DefaultCosts(c.Provider)
 	for t, p := range c.Cost.terms() {
 		if *p == nil {
-			v := def.get(calibrate.Term(t))
+			v := def.Get(Term(t))
 			*p = &v
 		}
 	}
 }
 
-// terms returns the cost block's fields in calibrate.Term order.
-func (c *Cost) terms() [calibrate.NumTerms]**float64 {
-	return [calibrate.NumTerms]**float64{&c.BatchOverheadMs, &c.RowNs, &c.NewKeyNs, &c.ScanKeyNs, &c.RemoveKeyNs, &c.PartitionCommitMs}
+// terms returns the cost block's fields in Term order.
+func (c *Cost) terms() [NumTerms]**float64 {
+	return [NumTerms]**float64{&c.BatchOverheadMs, &c.RowNs, &c.NewKeyNs, &c.ScanKeyNs, &c.RemoveKeyNs, &c.PartitionCommitMs}
+}
+
+// Only returns the terms of c whose keys (Term.String) are in keys; nil
+// when none is (the provider's defaults).
+func (c *Cost) Only(keys map[string]bool) *Cost {
+	out := &Cost{}
+	to := out.terms()
+	n := 0
+	for t, p := range c.terms() {
+		if keys[Term(t).String()] && *p != nil {
+			v := **p
+			*to[t] = &v
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	return out
 }
 
 // Costs returns the resolved coefficients and true, or false when the
@@ -121,7 +139,7 @@ func (c *Config) Costs() (Costs, bool) {
 	out := DefaultCosts(c.Provider)
 	for t, p := range c.Cost.terms() {
 		if *p != nil {
-			out.set(calibrate.Term(t), **p)
+			out.Set(Term(t), **p)
 		}
 	}
 	return out, true
@@ -161,7 +179,7 @@ func (c *Config) Check() []Problem {
 	out = append(out, c.checkDowntime()...)
 	if c.Cost != nil {
 		for t, p := range c.Cost.terms() {
-			term := calibrate.Term(t)
+			term := Term(t)
 			switch v := *p; {
 			case v == nil:
 			case !(*v >= 0):
@@ -179,8 +197,8 @@ func (c *Config) Check() []Problem {
 // per-row and per-key terms. Real costs are orders of magnitude below;
 // far above, a batch's duration in microseconds overflows (1e16 ms is
 // 1e19 µs) and the model would report nonsense such as a p50 of 0 ms.
-func MaxCost(t calibrate.Term) float64 {
-	if t == calibrate.BatchOverhead || t == calibrate.PartitionCommit {
+func MaxCost(t Term) float64 {
+	if t == BatchOverhead || t == PartitionCommit {
 		return 1e7
 	}
 	return 1e9

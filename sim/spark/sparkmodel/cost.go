@@ -2,12 +2,37 @@ package sparkmodel
 
 import (
 	"container/heap"
-
-	"github.com/dedupsim/dedupsim/sim/spark/calibrate"
+	"strconv"
 )
 
-// Costs are the resolved coefficients of a batch's duration, the terms of
-// sim/spark/calibrate's model used the same way (see its package doc):
+// Term is one term of the cost model (see Costs).
+type Term int
+
+// The terms, in the order of the model and of Costs' fields.
+const (
+	BatchOverhead Term = iota
+	Row
+	NewKey
+	ScanKey
+	RemoveKey
+	PartitionCommit
+	// NumTerms is the number of terms.
+	NumTerms
+)
+
+// termKeys names the terms as the scenario's spark.cost keys do.
+var termKeys = [NumTerms]string{"batchOverheadMs", "rowNs", "newKeyNs", "scanKeyNs", "removeKeyNs", "partitionCommitMs"}
+
+// String returns the term's key in a scenario's spark.cost block.
+func (t Term) String() string {
+	if t < 0 || t >= NumTerms {
+		return "Term(" + strconv.Itoa(int(t)) + ")"
+	}
+	return termKeys[t]
+}
+
+// Costs are the coefficients of a batch's duration, per batch or per task
+// of one slot, as a scenario's spark.cost block holds them once resolved:
 //
 //	duration = BatchOverheadMs
 //	         + Σ over the dedup operators (one stage each, run one after
@@ -21,15 +46,25 @@ import (
 //	         + RemoveKeyNs × keys evicted from p's store
 //	         + PartitionCommitMs
 //
-// calibrate fits the same terms from a real job's progress log, where it
-// can only see sums over the partitions: its model divides those sums by
-// the slots, which is this makespan when the tasks are even.
+// sim/spark/calibrate fits the same terms from a real job's progress log,
+// where it can only see sums over the partitions: its model divides those
+// sums by the slots, which is this makespan when the tasks are even.
 type Costs struct {
-	BatchOverheadMs   float64
-	RowNs             float64
-	NewKeyNs          float64
-	ScanKeyNs         float64
-	RemoveKeyNs       float64
+	// BatchOverheadMs is the fixed cost of a batch on the driver:
+	// planning, offset and commit logs, scheduling.
+	BatchOverheadMs float64
+	// RowNs is the cost of one input row in one task, per state
+	// operator.
+	RowNs float64
+	// NewKeyNs is the cost of storing one new key.
+	NewKeyNs float64
+	// ScanKeyNs is the cost of visiting one key of the store when the
+	// operator evicts.
+	ScanKeyNs float64
+	// RemoveKeyNs is the cost of evicting one key.
+	RemoveKeyNs float64
+	// PartitionCommitMs is the cost of committing one partition's state
+	// store.
 	PartitionCommitMs float64
 }
 
@@ -37,35 +72,32 @@ type Costs struct {
 // the provider. They are estimates until a real job calibrates them;
 // docs/spark-model.md gives each one's source:
 //
-//   - HDFS: sim/spark/calibrate's DefaultCosts, whose per-key terms are of the
-//     order of Spark's StateStoreBasicOperationsBenchmark for the
-//     in-memory (HDFS-backed) store: put 743 ns, scan 51 ns, evict 648 ns
-//     a row.
+//   - HDFS: rough costs of a small dedup query, of the right order but not
+//     of any one cluster, whose per-key terms are of the order of Spark's
+//     StateStoreBasicOperationsBenchmark for the in-memory (HDFS-backed)
+//     store: put 743 ns, scan 51 ns, evict 648 ns a row.
 //   - RocksDB: the same batch, row and commit terms, with the per-key
 //     terms of the benchmark's RocksDB rows (trackTotalNumberOfRows: true,
 //     Spark's default): put 3590 ns, scan 337 ns (evicting nothing from
 //     10,000 rows), remove 4243 ns (evicting all 10,000 rows, 4579 ns a
 //     row, less the scan).
 func DefaultCosts(provider string) Costs {
-	c := fromCalibrate(calibrate.DefaultCosts())
+	c := Costs{BatchOverheadMs: 150, RowNs: 1500, NewKeyNs: 721, ScanKeyNs: 60, RemoveKeyNs: 650, PartitionCommitMs: 2}
 	if provider == RocksDB {
 		c.NewKeyNs, c.ScanKeyNs, c.RemoveKeyNs = 3590, 337, 4243
 	}
 	return c
 }
 
-func fromCalibrate(c calibrate.Costs) Costs {
-	return Costs{c.BatchOverheadMs, c.RowNs, c.NewKeyNs, c.ScanKeyNs, c.RemoveKeyNs, c.PartitionCommitMs}
-}
+// Get returns the coefficient of term t.
+func (c Costs) Get(t Term) float64 { return *c.fields()[t] }
 
-// get returns the coefficient of term t.
-func (c Costs) get(t calibrate.Term) float64 {
-	return [calibrate.NumTerms]float64{c.BatchOverheadMs, c.RowNs, c.NewKeyNs, c.ScanKeyNs, c.RemoveKeyNs, c.PartitionCommitMs}[t]
-}
+// Set sets the coefficient of term t.
+func (c *Costs) Set(t Term, v float64) { *c.fields()[t] = v }
 
-// set sets the coefficient of term t.
-func (c *Costs) set(t calibrate.Term, v float64) {
-	*[calibrate.NumTerms]*float64{&c.BatchOverheadMs, &c.RowNs, &c.NewKeyNs, &c.ScanKeyNs, &c.RemoveKeyNs, &c.PartitionCommitMs}[t] = v
+// fields returns c's fields in Term order.
+func (c *Costs) fields() [NumTerms]*float64 {
+	return [NumTerms]*float64{&c.BatchOverheadMs, &c.RowNs, &c.NewKeyNs, &c.ScanKeyNs, &c.RemoveKeyNs, &c.PartitionCommitMs}
 }
 
 // TaskNs returns the duration of one partition task in nanoseconds: in

@@ -1,11 +1,9 @@
-package metrics
+package fileio
 
 import (
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/dedupsim/dedupsim/engines/fileio"
 )
 
 // TestLockPublishRechecksTheFile puts, deterministically, the interleaving
@@ -18,20 +16,20 @@ func TestLockPublishRechecksTheFile(t *testing.T) {
 	abs := filepath.Join(t.TempDir(), "out")
 	path := publishLockPath(abs)
 	calls := 0
-	try := func(p string) (*fileio.Lock, error) {
+	try := func(p string) (*Lock, error) {
 		calls++
-		l, err := fileio.TryLock(p)
+		l, err := TryLock(p)
 		if err == nil && calls == 1 {
-			// The other process's UnlockPublish, between open and lock.
+			// The other process's unlockPublish, between open and lock.
 			os.Remove(p)
 		}
 		return l, err
 	}
-	l, err := lockPublish(abs, try)
+	l, err := lockPublishWith(abs, try)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer UnlockPublish(abs, l)
+	defer unlockPublish(abs, l)
 	if !l.Holds(path) {
 		t.Fatal("LockPublish returned a lock on a removed lock file: another process can lock the path too")
 	}

@@ -1,4 +1,12 @@
-package metrics
+// Package human renders numbers for people: counts with thousands
+// separators, sizes in binary units, rates as percentages. Everything
+// that prints them (reports, the planner, compare, the command line, the
+// messages of fileio) uses it, so that a count, a size or a rate reads
+// the same everywhere.
+//
+// It is a leaf: it imports nothing of the module, so every folder may
+// import it (sim/importmap_test.go).
+package human
 
 import (
 	"fmt"
@@ -7,14 +15,9 @@ import (
 	"strings"
 )
 
-// The human forms of the numbers a results folder holds, shared by
-// everything that prints them for people (reports, the planner,
-// bench-stores), so that a count, a size or a rate reads the same
-// everywhere.
-
-// FormatCount renders n with thousands separators, 1234567 as "1,234,567",
+// Count renders n with thousands separators, 1234567 as "1,234,567",
 // because design reviews read counts, not digit strings.
-func FormatCount(n int64) string {
+func Count(n int64) string {
 	s := strconv.FormatInt(n, 10)
 	var b strings.Builder
 	if n < 0 {
@@ -39,10 +42,9 @@ func FormatCount(n int64) string {
 	return b.String()
 }
 
-// FormatBytes renders a byte count in binary units: "512 B", "12.3 KiB",
-// "1.50 GiB". Reports, the planner and bench-stores all print sizes
-// through it, so a size reads the same everywhere.
-func FormatBytes(n int64) string {
+// Bytes renders a byte count in binary units with about three
+// significant digits: "512 B", "12.3 KiB", "1.50 GiB".
+func Bytes(n int64) string {
 	if n < 1024 {
 		return strconv.FormatInt(n, 10) + " B"
 	}
@@ -63,11 +65,11 @@ func FormatBytes(n int64) string {
 	}
 }
 
-// FormatPercent renders a rate in [0, 1] as a percentage with about three
+// Percent renders a rate in [0, 1] as a percentage with about three
 // significant digits. It never rounds a rate below 1 up to "100%" nor a
 // rate above 0 down to "0%", since
 // "missed 100%" and "lost 0%" are findings in themselves.
-func FormatPercent(r float64) string {
+func Percent(r float64) string {
 	p := r * 100
 	switch {
 	case p == 0:
@@ -87,4 +89,19 @@ func FormatPercent(r float64) string {
 		dec = 12
 	}
 	return strconv.FormatFloat(p, 'f', dec, 64) + "%"
+}
+
+// Size renders n as a power-of-two size, exact when it is a whole number
+// of its unit: "64 MiB", "1.5 KiB"; for limits, which are round.
+func Size(n int64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
+	v, i := float64(n), 0
+	for v >= 1024 && i < len(units)-1 {
+		v /= 1024
+		i++
+	}
+	if v == float64(int64(v)) {
+		return fmt.Sprintf("%d %s", int64(v), units[i])
+	}
+	return fmt.Sprintf("%.1f %s", v, units[i])
 }

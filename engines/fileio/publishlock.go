@@ -1,4 +1,4 @@
-package metrics
+package fileio
 
 import (
 	"errors"
@@ -6,8 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"time"
-
-	"github.com/dedupsim/dedupsim/engines/fileio"
 )
 
 // publishWait bounds how long Publish waits for another process's publish
@@ -20,21 +18,21 @@ func publishLockPath(abs string) string {
 	return filepath.Join(filepath.Dir(abs), "."+filepath.Base(abs)+".dedupsim-publish.lock")
 }
 
-// LockPublish takes the publish lock of the folder abs (an absolute path), waiting for another
-// process's publish to end, so that checking the target and swapping it
-// are one step for every dedupsim process: two runs into one --out both
-// publish, one after the other, instead of the second finding a folder
+// lockPublish takes the publish lock of the folder abs (an absolute
+// path), waiting for another process's publish to end, so that checking
+// the target and swapping it are one step for every dedupsim process:
+// two runs into one --out both publish, one after the other, instead of the second finding a folder
 // where it checked there was none. The lock file is removed while held
-// (UnlockPublish); a process that opened it before then finds its lock on
+// (unlockPublish); a process that opened it before then finds its lock on
 // a file no longer there (Lock.Holds) and opens it again.
-func LockPublish(abs string) (*fileio.Lock, error) {
-	return lockPublish(abs, fileio.TryLock)
+func lockPublish(abs string) (*Lock, error) {
+	return lockPublishWith(abs, TryLock)
 }
 
-// lockPublish is LockPublish with the lock attempt passed in, so that a
+// lockPublishWith is lockPublish with the lock attempt passed in, so that a
 // test can put another process's unlock between opening the lock file and
 // locking it.
-func lockPublish(abs string, tryLock func(path string) (*fileio.Lock, error)) (*fileio.Lock, error) {
+func lockPublishWith(abs string, tryLock func(path string) (*Lock, error)) (*Lock, error) {
 	path := publishLockPath(abs)
 	deadline := time.Now().Add(publishWait)
 	for {
@@ -46,7 +44,7 @@ func lockPublish(abs string, tryLock func(path string) (*fileio.Lock, error)) (*
 			l.Unlock()
 			continue
 		}
-		var locked *fileio.LockedError
+		var locked *LockedError
 		if !errors.As(err, &locked) {
 			return nil, err
 		}
@@ -57,22 +55,22 @@ func lockPublish(abs string, tryLock func(path string) (*fileio.Lock, error)) (*
 	}
 }
 
-// UnlockPublish removes the publish lock file and releases it.
-func UnlockPublish(abs string, l *fileio.Lock) {
+// unlockPublish removes the publish lock file and releases it.
+func unlockPublish(abs string, l *Lock) {
 	os.Remove(publishLockPath(abs))
 	l.Unlock()
 }
 
-// SweepPublishLock removes the publish lock file a killed process left,
+// sweepPublishLock removes the publish lock file a killed process left,
 // when no process holds it.
-func SweepPublishLock(abs string) {
+func sweepPublishLock(abs string) {
 	path := publishLockPath(abs)
 	if _, err := os.Lstat(path); err != nil {
 		return
 	}
-	l, err := fileio.TryLock(path)
+	l, err := TryLock(path)
 	if err != nil {
 		return
 	}
-	UnlockPublish(abs, l)
+	unlockPublish(abs, l)
 }
