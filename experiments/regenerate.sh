@@ -41,7 +41,7 @@ for name in "${names[@]}"; do
     # The review document of plan --out, inside the run's folder (the run
     # replaces the folder, so it comes after). Exit 2 would mean no plan.
     "$bin" plan experiments/capacity-plan.yaml --query within-watermark --max-missed-rate 0.1% \
-      --production-rate 1000/s --seeds 2 --partitions 200 --executors 4 --cores-per-executor 4 \
+      --production-rate 20000/s --seeds 2 --partitions 200 --executors 4 --cores-per-executor 4 \
       --quiet --out results/capacity-plan/review >/dev/null
   fi
 done
