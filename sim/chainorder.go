@@ -3,7 +3,7 @@ package sim
 import (
 	"fmt"
 
-	"github.com/dedupsim/dedupsim/engines/partition"
+	"github.com/dedupsim/dedupsim/engines/spark/partition"
 )
 
 // In a chain of dedup operators each operator sits behind its own

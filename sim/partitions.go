@@ -5,7 +5,8 @@ import (
 	"fmt"
 
 	"github.com/dedupsim/dedupsim/engines"
-	"github.com/dedupsim/dedupsim/engines/partition"
+	"github.com/dedupsim/dedupsim/engines/spark"
+	"github.com/dedupsim/dedupsim/engines/spark/partition"
 	"github.com/dedupsim/dedupsim/sim/spark/chain"
 )
 
@@ -69,7 +70,7 @@ func (s *PartitionStats) reset() {
 // and buffers.
 type opPartitions struct {
 	n     int
-	ops   []engines.Operator
+	ops   []spark.Operator
 	store *partitionedStore
 	stats PartitionStats
 	// rowPart is each batch row's partition, by row number.

@@ -8,7 +8,7 @@ import (
 
 	"github.com/dedupsim/dedupsim/engines"
 	"github.com/dedupsim/dedupsim/engines/memstore"
-	"github.com/dedupsim/dedupsim/engines/partition"
+	"github.com/dedupsim/dedupsim/engines/spark/partition"
 	"github.com/dedupsim/dedupsim/generators"
 	"github.com/dedupsim/dedupsim/sim/spark/chain"
 )
@@ -69,7 +69,7 @@ func holding(st *PartitionStats) map[int]int64 {
 // Those are the expectations, not this package's hash.
 //
 // For UUID ids (strings) and timestamps there is no published value for
-// 36-character strings, so the expectation is engines/partition's, itself
+// 36-character strings, so the expectation is engines/spark/partition's, itself
 // checked against Spark's published hashes, folded by hand in Spark's
 // column order.
 func TestPartitionsAreSparks(t *testing.T) {

@@ -49,6 +49,7 @@ import (
 	"math"
 
 	"github.com/dedupsim/dedupsim/engines"
+	"github.com/dedupsim/dedupsim/engines/spark"
 	"github.com/dedupsim/dedupsim/sim/spark/chain"
 )
 
@@ -148,7 +149,7 @@ func (e *QueryFailure) Error() string {
 type dedupOp struct {
 	idx  uint8 // position among the dedup operators, chain order
 	node chain.Node
-	op   engines.Operator
+	op   spark.Operator
 	prog OperatorProgress
 	// parts are the operator's shuffle partitions; nil with one store.
 	parts *opPartitions
@@ -256,11 +257,11 @@ func NewQuery(plan chain.Plan, stores StoreFactory, state State) (*Query, error)
 }
 
 // newOperator returns the dedup operator of node n over store s.
-func newOperator(s engines.Store, n chain.Node) engines.Operator {
+func newOperator(s engines.Store, n chain.Node) spark.Operator {
 	if n.Op.Kind == chain.DropDuplicatesWithinWatermark {
-		return engines.NewDedupeWithinWatermark(s, n.DelayMs)
+		return spark.NewDedupeWithinWatermark(s, n.DelayMs)
 	}
-	return engines.NewDedupe(s, n.EventTimeInKeys && n.WatermarkReaches)
+	return spark.NewDedupe(s, n.EventTimeInKeys && n.WatermarkReaches)
 }
 
 // Plan returns the query's plan.
@@ -270,8 +271,8 @@ func (q *Query) Plan() chain.Plan { return q.plan }
 func (q *Query) State() State { return q.st }
 
 // Operators returns the query's dedup operators in chain order.
-func (q *Query) Operators() []engines.Operator {
-	out := make([]engines.Operator, len(q.ops))
+func (q *Query) Operators() []spark.Operator {
+	out := make([]spark.Operator, len(q.ops))
 	for i, d := range q.ops {
 		out[i] = d.op
 	}

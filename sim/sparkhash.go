@@ -1,19 +1,19 @@
 package sim
 
 import (
-	"github.com/dedupsim/dedupsim/engines/partition"
+	"github.com/dedupsim/dedupsim/engines/spark/partition"
 	"github.com/dedupsim/dedupsim/generators"
 )
 
 // KeyHasher is implemented by rows that know the Spark types of their
 // columns, so that the executor can place a row's key in a shuffle
-// partition as Spark's HashPartitioning does (engines/partition).
+// partition as Spark's HashPartitioning does (engines/spark/partition).
 // Generated rows (*generators.Batch) are hashed by the executor itself
 // (HashGenerated); other rows run on partitioned stores only if they
 // implement it.
 type KeyHasher interface {
 	// HashKey returns Spark's Murmur3 hash (seed 42) of row i's values of
-	// cols, folded in that order: engines/partition's Seed, then one
+	// cols, folded in that order: engines/spark/partition's Seed, then one
 	// fold per column by its Spark type.
 	HashKey(i int, cols []int) int32
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/dedupsim/dedupsim/engines"
+	"github.com/dedupsim/dedupsim/engines/spark"
 )
 
 // The benchmark workload: 36-byte UUID-like ids, a small share of rows that
@@ -180,11 +181,11 @@ func (k Kind) DelayMicros(live int) int64 {
 
 // newOperator returns the engine's operator over s for a steady state of
 // about live ids.
-func (k Kind) NewOperator(s engines.Store, live int) engines.Operator {
+func (k Kind) NewOperator(s engines.Store, live int) spark.Operator {
 	if k == Within {
-		return engines.NewDedupeWithinWatermark(s, k.DelayMicros(live)/1000)
+		return spark.NewDedupeWithinWatermark(s, k.DelayMicros(live)/1000)
 	}
-	return engines.NewDedupe(s, k == DedupeEvict)
+	return spark.NewDedupe(s, k == DedupeEvict)
 }
 
 // expiry is the expiry the engine gives a key first seen at et; the
@@ -355,7 +356,7 @@ func (t *Loop) Stop(r *RunResult) {
 // executor does: one ProcessBatch per batch of BatchRows rows (one Process
 // per row when perRow), then Evict, then Commit. Only the rows are timed;
 // b may be nil.
-func RunEngine(b *testing.B, op engines.Operator, k Kind, live int, g *StreamGen, rows *RowBlock, perRow bool) (RunResult, error) {
+func RunEngine(b *testing.B, op spark.Operator, k Kind, live int, g *StreamGen, rows *RowBlock, perRow bool) (RunResult, error) {
 	c := &Committer{S: op.Store()}
 	err := Prime(g, k, live,
 		func(key []byte, et int64) error {

@@ -37,7 +37,7 @@ import (
 	"time"
 
 	"github.com/dedupsim/dedupsim/engines/fileio"
-	"github.com/dedupsim/dedupsim/engines/partition"
+	"github.com/dedupsim/dedupsim/engines/spark/partition"
 	"github.com/dedupsim/dedupsim/sim"
 	"github.com/dedupsim/dedupsim/sim/spark/chain"
 )

@@ -1,4 +1,4 @@
-package engines_test
+package spark_test
 
 import (
 	"math"
@@ -10,6 +10,7 @@ import (
 	"github.com/dedupsim/dedupsim/engines"
 	"github.com/dedupsim/dedupsim/engines/memstore"
 	"github.com/dedupsim/dedupsim/engines/pebblestore"
+	"github.com/dedupsim/dedupsim/engines/spark"
 )
 
 // addOnly hides every optional interface of a store, so that
@@ -22,11 +23,11 @@ type addOnly struct{ engines.Store }
 func TestProcessBatchMatchesProcess(t *testing.T) {
 	kinds := []struct {
 		name string
-		make func(engines.Store) engines.Operator
+		make func(engines.Store) spark.Operator
 	}{
-		{"dedupe-noevict", func(s engines.Store) engines.Operator { return engines.NewDedupe(s, false) }},
-		{"dedupe-evict", func(s engines.Store) engines.Operator { return engines.NewDedupe(s, true) }},
-		{"within", func(s engines.Store) engines.Operator { return engines.NewDedupeWithinWatermark(s, 7) }},
+		{"dedupe-noevict", func(s engines.Store) spark.Operator { return spark.NewDedupe(s, false) }},
+		{"dedupe-evict", func(s engines.Store) spark.Operator { return spark.NewDedupe(s, true) }},
+		{"within", func(s engines.Store) spark.Operator { return spark.NewDedupeWithinWatermark(s, 7) }},
 	}
 	for _, k := range kinds {
 		for _, wrap := range []bool{false, true} {
@@ -89,7 +90,7 @@ func TestWithinWatermarkExpiryWrapsLikeSpark(t *testing.T) {
 			defer ps.Close()
 			s = ps
 		}
-		op := engines.NewDedupeWithinWatermark(s, delayMs)
+		op := spark.NewDedupeWithinWatermark(s, delayMs)
 		added := make([]bool, 2)
 		if err := op.ProcessBatch([]byte("ab"), []int32{1, 2}, []int64{edge, edge + 1}, added); err != nil {
 			t.Fatal(err)

@@ -3,7 +3,7 @@ package partition_test
 import (
 	"fmt"
 
-	"github.com/dedupsim/dedupsim/engines/partition"
+	"github.com/dedupsim/dedupsim/engines/spark/partition"
 )
 
 // Example folds the two string columns of PySpark's documented

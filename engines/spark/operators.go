@@ -1,4 +1,4 @@
-// Package engines holds dedupsim's models of Spark's two streaming dedup
+// Package spark holds dedupsim's models of Spark's two streaming dedup
 // operators, each over a state store:
 //
 //   - Dedupe is StreamingDeduplicateExec (dropDuplicates): the state maps
@@ -18,7 +18,9 @@
 // The late-row filter (event time at or below the previous batch's
 // watermark) is applied by the executor before rows reach an operator,
 // exactly where Spark applies it: before the state is consulted.
-package engines
+package spark
+
+import "github.com/dedupsim/dedupsim/engines"
 
 // Operator is one dedup operator as the executor drives it.
 type Operator interface {
@@ -40,12 +42,12 @@ type Operator interface {
 	// Len returns the number of keys in state.
 	Len() int
 	// Store returns the operator's state store.
-	Store() Store
+	Store() engines.Store
 }
 
 // Dedupe models StreamingDeduplicateExec.
 type Dedupe struct {
-	store     Store
+	store     engines.Store
 	evictable bool
 	// exps is ProcessBatch's buffer of expiries, reused across batches.
 	exps []int64
@@ -54,7 +56,7 @@ type Dedupe struct {
 // NewDedupe returns a dropDuplicates operator over store. evictByEventTime
 // is true when the watermarked event-time column is among the keys: only
 // then is a key's event time its expiry.
-func NewDedupe(store Store, evictByEventTime bool) *Dedupe {
+func NewDedupe(store engines.Store, evictByEventTime bool) *Dedupe {
 	return &Dedupe{store: store, evictable: evictByEventTime}
 }
 
@@ -64,7 +66,7 @@ func (d *Dedupe) Name() string { return "dedupe" }
 // Process stores key unless present. The key's expiry is its event time
 // when the event time is a key column, and never otherwise.
 func (d *Dedupe) Process(key []byte, eventTime int64) (bool, error) {
-	exp := NoExpiry
+	exp := engines.NoExpiry
 	if d.evictable {
 		exp = eventTime
 	}
@@ -72,11 +74,11 @@ func (d *Dedupe) Process(key []byte, eventTime int64) (bool, error) {
 }
 
 // ProcessBatch is Process over a run of keys. The expiries are the event
-// times themselves, or NoExpiry.
+// times themselves, or engines.NoExpiry.
 func (d *Dedupe) ProcessBatch(keys []byte, ends []int32, eventTimes []int64, added []bool) error {
 	exps := eventTimes
 	if !d.evictable {
-		d.exps = fill(d.exps, len(ends), NoExpiry)
+		d.exps = fill(d.exps, len(ends), engines.NoExpiry)
 		exps = d.exps
 	}
 	return addBatch(d.store, keys, ends, exps, added)
@@ -96,11 +98,11 @@ func (d *Dedupe) Evict(watermark int64) (int, error) {
 func (d *Dedupe) Len() int { return d.store.Len() }
 
 // Store returns the state store.
-func (d *Dedupe) Store() Store { return d.store }
+func (d *Dedupe) Store() engines.Store { return d.store }
 
 // DedupeWithinWatermark models StreamingDeduplicateWithinWatermarkExec.
 type DedupeWithinWatermark struct {
-	store       Store
+	store       engines.Store
 	delayMicros int64
 	// exps is ProcessBatch's buffer of expiries, reused across batches.
 	exps []int64
@@ -108,7 +110,7 @@ type DedupeWithinWatermark struct {
 
 // NewDedupeWithinWatermark returns a dropDuplicatesWithinWatermark operator
 // over store with the watermark delay of its event-time column.
-func NewDedupeWithinWatermark(store Store, delayMs int64) *DedupeWithinWatermark {
+func NewDedupeWithinWatermark(store engines.Store, delayMs int64) *DedupeWithinWatermark {
 	return &DedupeWithinWatermark{store: store, delayMicros: delayMs * 1000}
 }
 
@@ -153,12 +155,12 @@ func (d *DedupeWithinWatermark) Evict(watermark int64) (int, error) {
 func (d *DedupeWithinWatermark) Len() int { return d.store.Len() }
 
 // Store returns the state store.
-func (d *DedupeWithinWatermark) Store() Store { return d.store }
+func (d *DedupeWithinWatermark) Store() engines.Store { return d.store }
 
 // addBatch adds a run of keys to s: in one call when s is a BatchAdder,
 // else one Add per key.
-func addBatch(s Store, keys []byte, ends []int32, exps []int64, added []bool) error {
-	if ba, ok := s.(BatchAdder); ok {
+func addBatch(s engines.Store, keys []byte, ends []int32, exps []int64, added []bool) error {
+	if ba, ok := s.(engines.BatchAdder); ok {
 		return ba.AddBatch(keys, ends, exps, added)
 	}
 	start := int32(0)
