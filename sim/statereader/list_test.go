@@ -20,7 +20,8 @@ import (
 // after a Read with a negative limit, which merges the stores as it goes,
 // and with a limit above the number of keys, which sorts them all in
 // memory. Both list the same rows in the same order, as often as EachRow
-// is called.
+// is called, whether the stores in key order are read as the merge goes
+// or copied (copyBelow).
 func TestEachRowListsWhatALimitLists(t *testing.T) {
 	for _, store := range []string{"memory", "pebble"} {
 		for _, spark := range []string{"", "spark: {partitions: 7}\n"} {
@@ -43,9 +44,10 @@ func TestEachRowListsWhatALimitLists(t *testing.T) {
 					if o.Rows != nil || o.NumRows == 0 || o.Listed() != o.NumRows || int64(len(want)) != o.NumRows {
 						t.Fatalf("query %s: rows %d in memory, %d listed of %d; with a limit %d", q.Name, len(o.Rows), o.Listed(), o.NumRows, len(want))
 					}
-					for range 2 {
+					for _, below := range []int64{copyStoresBelow, copyStoresBelow, 0, math.MaxInt64} {
+						o.lister.copyBelow = below
 						if got := allRows(t, o); !reflect.DeepEqual(got, want) {
-							t.Fatalf("query %s: EachRow lists %d rows, not the %d rows a limit lists (first %v, want %v)", q.Name, len(got), len(want), got[:1], want[:1])
+							t.Fatalf("query %s, copyBelow %d: EachRow lists %d rows, not the %d rows a limit lists (first %v, want %v)", q.Name, below, len(got), len(want), got[:1], want[:1])
 						}
 					}
 				}
@@ -56,7 +58,7 @@ func TestEachRowListsWhatALimitLists(t *testing.T) {
 
 // TestEachRowStopsAndCloses: an error from fn stops the listing at once,
 // is returned as it is, and leaves no store open and no Range running
-// (their goroutines end).
+// (their goroutines end), the stores read as the merge goes.
 func TestEachRowStopsAndCloses(t *testing.T) {
 	dir, _ := runCheckpoint(t, partitionedScenario+"spark: {partitions: 7}\n", "pebble")
 	st, err := Read(dir, Options{Limit: -1})
@@ -66,7 +68,9 @@ func TestEachRowStopsAndCloses(t *testing.T) {
 	before := runtime.NumGoroutine()
 	stop := errors.New("enough")
 	n := 0
-	err = st.Queries[0].Operators[0].EachRow(func(Row) error {
+	o := &st.Queries[0].Operators[0]
+	o.lister.copyBelow = 0
+	err = o.EachRow(func(Row) error {
 		if n++; n == 3 {
 			return stop
 		}
@@ -132,6 +136,7 @@ func TestEachRowOrdersNegativeIntegers(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				o.lister.copyBelow = 0 // a store of 7 keys would be copied
 				if ordered := o.lister.srcs[0].ordered; store == "pebble" && ordered == negative {
 					t.Errorf("the first pass found the store in key order: %v; want %v", ordered, !negative)
 				}
