@@ -17,8 +17,9 @@ import (
 )
 
 // Listing an operator's keys takes two passes over its stores when every
-// key is listed (a negative Options.Limit), so that memory is bounded by
-// the row being printed, never by the number of keys:
+// key is listed (a negative Options.Limit), so that the memory it takes
+// does not grow with the number of keys of a store that ranges in key
+// order:
 //
 //  1. Read opens each store in turn, counts its keys, checks each key's
 //     layout and partition, notes whether the store yields its keys in key
@@ -37,9 +38,10 @@ import (
 //     more copy of its keys, without a per-key allocation, made while the
 //     store is loaded and kept once it is closed. So is a small store in
 //     key order (see copyStoresBelow): its keys take less room than the
-//     store held open. The memory held is thus, beyond a memory store's
-//     state, at most about a megabyte per partition, whatever the number
-//     of keys.
+//     store held open. Beyond the stores copied whole (a memory store,
+//     whose state is loaded whole anyway, or a Pebble store with negative
+//     integers), the memory held is thus at most about a megabyte per
+//     partition, whatever the number of keys.
 //
 // A limited listing (Limit 0 or more) takes one pass, keeping only the
 // first Limit keys.
