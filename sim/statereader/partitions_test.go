@@ -91,11 +91,12 @@ func TestReadPartitionedState(t *testing.T) {
 					t.Errorf("query %s: %d partitions, want 5", q.Name, q.Partitions)
 				}
 				o := q.Operators[0]
-				if o.NumRows != final[q.Name] || int64(len(o.Rows)) != o.NumRows || o.NumRows == 0 {
-					t.Errorf("query %s: %d rows listed of %d, the run ended with %d", q.Name, len(o.Rows), o.NumRows, final[q.Name])
+				rows := allRows(t, &o)
+				if o.NumRows != final[q.Name] || int64(len(rows)) != o.NumRows || o.NumRows == 0 {
+					t.Errorf("query %s: %d rows listed of %d, the run ended with %d", q.Name, len(rows), o.NumRows, final[q.Name])
 				}
 				per := map[int]int{}
-				for _, r := range o.Rows {
+				for _, r := range rows {
 					if want := sparkPartition(t, r.Key, 5); r.Partition != want {
 						t.Fatalf("query %s: key %v in partition %d, Spark's hash gives %d", q.Name, r.Key, r.Partition, want)
 					}
@@ -150,4 +151,17 @@ func TestReadRefusesAPartitionHoldingAnothersKeys(t *testing.T) {
 	if want := filepath.Join(state, "7") + ": not the state of one of the operator's 5 partitions"; err == nil || err.Error() != want {
 		t.Fatalf("error %v, want %q", err, want)
 	}
+}
+
+// allRows collects the rows o lists.
+func allRows(t *testing.T, o *Operator) []Row {
+	t.Helper()
+	var rows []Row
+	if err := o.EachRow(func(r Row) error {
+		rows = append(rows, r)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return rows
 }

@@ -13,7 +13,6 @@ package statereader
 
 import (
 	"bytes"
-	"container/heap"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -24,9 +23,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dedupsim/dedupsim/engines"
 	"github.com/dedupsim/dedupsim/engines/fileio"
-	"github.com/dedupsim/dedupsim/generators"
 	"github.com/dedupsim/dedupsim/sim"
 	"github.com/dedupsim/dedupsim/sim/runfolder"
 	"github.com/dedupsim/dedupsim/sim/scenario"
@@ -48,7 +45,9 @@ type Options struct {
 	// be "" for a query checkpoint.
 	Query string
 	// Limit is the number of rows listed per operator, the first in key
-	// order; negative lists every row. Counts always cover every row.
+	// order, in Operator.Rows; negative lists every row, through
+	// Operator.EachRow, which reads them as it lists them (Rows is then
+	// nil). Counts always cover every row.
 	Limit int
 }
 
@@ -113,10 +112,14 @@ type Operator struct {
 	BatchID *int64 `json:"batchId"`
 	// NumRows is the number of keys in the state.
 	NumRows int64 `json:"numRows"`
-	// Rows are the first keys in key order, at most Options.Limit.
+	// Rows are the first keys in key order, at most Options.Limit; nil
+	// when Options.Limit is negative: EachRow lists every key then.
 	Rows []Row `json:"rows"`
 	// Note reports a state at another batch than the commit log's.
 	Note string `json:"note,omitempty"`
+
+	// lister lists every key, for a negative Options.Limit.
+	lister *lister
 }
 
 // Row is one key of an operator's state.
@@ -380,59 +383,6 @@ func checkQueryFolder(dir string, nOps, partitions int) error {
 	return nil
 }
 
-// readOperator reads the state of one dedup operator at version from its
-// stores' folders, dirs (one, or one per partition).
-func readOperator(dir string, dirs []string, be stores.Backend, version int64, node chain.Node, limit int) (*Operator, error) {
-	if len(dirs) > 1 || dirs[0] != dir {
-		return readPartitions(dir, dirs, be, version, node, limit)
-	}
-	o := &Operator{
-		Name:         node.Operator,
-		KeyColumns:   node.KeyNames,
-		HasExpiresAt: node.Op.Kind == chain.DropDuplicatesWithinWatermark || node.EventTimeInKeys && node.WatermarkReaches,
-		StateDir:     dir,
-		Rows:         []Row{},
-	}
-	if version > 0 {
-		b := version - 1
-		o.BatchID = &b
-	}
-	empty, err := isEmptyDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	if empty {
-		if version > 0 {
-			return nil, fmt.Errorf("%s: missing: the commit log ends at batch %d", dir, version-1)
-		}
-		return o, nil
-	}
-	st, err := be.Read(dir, version)
-	if err != nil {
-		return nil, err
-	}
-	defer st.Store.Close()
-	// A store that keeps only its latest state (Pebble) may be a batch
-	// ahead of the commit log: what it holds is what is shown.
-	if st.HasBatch != (version > 0) || st.HasBatch && st.Batch != version-1 {
-		o.BatchID = nil
-		have := "no batch"
-		if st.HasBatch {
-			last := st.Batch
-			o.BatchID = &last
-			have = fmt.Sprintf("batch %d", last)
-		}
-		o.Note = fmt.Sprintf("the store holds the state of %s, the commit log ends at batch %d", have, version-1)
-	}
-	o.NumRows = int64(st.Store.Len())
-	rows, err := listRows([]source{{dir: dir, store: st.Store, part: -1}}, 0, node, o.HasExpiresAt, limit)
-	if err != nil {
-		return nil, err
-	}
-	o.Rows = rows
-	return o, nil
-}
-
 // isEmptyDir reports whether dir is missing or empty.
 func isEmptyDir(dir string) (bool, error) {
 	ents, err := os.ReadDir(dir)
@@ -443,122 +393,4 @@ func isEmptyDir(dir string) (bool, error) {
 		return false, err
 	}
 	return len(ents) == 0, nil
-}
-
-// decode turns a key's columns, as generators.KeyLayout decodes them,
-// into the values shown: timestamps in RFC 3339 (TimeLayout).
-func decode(l generators.KeyLayout, node chain.Node, key []byte) Key {
-	vals := l.Decode(key)
-	cols := generators.Columns()
-	k := make(Key, len(vals))
-	for i, v := range vals {
-		if n, ok := v.(int64); ok && cols[node.KeyColumns[i]].Timestamp {
-			v = formatMicros(n)
-		}
-		k[i] = Column{Name: node.KeyNames[i], Value: v}
-	}
-	return k
-}
-
-func formatMicros(us int64) string { return time.UnixMicro(us).UTC().Format(TimeLayout) }
-
-// entry is one key kept for listing, with the partition of the store it
-// was read from (-1 for a store per operator).
-type entry struct {
-	sort []byte
-	key  []byte
-	exp  int64
-	part int
-}
-
-// source is one store to list keys from: its folder, and its partition
-// (-1 for a store per operator).
-type source struct {
-	dir   string
-	store interface {
-		engines.Ranger
-		Close() error
-	}
-	part int
-}
-
-// topN keeps the limit smallest entries by sort key: a max-heap, so that
-// listing the first rows of a state of millions of keys holds only those.
-type topN []entry
-
-func (h topN) Len() int           { return len(h) }
-func (h topN) Less(i, j int) bool { return bytes.Compare(h[i].sort, h[j].sort) > 0 }
-func (h topN) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *topN) Push(x any)        { *h = append(*h, x.(entry)) }
-func (h *topN) Pop() any {
-	old := *h
-	e := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return e
-}
-
-// listRows decodes the first limit keys of the sources in key order (all
-// of them for a negative limit), checking that every key has the layout
-// of the first, and gives each its partition: its store's, which must be
-// where Spark's hash puts it among partitions, or, for a store per
-// operator (partitions 0), where the hash puts it among
-// DefaultPartitions.
-func listRows(srcs []source, partitions int, node chain.Node, hasExpiry bool, limit int) ([]Row, error) {
-	var (
-		l      generators.KeyLayout
-		seen   bool
-		bad    error
-		h      topN
-		sortKb []byte
-	)
-	for _, src := range srcs {
-		err := src.store.Range(func(key []byte, exp int64) bool {
-			if !seen {
-				if l, bad = generators.NewKeyLayout(node.KeyColumns, len(key)); bad != nil {
-					return false
-				}
-				seen = true
-			}
-			if len(key) != l.Size() {
-				bad = fmt.Errorf("keys of %d and %d bytes: not one encoding of columns %s", l.Size(), len(key), strings.Join(node.KeyNames, ", "))
-				return false
-			}
-			if limit == 0 {
-				return true
-			}
-			sortKb = l.SortKey(sortKb, key)
-			if limit > 0 && len(h) == limit {
-				if bytes.Compare(sortKb, h[0].sort) >= 0 {
-					return true
-				}
-				heap.Pop(&h)
-			}
-			heap.Push(&h, entry{sort: slices.Clone(sortKb), key: slices.Clone(key), exp: exp, part: src.part})
-			return true
-		})
-		if err != nil {
-			return nil, err
-		}
-		if bad != nil {
-			return nil, fmt.Errorf("%s: %w", src.dir, bad)
-		}
-	}
-	slices.SortFunc(h, func(a, b entry) int { return bytes.Compare(a.sort, b.sort) })
-	dirOf := map[int]string{}
-	for _, src := range srcs {
-		dirOf[src.part] = src.dir
-	}
-	rows := make([]Row, len(h))
-	for i, e := range h {
-		rows[i].Key = decode(l, node, e.key)
-		if hasExpiry && e.exp != engines.NoExpiry {
-			rows[i].ExpiresAt = formatMicros(e.exp)
-		}
-		p, err := keyPartition(l, node.KeyColumns, e, partitions, dirOf[e.part])
-		if err != nil {
-			return nil, err
-		}
-		rows[i].Partition = p
-	}
-	return rows, nil
 }
