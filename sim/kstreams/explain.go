@@ -1,45 +1,26 @@
 package kstreams
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
-	"time"
 
-	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/engines/kstreams"
+	"github.com/dedupsim/dedupsim/sim/enginetrace"
 )
 
 // Explain prints, in plain words, what the Kafka Streams dedup of query
 // (a JSON object with "engine": "kafka-streams" and the query fields of a
-// trace: mode, window, time, form) keeps and loses, and reports whether
-// query was one; anything else is left to the caller (false, no error).
-func Explain(w io.Writer, query string) (bool, error) {
-	var head struct {
-		Engine string `json:"engine"`
-	}
-	if json.Unmarshal([]byte(query), &head) != nil || head.Engine != Engine {
-		return false, nil
-	}
+// trace: mode, window, time, form) keeps and loses: the rules, then the
+// warnings.
+func Explain(w io.Writer, query string) error {
 	t, err := load([]byte(query), false)
 	if err != nil {
-		return true, err
+		return err
 	}
-	// The rules first, then the warnings.
-	var rules, warnings []string
-	for _, l := range t.explain() {
-		if strings.HasPrefix(l, "warning:") {
-			warnings = append(warnings, l)
-		} else {
-			rules = append(rules, l)
-		}
-	}
-	_, err = io.WriteString(w, strings.Join(append(rules, warnings...), "\n")+"\n")
-	return true, err
+	return enginetrace.WriteExplain(w, t.explain())
 }
 
-func ms(v int64) string { return interval.Format(time.Duration(v) * time.Millisecond) }
+func ms(v int64) string { return enginetrace.FormatMillis(v) }
 
 // explain returns the lines Explain prints.
 func (t *Trace) explain() []string {

@@ -1,14 +1,12 @@
 package kstreams
 
 import (
-	"bytes"
+	"context"
 	"encoding/json"
-	"fmt"
-	"io"
 
 	"github.com/dedupsim/dedupsim/engines"
-	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/engines/kstreams"
+	"github.com/dedupsim/dedupsim/sim/enginetrace"
 )
 
 // Line is what one step did: the records forwarded to the output topic and
@@ -93,45 +91,16 @@ func runTable(t *Trace) []Line {
 	return lines
 }
 
-// WriteLines writes lines as JSON Lines.
-func WriteLines(w io.Writer, lines []Line) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	for i := range lines {
-		if err := enc.Encode(&lines[i]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// Replay runs the trace in the file at path and writes its lines to w if
-// the trace's "engine" is Engine, and reports whether it was; a file that
-// cannot be read or parsed as JSON, or names another engine, is left to
-// the caller (handled false, no error). Nothing is written on an error.
-func Replay(path string, w io.Writer) (handled bool, err error) {
-	data, err := fileio.ReadFile(path, fileio.MaxTraceBytes)
-	if err != nil {
-		return false, nil
-	}
-	var head struct {
-		Engine string `json:"engine"`
-	}
-	if json.Unmarshal(data, &head) != nil || head.Engine != Engine {
-		return false, nil
-	}
+// Replay parses the Kafka Streams trace in data, runs it and encodes one
+// line per step with enc. Its errors are one line naming the key at fault.
+func Replay(_ context.Context, data []byte, enc *json.Encoder) error {
 	t, err := Load(data)
 	if err != nil {
-		return true, fmt.Errorf("%s: %w", path, err)
+		return err
 	}
 	lines, err := Run(t)
 	if err != nil {
-		return true, fmt.Errorf("%s: %w", path, err)
+		return err
 	}
-	var buf bytes.Buffer
-	if err := WriteLines(&buf, lines); err != nil {
-		return true, err
-	}
-	_, err = w.Write(buf.Bytes())
-	return true, err
+	return enginetrace.EncodeLines(enc, lines)
 }

@@ -1,0 +1,114 @@
+package enginetrace
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// Flags is the part of a command's flag set an engine's explain binds
+// its flags to (*pflag.FlagSet has these methods).
+type Flags interface {
+	StringVar(p *string, name, value, usage string)
+	BoolVar(p *bool, name string, value bool, usage string)
+	StringArrayVar(p *[]string, name string, value []string, usage string)
+}
+
+// ExplainFunc explains one query of an engine to w; nothing is written on
+// an error.
+type ExplainFunc func(w io.Writer, query string) error
+
+// WriteExplain writes explain's lines to w, one a line: the rules first,
+// then the lines starting "warning:", each group in its order.
+func WriteExplain(w io.Writer, lines []string) error {
+	var rules, warnings []string
+	for _, l := range lines {
+		if strings.HasPrefix(l, "warning:") {
+			warnings = append(warnings, l)
+		} else {
+			rules = append(rules, l)
+		}
+	}
+	_, err := io.WriteString(w, strings.Join(append(rules, warnings...), "\n")+"\n")
+	return err
+}
+
+// EncodeLines encodes every line with enc, in order.
+func EncodeLines[L any](enc *json.Encoder, lines []L) error {
+	for i := range lines {
+		if err := enc.Encode(&lines[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Publish runs write with a JSON encoder (HTML escaping off unless write
+// turns it on) and copies what it encoded to w only once write returned
+// nil: a failure or a cancelled ctx writes nothing. The lines are spooled
+// to a temporary file meanwhile, created at the first full buffer, so
+// memory does not grow with the output and a trace that fails to load
+// creates no file. Errors from write name the trace (name) once; a
+// cancelled ctx returns ctx.Err().
+func Publish(ctx context.Context, name string, w io.Writer, write func(enc *json.Encoder) error) error {
+	spool := &lazyTemp{}
+	defer spool.remove()
+	bw := bufio.NewWriter(spool)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	if err := write(enc); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("replay output: %w", err)
+	}
+	if spool.f == nil {
+		return nil
+	}
+	if _, err := spool.f.Seek(0, io.SeekStart); err != nil {
+		return fmt.Errorf("replay output: %w", err)
+	}
+	_, err := io.Copy(w, ctxReader{ctx, spool.f})
+	return err
+}
+
+// lazyTemp is a temporary file created at its first write.
+type lazyTemp struct{ f *os.File }
+
+func (l *lazyTemp) Write(p []byte) (int, error) {
+	if l.f == nil {
+		f, err := os.CreateTemp("", "dedupsim-replay-out-")
+		if err != nil {
+			return 0, err
+		}
+		l.f = f
+	}
+	return l.f.Write(p)
+}
+
+func (l *lazyTemp) remove() {
+	if l.f != nil {
+		l.f.Close()
+		os.Remove(l.f.Name())
+	}
+}
+
+// ctxReader reads r until ctx is done.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
