@@ -13,11 +13,7 @@ import (
 // timeDomain, duration, window) keeps and loses: the rules, then the
 // warnings.
 func Explain(w io.Writer, query string) error {
-	t, err := load([]byte(query), false)
-	if err != nil {
-		return err
-	}
-	return enginetrace.WriteExplain(w, t.explain())
+	return enginetrace.Explain(w, query, loadQuery, (*Trace).explain)
 }
 
 func ms(v int64) string { return enginetrace.FormatMillis(v) }

@@ -70,12 +70,6 @@ type rawStep struct {
 	AdvanceProcessingTime json.RawMessage    `json:"advanceProcessingTime"`
 }
 
-type rawElement struct {
-	Key       *string  `json:"key"`
-	Value     *string  `json:"value"`
-	Timestamp *float64 `json:"timestamp"`
-}
-
 // Load parses and validates a Beam trace. It rejects what TestStream
 // rejects (a watermark that does not advance, a processing-time advance
 // that is not positive) and a step holding two elements of one key, whose
@@ -83,15 +77,15 @@ type rawElement struct {
 // the key at fault.
 func Load(data []byte) (*Trace, error) { return load(data, true) }
 
+// loadQuery parses explain's query: a document without steps.
+func loadQuery(data []byte) (*Trace, error) { return load(data, false) }
+
 // load is Load; without needSteps, a document without steps is a query
 // (explain's input) and parses to a trace with none.
 func load(data []byte, needSteps bool) (*Trace, error) {
 	var rt rawTrace
-	if err := enginetrace.DecodeStrict(data, &rt); err != nil {
-		return nil, fmt.Errorf("not a Beam trace: %v", err)
-	}
-	if rt.Engine != Engine {
-		return nil, fmt.Errorf("engine: %s, want %q", fileio.Quote(rt.Engine), Engine)
+	if err := enginetrace.DecodeTrace(data, &rt, Engine, "Beam"); err != nil {
+		return nil, err
 	}
 	t := &Trace{Name: rt.Name, Domain: beam.ProcessingTime, Duration: beam.DefaultDuration}
 	if rt.TimeDomain != nil {
@@ -208,7 +202,7 @@ func parseStep(raw json.RawMessage, watermark, window int64) (Step, error) {
 	}
 	keys := map[keyWindow]bool{}
 	for j, re := range *rs.Elements {
-		var e rawElement
+		var e enginetrace.RawRecord
 		if err := enginetrace.DecodeStrict(re, &e); err != nil {
 			return Step{}, fmt.Errorf("elements[%d]: want {\"key\": STRING, \"value\": STRING, \"timestamp\": MS}: %v", j, err)
 		}

@@ -112,3 +112,29 @@ func (c ctxReader) Read(p []byte) (int, error) {
 	}
 	return c.r.Read(p)
 }
+
+// Replay parses the trace in data with load, runs it with run and encodes
+// each of its lines with enc: an engine's replay, for an engine whose run
+// returns all its lines.
+func Replay[T, L any](data []byte, enc *json.Encoder, load func([]byte) (T, error), run func(T) ([]L, error)) error {
+	t, err := load(data)
+	if err != nil {
+		return err
+	}
+	lines, err := run(t)
+	if err != nil {
+		return err
+	}
+	return EncodeLines(enc, lines)
+}
+
+// Explain parses query with load and writes the lines explain returns for
+// it (WriteExplain): an engine's explain, for an engine whose queries are
+// JSON objects.
+func Explain[T any](w io.Writer, query string, load func([]byte) (T, error), explain func(T) []string) error {
+	t, err := load([]byte(query))
+	if err != nil {
+		return err
+	}
+	return WriteExplain(w, explain(t))
+}

@@ -108,3 +108,25 @@ func Millis(raw json.RawMessage, example string) (int64, error) {
 // FormatMillis formats ms milliseconds as interval.Format does ("1m",
 // "10s").
 func FormatMillis(ms int64) string { return interval.Format(time.Duration(ms) * time.Millisecond) }
+
+// DecodeTrace decodes the trace or query object in data strictly into v
+// (DecodeStrict) and checks that its "engine" key is engine; title names
+// the engine in the error of a document that does not decode ("not a
+// Beam trace: ...").
+func DecodeTrace(data []byte, v any, engine, title string) error {
+	if err := DecodeStrict(data, v); err != nil {
+		return fmt.Errorf("not a %s trace: %v", title, err)
+	}
+	if got := Engine(data); got != engine {
+		return fmt.Errorf("engine: %s, want %q", fileio.Quote(got), engine)
+	}
+	return nil
+}
+
+// RawRecord is a keyed record or element of a trace as written: each
+// field nil when it is missing.
+type RawRecord struct {
+	Key       *string  `json:"key"`
+	Value     *string  `json:"value"`
+	Timestamp *float64 `json:"timestamp"`
+}

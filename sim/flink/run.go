@@ -75,14 +75,6 @@ func Run(t *Trace) ([]Line, error) {
 // default (Flink's replay always has). Its errors are one line naming the
 // part of the trace at fault.
 func Replay(_ context.Context, data []byte, enc *json.Encoder) error {
-	t, err := Load(data)
-	if err != nil {
-		return err
-	}
-	lines, err := Run(t)
-	if err != nil {
-		return err
-	}
 	enc.SetEscapeHTML(true)
-	return enginetrace.EncodeLines(enc, lines)
+	return enginetrace.Replay(data, enc, Load, Run)
 }

@@ -94,13 +94,5 @@ func runTable(t *Trace) []Line {
 // Replay parses the Kafka Streams trace in data, runs it and encodes one
 // line per step with enc. Its errors are one line naming the key at fault.
 func Replay(_ context.Context, data []byte, enc *json.Encoder) error {
-	t, err := Load(data)
-	if err != nil {
-		return err
-	}
-	lines, err := Run(t)
-	if err != nil {
-		return err
-	}
-	return enginetrace.EncodeLines(enc, lines)
+	return enginetrace.Replay(data, enc, Load, Run)
 }

@@ -73,25 +73,19 @@ type rawStep struct {
 	AdvanceWallClock json.RawMessage    `json:"advanceWallClock"`
 }
 
-type rawRecord struct {
-	Key       *string  `json:"key"`
-	Value     *string  `json:"value"`
-	Timestamp *float64 `json:"timestamp"`
-}
-
 // Load parses and validates a Kafka Streams trace. Its errors are one line
 // naming the key at fault and what it expects.
 func Load(data []byte) (*Trace, error) { return load(data, true) }
+
+// loadQuery parses explain's query: a document without steps.
+func loadQuery(data []byte) (*Trace, error) { return load(data, false) }
 
 // load is Load; without needSteps, a document without steps is a query
 // (explain's input) and parses to a trace with none.
 func load(data []byte, needSteps bool) (*Trace, error) {
 	var rt rawTrace
-	if err := enginetrace.DecodeStrict(data, &rt); err != nil {
-		return nil, fmt.Errorf("not a Kafka Streams trace: %v", err)
-	}
-	if rt.Engine != Engine {
-		return nil, fmt.Errorf("engine: %s, want %q", fileio.Quote(rt.Engine), Engine)
+	if err := enginetrace.DecodeTrace(data, &rt, Engine, "Kafka Streams"); err != nil {
+		return nil, err
 	}
 	t := &Trace{Name: rt.Name}
 	mode := "keep-first"
@@ -180,7 +174,7 @@ func parseStep(raw json.RawMessage) (Step, error) {
 	}
 	var s Step
 	for j, rr := range *rs.Records {
-		var r rawRecord
+		var r enginetrace.RawRecord
 		if err := enginetrace.DecodeStrict(rr, &r); err != nil {
 			return Step{}, fmt.Errorf("records[%d]: want {\"key\": STRING, \"value\": STRING, \"timestamp\": MS}: %v", j, err)
 		}
