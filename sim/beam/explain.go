@@ -2,24 +2,16 @@ package beam
 
 import (
 	"fmt"
-	"io"
 
 	"github.com/dedupsim/dedupsim/engines/beam"
 	"github.com/dedupsim/dedupsim/sim/enginetrace"
 )
 
-// Explain prints, in plain words, what the Beam Deduplicate of query (a
-// JSON object with "engine": "beam" and the query fields of a trace:
-// timeDomain, duration, window) keeps and loses: the rules, then the
-// warnings.
-func Explain(w io.Writer, query string) error {
-	return enginetrace.Explain(w, query, loadQuery, (*Trace).explain)
-}
-
 func ms(v int64) string { return enginetrace.FormatMillis(v) }
 
-// explain returns the lines Explain prints.
-func (t *Trace) explain() []string {
+// Explain returns, in plain words, what the Beam Deduplicate of the query t
+// keeps and loses: one line each, warnings starting "warning:".
+func (t *Trace) Explain() []string {
 	window := "the global window"
 	if t.Window > 0 {
 		window = fmt.Sprintf("fixed windows of %s", ms(t.Window))

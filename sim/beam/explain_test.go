@@ -3,6 +3,8 @@ package beam
 import (
 	"strings"
 	"testing"
+
+	"github.com/dedupsim/dedupsim/sim/enginetrace"
 )
 
 // TestExplain checks the horizon each query form states, and that the
@@ -15,7 +17,7 @@ func TestExplain(t *testing.T) {
 		{`{"engine": "beam", "window": "global"}`, "a copy after the timer fired is output again"},
 	} {
 		var b strings.Builder
-		err := Explain(&b, c.query)
+		err := enginetrace.Explain(&b, c.query, LoadQuery, (*Trace).Explain)
 		if err != nil || !strings.Contains(b.String(), c.want) {
 			t.Errorf("%s: err %v, output\n%s\nwant %q", c.query, err, b.String(), c.want)
 		}
@@ -24,7 +26,7 @@ func TestExplain(t *testing.T) {
 			t.Errorf("%s: want warnings, after every rule:\n%s", c.query, out)
 		}
 	}
-	if err := Explain(&strings.Builder{}, `{"engine": "kafka-streams"}`); err == nil || !strings.Contains(err.Error(), `engine: "kafka-streams", want "beam"`) {
+	if err := enginetrace.Explain(&strings.Builder{}, `{"engine": "kafka-streams"}`, LoadQuery, (*Trace).Explain); err == nil || !strings.Contains(err.Error(), `engine: "kafka-streams", want "beam"`) {
 		t.Errorf("another engine: err %v", err)
 	}
 }

@@ -4,13 +4,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dedupsim/dedupsim/sim/enginetrace"
 	"github.com/dedupsim/dedupsim/sim/enginetrace/casetest"
 )
 
 // TestCases runs every case of testdata/cases against its hand-derived
 // expected file (which oracles/beam checks against the Java DirectRunner),
 // byte for byte.
-func TestCases(t *testing.T) { casetest.Run(t, "testdata/cases/*.json", Replay, false) }
+func TestCases(t *testing.T) {
+	casetest.Run(t, "testdata/cases/*.json", enginetrace.Replayer(Load, Run), false)
+}
 
 // TestLoadErrors checks that a bad trace is one line naming the key at fault.
 func TestLoadErrors(t *testing.T) {

@@ -1,12 +1,8 @@
 package beam
 
 import (
-	"context"
-	"encoding/json"
-
 	"github.com/dedupsim/dedupsim/engines"
 	"github.com/dedupsim/dedupsim/engines/beam"
-	"github.com/dedupsim/dedupsim/sim/enginetrace"
 )
 
 // Line is what one step did: the elements Deduplicate output, the times
@@ -70,10 +66,4 @@ func Run(t *Trace) ([]Line, error) {
 		lines = append(lines, l)
 	}
 	return lines, nil
-}
-
-// Replay parses the Beam trace in data, runs it and encodes one line per
-// step with enc. Its errors are one line naming the key at fault.
-func Replay(_ context.Context, data []byte, enc *json.Encoder) error {
-	return enginetrace.Replay(data, enc, Load, Run)
 }

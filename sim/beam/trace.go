@@ -1,7 +1,8 @@
-// Package beam is the Beam front end of `simulate replay`: it parses a
-// Beam trace (docs/beam.md), the query form of a Beam Deduplicate (time
-// domain and duration, in the global window), runs it through the model of
-// engines/beam and prints one JSON line per step.
+// Package beam is the Beam front end of `simulate replay` and `simulate
+// explain` (reached through sim/registry): it parses a Beam trace
+// (docs/beam.md) and the query form of a Beam Deduplicate (time domain,
+// duration, window), runs a trace through the model of engines/beam into
+// one line per step, and explains a query.
 package beam
 
 import (
@@ -77,8 +78,9 @@ type rawStep struct {
 // the key at fault.
 func Load(data []byte) (*Trace, error) { return load(data, true) }
 
-// loadQuery parses explain's query: a document without steps.
-func loadQuery(data []byte) (*Trace, error) { return load(data, false) }
+// LoadQuery parses explain's query: the query fields of a trace, a
+// JSON object with "engine": "beam" and no steps.
+func LoadQuery(data []byte) (*Trace, error) { return load(data, false) }
 
 // load is Load; without needSteps, a document without steps is a query
 // (explain's input) and parses to a trace with none.

@@ -113,19 +113,21 @@ func (c ctxReader) Read(p []byte) (int, error) {
 	return c.r.Read(p)
 }
 
-// Replay parses the trace in data with load, runs it with run and encodes
-// each of its lines with enc: an engine's replay, for an engine whose run
-// returns all its lines.
-func Replay[T, L any](data []byte, enc *json.Encoder, load func([]byte) (T, error), run func(T) ([]L, error)) error {
-	t, err := load(data)
-	if err != nil {
-		return err
+// Replayer returns an engine's replay (the registry's Engine.Replay) for an
+// engine whose run returns all its lines: it parses the trace with load,
+// runs it with run and encodes each line.
+func Replayer[T, L any](load func([]byte) (T, error), run func(T) ([]L, error)) func(context.Context, []byte, *json.Encoder) error {
+	return func(_ context.Context, data []byte, enc *json.Encoder) error {
+		t, err := load(data)
+		if err != nil {
+			return err
+		}
+		lines, err := run(t)
+		if err != nil {
+			return err
+		}
+		return EncodeLines(enc, lines)
 	}
-	lines, err := run(t)
-	if err != nil {
-		return err
-	}
-	return EncodeLines(enc, lines)
 }
 
 // Explain parses query with load and writes the lines explain returns for
@@ -137,4 +139,14 @@ func Explain[T any](w io.Writer, query string, load func([]byte) (T, error), exp
 		return err
 	}
 	return WriteExplain(w, explain(t))
+}
+
+// QueryExplainer returns an engine's explainer (the registry's
+// Engine.Explainer) for an engine whose queries are JSON objects and that
+// binds no flags: it parses the query with load and writes what explain
+// returns for it.
+func QueryExplainer[T any](load func([]byte) (T, error), explain func(T) []string) func(Flags) ExplainFunc {
+	return func(Flags) ExplainFunc {
+		return func(w io.Writer, query string) error { return Explain(w, query, load, explain) }
+	}
 }

@@ -74,7 +74,7 @@ func Run(t *Trace) ([]Line, error) {
 // step with enc, escaping <, > and & in strings as encoding/json does by
 // default (Flink's replay always has). Its errors are one line naming the
 // part of the trace at fault.
-func Replay(_ context.Context, data []byte, enc *json.Encoder) error {
+func Replay(ctx context.Context, data []byte, enc *json.Encoder) error {
 	enc.SetEscapeHTML(true)
-	return enginetrace.Replay(data, enc, Load, Run)
+	return enginetrace.Replayer(Load, Run)(ctx, data, enc)
 }

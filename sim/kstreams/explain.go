@@ -2,24 +2,16 @@ package kstreams
 
 import (
 	"fmt"
-	"io"
 
 	"github.com/dedupsim/dedupsim/engines/kstreams"
 	"github.com/dedupsim/dedupsim/sim/enginetrace"
 )
 
-// Explain prints, in plain words, what the Kafka Streams dedup of query
-// (a JSON object with "engine": "kafka-streams" and the query fields of a
-// trace: mode, window, time, form) keeps and loses: the rules, then the
-// warnings.
-func Explain(w io.Writer, query string) error {
-	return enginetrace.Explain(w, query, loadQuery, (*Trace).explain)
-}
-
 func ms(v int64) string { return enginetrace.FormatMillis(v) }
 
-// explain returns the lines Explain prints.
-func (t *Trace) explain() []string {
+// Explain returns, in plain words, what the Kafka Streams dedup of the query t
+// keeps and loses: one line each, warnings starting "warning:".
+func (t *Trace) Explain() []string {
 	if t.Mode == KeepLast {
 		form, op := "toTable", "stream.toTable(Materialized.as(store))"
 		ts := "its own timestamp (an older copy moves the row back in time)"

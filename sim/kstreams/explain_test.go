@@ -3,6 +3,8 @@ package kstreams
 import (
 	"strings"
 	"testing"
+
+	"github.com/dedupsim/dedupsim/sim/enginetrace"
 )
 
 // TestExplain checks the horizon each query form states, and that the
@@ -16,7 +18,7 @@ func TestExplain(t *testing.T) {
 		{`{"engine": "kafka-streams", "mode": "keep-last", "form": "reduce"}`, "max(its timestamp, the row's timestamp)"},
 	} {
 		var b strings.Builder
-		err := Explain(&b, c.query)
+		err := enginetrace.Explain(&b, c.query, LoadQuery, (*Trace).Explain)
 		if err != nil || !strings.Contains(b.String(), c.want) {
 			t.Errorf("%s: err %v, output\n%s\nwant %q", c.query, err, b.String(), c.want)
 		}
@@ -25,7 +27,7 @@ func TestExplain(t *testing.T) {
 			t.Errorf("%s: want warnings, after every rule:\n%s", c.query, out)
 		}
 	}
-	if err := Explain(&strings.Builder{}, `{"engine": "kafka-streams"}`); err == nil || !strings.Contains(err.Error(), "window: missing") {
+	if err := enginetrace.Explain(&strings.Builder{}, `{"engine": "kafka-streams"}`, LoadQuery, (*Trace).Explain); err == nil || !strings.Contains(err.Error(), "window: missing") {
 		t.Errorf("no window: err %v", err)
 	}
 }

@@ -1,12 +1,8 @@
 package kstreams
 
 import (
-	"context"
-	"encoding/json"
-
 	"github.com/dedupsim/dedupsim/engines"
 	"github.com/dedupsim/dedupsim/engines/kstreams"
-	"github.com/dedupsim/dedupsim/sim/enginetrace"
 )
 
 // Line is what one step did: the records forwarded to the output topic and
@@ -89,10 +85,4 @@ func runTable(t *Trace) []Line {
 		lines = append(lines, l)
 	}
 	return lines
-}
-
-// Replay parses the Kafka Streams trace in data, runs it and encodes one
-// line per step with enc. Its errors are one line naming the key at fault.
-func Replay(_ context.Context, data []byte, enc *json.Encoder) error {
-	return enginetrace.Replay(data, enc, Load, Run)
 }

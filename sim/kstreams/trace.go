@@ -1,8 +1,9 @@
-// Package kstreams is the Kafka Streams front end of `simulate replay`: it
-// parses a Kafka Streams trace (docs/kafka-streams.md), the query forms of
-// a Kafka Streams dedup (the window-store pattern with its window W and
-// time base, or keep-last through toTable), runs it through the models of
-// engines/kstreams, and prints one JSON line per step.
+// Package kstreams is the Kafka Streams front end of `simulate replay` and
+// `simulate explain` (reached through sim/registry): it parses a Kafka
+// Streams trace (docs/kafka-streams.md) and the query forms of a Kafka
+// Streams dedup (the window-store pattern with its window W and time base,
+// or keep-last through toTable), runs a trace through the models of
+// engines/kstreams into one line per step, and explains a query.
 package kstreams
 
 import (
@@ -77,8 +78,9 @@ type rawStep struct {
 // naming the key at fault and what it expects.
 func Load(data []byte) (*Trace, error) { return load(data, true) }
 
-// loadQuery parses explain's query: a document without steps.
-func loadQuery(data []byte) (*Trace, error) { return load(data, false) }
+// LoadQuery parses explain's query: the query fields of a trace, a
+// JSON object with "engine": "kafka-streams" and no steps.
+func LoadQuery(data []byte) (*Trace, error) { return load(data, false) }
 
 // load is Load; without needSteps, a document without steps is a query
 // (explain's input) and parses to a trace with none.

@@ -61,14 +61,14 @@ func Engines() []Engine {
 		{
 			Name:      kstreams.Engine,
 			Summary:   "Kafka Streams: the window-store dedup, keep-last toTable (docs/kafka-streams.md)",
-			Replay:    kstreams.Replay,
-			Explainer: func(enginetrace.Flags) enginetrace.ExplainFunc { return kstreams.Explain },
+			Replay:    enginetrace.Replayer(kstreams.Load, kstreams.Run),
+			Explainer: enginetrace.QueryExplainer(kstreams.LoadQuery, (*kstreams.Trace).Explain),
 		},
 		{
 			Name:      beam.Engine,
 			Summary:   "Beam: Deduplicate as the Java DirectRunner runs it (docs/beam.md)",
-			Replay:    beam.Replay,
-			Explainer: func(enginetrace.Flags) enginetrace.ExplainFunc { return beam.Explain },
+			Replay:    enginetrace.Replayer(beam.Load, beam.Run),
+			Explainer: enginetrace.QueryExplainer(beam.LoadQuery, (*beam.Trace).Explain),
 		},
 	}
 }
