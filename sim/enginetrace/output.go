@@ -2,6 +2,7 @@ package enginetrace
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -49,15 +50,14 @@ func EncodeLines[L any](enc *json.Encoder, lines []L) error {
 
 // Publish runs write with a JSON encoder (HTML escaping off unless write
 // turns it on) and copies what it encoded to w only once write returned
-// nil: a failure or a cancelled ctx writes nothing. The lines are spooled
-// to a temporary file meanwhile, created at the first full buffer, so
-// memory does not grow with the output and a trace that fails to load
-// creates no file. Errors from write name the trace (name) once; a
-// cancelled ctx returns ctx.Err().
+// nil: a failure or a cancelled ctx writes nothing. The output is held in
+// memory up to spoolMemory bytes and spooled to a temporary file beyond,
+// so memory does not grow with the trace. Errors from write name the
+// trace (name) once; a cancelled ctx returns ctx.Err().
 func Publish(ctx context.Context, name string, w io.Writer, write func(enc *json.Encoder) error) error {
-	spool := &lazyTemp{}
-	defer spool.remove()
-	bw := bufio.NewWriter(spool)
+	sp := &spool{}
+	defer sp.remove()
+	bw := bufio.NewWriter(sp)
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
 	if err := write(enc); err != nil {
@@ -69,34 +69,49 @@ func Publish(ctx context.Context, name string, w io.Writer, write func(enc *json
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("replay output: %w", err)
 	}
-	if spool.f == nil {
-		return nil
+	var r io.Reader = &sp.mem
+	if sp.f != nil {
+		if _, err := sp.f.Seek(0, io.SeekStart); err != nil {
+			return fmt.Errorf("replay output: %w", err)
+		}
+		r = sp.f
 	}
-	if _, err := spool.f.Seek(0, io.SeekStart); err != nil {
-		return fmt.Errorf("replay output: %w", err)
-	}
-	_, err := io.Copy(w, ctxReader{ctx, spool.f})
+	_, err := io.Copy(w, ctxReader{ctx, r})
 	return err
 }
 
-// lazyTemp is a temporary file created at its first write.
-type lazyTemp struct{ f *os.File }
+// spoolMemory is how much output Publish holds in memory before it moves
+// it to a temporary file.
+const spoolMemory = 1 << 20
 
-func (l *lazyTemp) Write(p []byte) (int, error) {
-	if l.f == nil {
+// spool holds what it is written in memory, then, past spoolMemory bytes,
+// in a temporary file.
+type spool struct {
+	mem bytes.Buffer
+	f   *os.File
+}
+
+func (s *spool) Write(p []byte) (int, error) {
+	if s.f == nil && s.mem.Len()+len(p) <= spoolMemory {
+		return s.mem.Write(p)
+	}
+	if s.f == nil {
 		f, err := os.CreateTemp("", "dedupsim-replay-out-")
 		if err != nil {
 			return 0, err
 		}
-		l.f = f
+		s.f = f
+		if _, err := s.mem.WriteTo(f); err != nil {
+			return 0, err
+		}
 	}
-	return l.f.Write(p)
+	return s.f.Write(p)
 }
 
-func (l *lazyTemp) remove() {
-	if l.f != nil {
-		l.f.Close()
-		os.Remove(l.f.Name())
+func (s *spool) remove() {
+	if s.f != nil {
+		s.f.Close()
+		os.Remove(s.f.Name())
 	}
 }
 
