@@ -1,20 +1,15 @@
 package main
 
 import (
-	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
-	flinksim "github.com/dedupsim/dedupsim/sim/flink"
-	"github.com/dedupsim/dedupsim/sim/scenario"
-	"github.com/dedupsim/dedupsim/sim/spark/chain"
+	"github.com/dedupsim/dedupsim/sim/registry"
 )
 
 func newExplainCmd(stdout io.Writer) *cobra.Command {
-	var columns string
-	var generated bool
-	var fl flinkExplainFlags
+	var x *registry.Explainer
 	cmd := &cobra.Command{
 		Use:   "explain QUERY",
 		Short: "Show how Spark plans a dedup query and warn about its pitfalls",
@@ -46,7 +41,9 @@ ROW_NUMBER() = 1 pattern is explained with the runtime function Flink picks,
 or as "a Top-N rank, not a dedup" when it does not follow the pattern exactly.
 A JSON object with "engine": "kafka-streams" or "beam" and the query fields
 of that engine's traces (docs/kafka-streams.md, docs/beam.md) is explained
-in that engine's terms instead.`,
+in that engine's terms instead. The engines:
+
+` + registry.Describe(),
 		Example: `  simulate explain 'events.withWatermark("event_time", "20 minutes").dropDuplicatesWithinWatermark(["event_id"])'
   simulate explain 'dropDuplicates(["event_id"])'
   simulate explain --columns id,ts:timestamp,payload 'withWatermark("ts", "1 hour").dropDuplicates()'
@@ -54,44 +51,10 @@ in that engine's terms instead.`,
   simulate explain '{"engine": "kafka-streams", "window": "2 minutes", "time": "stream"}'
   simulate explain '{"engine": "beam", "timeDomain": "event", "duration": "1 minute"}'`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if flinksim.LooksLikeSQL(args[0]) { // Flink SQL: docs/flink.md
-				return explainFlink(stdout, args[0], &fl)
-			}
-			return explain(stdout, args[0], columns, generated)
+		RunE: func(_ *cobra.Command, args []string) error {
+			return x.Explain(stdout, args[0])
 		},
 	}
-	cmd.Flags().StringVar(&columns, "columns", "", "input columns as name[:timestamp],... (default: the columns the query names)")
-	cmd.Flags().BoolVar(&generated, "generated", false, "plan against the columns of dedupsim's generated rows")
-	fl.register(cmd)
+	x = registry.NewExplainer(cmd.Flags())
 	return cmd
-}
-
-// explain plans query against the columns the flags give and prints the
-// plan. Its errors may quote the query; main cleans them.
-func explain(stdout io.Writer, query, columns string, generated bool) error {
-	if done, err := explainOtherEngine(query, stdout); done || err != nil {
-		return err // A Kafka Streams or Beam query.
-	}
-	c, err := chain.Parse(query)
-	if err != nil {
-		return err
-	}
-	schema := chain.InferSchema(c)
-	switch {
-	case generated && columns != "":
-		return fmt.Errorf("--generated and --columns: use one or the other")
-	case generated:
-		schema = scenario.Schema()
-	case columns != "":
-		if schema, err = chain.ParseColumns(columns); err != nil {
-			return err
-		}
-	}
-	p, err := chain.PlanFor(c, schema)
-	if err != nil {
-		return err
-	}
-	_, err = io.WriteString(stdout, chain.Explain(p))
-	return err
 }

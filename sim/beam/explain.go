@@ -1,48 +1,17 @@
 package beam
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
-	"strings"
-	"time"
 
 	"github.com/dedupsim/dedupsim/engines/beam"
-	"github.com/dedupsim/dedupsim/engines/interval"
+	"github.com/dedupsim/dedupsim/sim/enginetrace"
 )
 
-// Explain prints, in plain words, what the Beam Deduplicate of query (a
-// JSON object with "engine": "beam" and the query fields of a trace:
-// timeDomain, duration, window) keeps and loses, and reports whether query
-// was one; anything else is left to the caller (false, no error).
-func Explain(w io.Writer, query string) (bool, error) {
-	var head struct {
-		Engine string `json:"engine"`
-	}
-	if json.Unmarshal([]byte(query), &head) != nil || head.Engine != Engine {
-		return false, nil
-	}
-	t, err := load([]byte(query), false)
-	if err != nil {
-		return true, err
-	}
-	// The rules first, then the warnings.
-	var rules, warnings []string
-	for _, l := range t.explain() {
-		if strings.HasPrefix(l, "warning:") {
-			warnings = append(warnings, l)
-		} else {
-			rules = append(rules, l)
-		}
-	}
-	_, err = io.WriteString(w, strings.Join(append(rules, warnings...), "\n")+"\n")
-	return true, err
-}
+func ms(v int64) string { return enginetrace.FormatMillis(v) }
 
-func ms(v int64) string { return interval.Format(time.Duration(v) * time.Millisecond) }
-
-// explain returns the lines Explain prints.
-func (t *Trace) explain() []string {
+// Explain returns, in plain words, what the Beam Deduplicate of the query t
+// keeps and loses: one line each, warnings starting "warning:".
+func (t *Trace) Explain() []string {
 	window := "the global window"
 	if t.Window > 0 {
 		window = fmt.Sprintf("fixed windows of %s", ms(t.Window))

@@ -3,6 +3,8 @@ package beam
 import (
 	"strings"
 	"testing"
+
+	"github.com/dedupsim/dedupsim/sim/enginetrace"
 )
 
 // TestExplain checks the horizon each query form states, and that the
@@ -15,16 +17,16 @@ func TestExplain(t *testing.T) {
 		{`{"engine": "beam", "window": "global"}`, "a copy after the timer fired is output again"},
 	} {
 		var b strings.Builder
-		done, err := Explain(&b, c.query)
-		if !done || err != nil || !strings.Contains(b.String(), c.want) {
-			t.Errorf("%s: done %v, err %v, output\n%s\nwant %q", c.query, done, err, b.String(), c.want)
+		err := enginetrace.Explain(&b, c.query, LoadQuery, (*Trace).Explain)
+		if err != nil || !strings.Contains(b.String(), c.want) {
+			t.Errorf("%s: err %v, output\n%s\nwant %q", c.query, err, b.String(), c.want)
 		}
 		out := b.String()
 		if i := strings.Index(out, "warning:"); i < 0 || strings.Contains(out[i:], "\n  ") {
 			t.Errorf("%s: want warnings, after every rule:\n%s", c.query, out)
 		}
 	}
-	if done, err := Explain(&strings.Builder{}, `{"engine": "kafka-streams"}`); done || err != nil {
-		t.Errorf("another engine: done %v, err %v", done, err)
+	if err := enginetrace.Explain(&strings.Builder{}, `{"engine": "kafka-streams"}`, LoadQuery, (*Trace).Explain); err == nil || !strings.Contains(err.Error(), `engine: "kafka-streams", want "beam"`) {
+		t.Errorf("another engine: err %v", err)
 	}
 }

@@ -1,54 +1,18 @@
 package beam
 
 import (
-	"bytes"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/dedupsim/dedupsim/sim/enginetrace"
+	"github.com/dedupsim/dedupsim/sim/enginetrace/casetest"
 )
 
 // TestCases runs every case of testdata/cases against its hand-derived
-// expected file (which oracles/beam checks against the Java DirectRunner).
+// expected file (which oracles/beam checks against the Java DirectRunner),
+// byte for byte.
 func TestCases(t *testing.T) {
-	files, err := filepath.Glob("testdata/cases/*.json")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no cases: %v", err)
-	}
-	for _, f := range files {
-		name := strings.TrimSuffix(filepath.Base(f), ".json")
-		t.Run(name, func(t *testing.T) {
-			tr, err := LoadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			lines, err := Run(tr)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got bytes.Buffer
-			if err := WriteLines(&got, lines); err != nil {
-				t.Fatal(err)
-			}
-			want, err := os.ReadFile(strings.TrimSuffix(f, ".json") + ".expected.jsonl")
-			if err != nil {
-				t.Fatal(err)
-			}
-			g := strings.Split(strings.TrimSpace(got.String()), "\n")
-			w := strings.Split(strings.TrimSpace(string(want)), "\n")
-			if len(g) != len(w) {
-				t.Fatalf("%d lines, want %d:\n%s", len(g), len(w), got.String())
-			}
-			for i := range w {
-				if g[i] != w[i] {
-					t.Errorf("line %d:\n got %s\nwant %s", i, g[i], w[i])
-				}
-			}
-			if _, err := os.Stat(strings.TrimSuffix(f, ".json") + ".notes.md"); err != nil {
-				t.Errorf("no notes file deriving the expectation: %v", err)
-			}
-		})
-	}
+	casetest.Run(t, "testdata/cases/*.json", enginetrace.Replayer(Load, Run), false)
 }
 
 // TestLoadErrors checks that a bad trace is one line naming the key at fault.

@@ -1,21 +1,18 @@
-// Package beam is the Beam front end of `simulate replay`: it parses a
-// Beam trace (docs/beam.md), the query form of a Beam Deduplicate (time
-// domain and duration, in the global window), runs it through the model of
-// engines/beam and prints one JSON line per step.
+// Package beam is the Beam front end of `simulate replay` and `simulate
+// explain` (reached through sim/registry): it parses a Beam trace
+// (docs/beam.md) and the query form of a Beam Deduplicate (time domain,
+// duration, window), runs a trace through the model of engines/beam into
+// one line per step, and explains a query.
 package beam
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"math"
-	"time"
 
 	"github.com/dedupsim/dedupsim/engines/beam"
 	"github.com/dedupsim/dedupsim/engines/fileio"
-	"github.com/dedupsim/dedupsim/engines/interval"
+	"github.com/dedupsim/dedupsim/sim/enginetrace"
 )
 
 // Engine is the value of a trace's "engine" field that this package runs.
@@ -74,55 +71,6 @@ type rawStep struct {
 	AdvanceProcessingTime json.RawMessage    `json:"advanceProcessingTime"`
 }
 
-type rawElement struct {
-	Key       *string  `json:"key"`
-	Value     *string  `json:"value"`
-	Timestamp *float64 `json:"timestamp"`
-}
-
-func decodeStrict(data []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return errors.New("unexpected data after the JSON value")
-	}
-	return nil
-}
-
-// millis parses a duration given as a number of milliseconds or a string
-// such as "10 minutes" (interval.Parse), in whole milliseconds.
-func millis(raw json.RawMessage) (int64, error) {
-	var n float64
-	if err := json.Unmarshal(raw, &n); err == nil {
-		if n != math.Trunc(n) || n < 0 || n > 1<<53 {
-			return 0, fmt.Errorf("%s is not a whole, non-negative number of milliseconds", raw)
-		}
-		return int64(n), nil
-	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return 0, fmt.Errorf("%s: want a duration such as \"10 minutes\" or a number of milliseconds", raw)
-	}
-	d, err := interval.Parse(s)
-	if err != nil {
-		return 0, err
-	}
-	if d < 0 || d%time.Millisecond != 0 {
-		return 0, fmt.Errorf("%s: want a non-negative whole number of milliseconds", fileio.Quote(s))
-	}
-	return d.Milliseconds(), nil
-}
-
-func wholeMillis(f float64) (int64, bool) {
-	if f != math.Trunc(f) || f < 0 || f > 1<<53 {
-		return 0, false
-	}
-	return int64(f), true
-}
-
 // Load parses and validates a Beam trace. It rejects what TestStream
 // rejects (a watermark that does not advance, a processing-time advance
 // that is not positive) and a step holding two elements of one key, whose
@@ -130,15 +78,16 @@ func wholeMillis(f float64) (int64, bool) {
 // the key at fault.
 func Load(data []byte) (*Trace, error) { return load(data, true) }
 
+// LoadQuery parses explain's query: the query fields of a trace, a
+// JSON object with "engine": "beam" and no steps.
+func LoadQuery(data []byte) (*Trace, error) { return load(data, false) }
+
 // load is Load; without needSteps, a document without steps is a query
 // (explain's input) and parses to a trace with none.
 func load(data []byte, needSteps bool) (*Trace, error) {
 	var rt rawTrace
-	if err := decodeStrict(data, &rt); err != nil {
-		return nil, fmt.Errorf("not a Beam trace: %v", err)
-	}
-	if rt.Engine != Engine {
-		return nil, fmt.Errorf("engine: %s, want %q", fileio.Quote(rt.Engine), Engine)
+	if err := enginetrace.DecodeTrace(data, &rt, Engine, "Beam"); err != nil {
+		return nil, err
 	}
 	t := &Trace{Name: rt.Name, Domain: beam.ProcessingTime, Duration: beam.DefaultDuration}
 	if rt.TimeDomain != nil {
@@ -152,7 +101,7 @@ func load(data []byte, needSteps bool) (*Trace, error) {
 		}
 	}
 	if rt.Duration != nil {
-		d, err := millis(rt.Duration)
+		d, err := enginetrace.Millis(rt.Duration, "10 minutes")
 		if err != nil {
 			return nil, fmt.Errorf("duration: %v", err)
 		}
@@ -201,10 +150,10 @@ func parseWindow(raw json.RawMessage) (int64, error) {
 	var fixed struct {
 		Fixed json.RawMessage `json:"fixed"`
 	}
-	if err := decodeStrict(raw, &fixed); err != nil || fixed.Fixed == nil {
+	if err := enginetrace.DecodeStrict(raw, &fixed); err != nil || fixed.Fixed == nil {
 		return 0, errors.New("want \"global\" or {\"fixed\": DURATION}")
 	}
-	size, err := millis(fixed.Fixed)
+	size, err := enginetrace.Millis(fixed.Fixed, "10 minutes")
 	if err != nil {
 		return 0, fmt.Errorf("fixed: %v", err)
 	}
@@ -216,7 +165,7 @@ func parseWindow(raw json.RawMessage) (int64, error) {
 
 func parseStep(raw json.RawMessage, watermark, window int64) (Step, error) {
 	var rs rawStep
-	if err := decodeStrict(raw, &rs); err != nil {
+	if err := enginetrace.DecodeStrict(raw, &rs); err != nil {
 		return Step{}, fmt.Errorf("want {\"elements\": [...]}, {\"advanceWatermark\": MS} or {\"advanceProcessingTime\": DURATION}: %v", err)
 	}
 	n := 0
@@ -230,7 +179,7 @@ func parseStep(raw json.RawMessage, watermark, window int64) (Step, error) {
 	}
 	switch {
 	case rs.AdvanceWatermark != nil:
-		at, ok := wholeMillis(*rs.AdvanceWatermark)
+		at, ok := enginetrace.WholeMillis(*rs.AdvanceWatermark)
 		if !ok {
 			return Step{}, fmt.Errorf("advanceWatermark: %v, want a whole number of milliseconds >= 0", *rs.AdvanceWatermark)
 		}
@@ -239,7 +188,7 @@ func parseStep(raw json.RawMessage, watermark, window int64) (Step, error) {
 		}
 		return Step{Kind: AdvanceWatermark, At: at}, nil
 	case rs.AdvanceProcessingTime != nil:
-		by, err := millis(rs.AdvanceProcessingTime)
+		by, err := enginetrace.Millis(rs.AdvanceProcessingTime, "10 minutes")
 		if err != nil {
 			return Step{}, fmt.Errorf("advanceProcessingTime: %v", err)
 		}
@@ -255,8 +204,8 @@ func parseStep(raw json.RawMessage, watermark, window int64) (Step, error) {
 	}
 	keys := map[keyWindow]bool{}
 	for j, re := range *rs.Elements {
-		var e rawElement
-		if err := decodeStrict(re, &e); err != nil {
+		var e enginetrace.RawRecord
+		if err := enginetrace.DecodeStrict(re, &e); err != nil {
 			return Step{}, fmt.Errorf("elements[%d]: want {\"key\": STRING, \"value\": STRING, \"timestamp\": MS}: %v", j, err)
 		}
 		if e.Key == nil {
@@ -265,7 +214,7 @@ func parseStep(raw json.RawMessage, watermark, window int64) (Step, error) {
 		if e.Timestamp == nil {
 			return Step{}, fmt.Errorf("elements[%d].timestamp: missing: the event timestamp in milliseconds", j)
 		}
-		ts, ok := wholeMillis(*e.Timestamp)
+		ts, ok := enginetrace.WholeMillis(*e.Timestamp)
 		if !ok {
 			return Step{}, fmt.Errorf("elements[%d].timestamp: %v, want a whole number of milliseconds >= 0", j, *e.Timestamp)
 		}
@@ -284,18 +233,4 @@ func parseStep(raw json.RawMessage, watermark, window int64) (Step, error) {
 		s.Elements = append(s.Elements, el)
 	}
 	return s, nil
-}
-
-// LoadFile reads and parses the trace at path (a regular file of at most
-// fileio.MaxTraceBytes); its errors name the file once.
-func LoadFile(path string) (*Trace, error) {
-	data, err := fileio.ReadFile(path, fileio.MaxTraceBytes)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %s", path, fileio.Reason(err))
-	}
-	t, err := Load(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return t, nil
 }

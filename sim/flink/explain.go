@@ -3,9 +3,11 @@ package flink
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	ef "github.com/dedupsim/dedupsim/engines/flink"
+	"github.com/dedupsim/dedupsim/sim/enginetrace"
 )
 
 // LooksLikeSQL reports whether query is SQL (it starts with SELECT) rather
@@ -13,6 +15,40 @@ import (
 func LooksLikeSQL(query string) bool {
 	f := strings.Fields(query)
 	return len(f) > 0 && strings.EqualFold(f[0], "SELECT")
+}
+
+// NewExplainer binds explain's Flink flags (--option, --flink-version,
+// --proctime, --rowtime, --update-before) to fs and returns the function
+// that explains a Flink SQL query with them.
+func NewExplainer(fs enginetrace.Flags) enginetrace.ExplainFunc {
+	var options []string
+	var version, procTime, rowTime string
+	var updateBefore bool
+	fs.StringArrayVar(&options, "option", nil, "Flink SQL only: a Flink option key=value (repeatable), e.g. --option 'table.exec.state.ttl=60 s'")
+	fs.StringVar(&version, "flink-version", NewestVersion().String(), "Flink SQL only: the Flink version (2.0, 2.1, 2.2, 2.3)")
+	fs.StringVar(&procTime, "proctime", DefaultTimeAttributes.ProcTime, "Flink SQL only: the PROCTIME() column")
+	fs.StringVar(&rowTime, "rowtime", DefaultTimeAttributes.RowTime, "Flink SQL only: the event-time column with a WATERMARK")
+	fs.BoolVar(&updateBefore, "update-before", false, "Flink SQL only: the sink needs -U rows (a retract sink)")
+	return func(w io.Writer, query string) error {
+		v, err := ParseVersion(version)
+		if err != nil {
+			return fmt.Errorf("--flink-version: %w", err)
+		}
+		opts := map[string]string{}
+		for _, o := range options {
+			k, val, ok := strings.Cut(o, "=")
+			if !ok {
+				return fmt.Errorf("--option %q: want key=value", o)
+			}
+			opts[strings.TrimSpace(k)] = val
+		}
+		text, err := Explain(query, TimeAttributes{ProcTime: procTime, RowTime: rowTime}, opts, v, updateBefore)
+		if err != nil {
+			return err
+		}
+		_, err = io.WriteString(w, text)
+		return err
+	}
 }
 
 // Explain parses a Flink SQL query with its options and says which

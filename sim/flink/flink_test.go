@@ -1,62 +1,21 @@
 package flink
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/dedupsim/dedupsim/sim/enginetrace"
+	"github.com/dedupsim/dedupsim/sim/enginetrace/casetest"
 )
 
 // TestCases runs every Flink case of testdata (each with a notes file
 // deriving its expected values by hand, and checked against Flink itself
-// by oracles/flink/run) and compares every step with NAME.expected.jsonl.
-// Expected files are never generated from the model: there is no -update.
-func TestCases(t *testing.T) {
-	files, _ := filepath.Glob("testdata/*.json")
-	if len(files) == 0 {
-		t.Fatal("no cases in testdata")
-	}
-	for _, f := range files {
-		name := strings.TrimSuffix(filepath.Base(f), ".json")
-		t.Run(name, func(t *testing.T) {
-			if _, err := os.Stat(strings.TrimSuffix(f, ".json") + ".notes.md"); err != nil {
-				t.Errorf("no notes file: %v", err)
-			}
-			tr, err := LoadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			lines, err := Run(tr)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var buf bytes.Buffer
-			if err := WriteLines(&buf, lines); err != nil {
-				t.Fatal(err)
-			}
-			got := readLines(t, buf.Bytes())
-			data, err := os.ReadFile(strings.TrimSuffix(f, ".json") + ".expected.jsonl")
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := readLines(t, data)
-			if len(got) != len(want) {
-				t.Fatalf("%d lines, expected %d", len(got), len(want))
-			}
-			for i := range want {
-				if !reflect.DeepEqual(got[i], want[i]) {
-					g, _ := json.Marshal(got[i])
-					w, _ := json.Marshal(want[i])
-					t.Errorf("step %d:\n got  %s\n want %s", i, g, w)
-				}
-			}
-		})
-	}
-}
+// by oracles/flink/run) and compares every step with NAME.expected.jsonl
+// as JSON values. Expected files are never generated from the model:
+// there is no -update.
+func TestCases(t *testing.T) { casetest.Run(t, "testdata/*.json", Replay, true) }
 
 // TestErrorCases loads every trace of testdata/errors: each must be
 // rejected with one line containing its NAME.error-reason.txt.
@@ -72,7 +31,7 @@ func TestErrorCases(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = LoadFile(f)
+			_, err = enginetrace.LoadFile(f, Load)
 			if err == nil {
 				t.Fatal("loaded; want an error")
 			}
@@ -84,22 +43,4 @@ func TestErrorCases(t *testing.T) {
 			}
 		})
 	}
-}
-
-func readLines(t *testing.T, data []byte) []any {
-	t.Helper()
-	var out []any
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	for sc.Scan() {
-		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
-			continue
-		}
-		var v any
-		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
-			t.Fatalf("bad JSON line %q: %v", sc.Text(), err)
-		}
-		out = append(out, v)
-	}
-	return out
 }

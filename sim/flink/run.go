@@ -1,11 +1,11 @@
 package flink
 
 import (
+	"context"
 	"encoding/json"
-	"fmt"
-	"io"
 
 	ef "github.com/dedupsim/dedupsim/engines/flink"
+	"github.com/dedupsim/dedupsim/sim/enginetrace"
 )
 
 // Line is what one step of a trace did: the rows the operator emitted and
@@ -70,13 +70,11 @@ func Run(t *Trace) ([]Line, error) {
 	return lines, nil
 }
 
-// WriteLines writes lines as JSON Lines.
-func WriteLines(w io.Writer, lines []Line) error {
-	enc := json.NewEncoder(w)
-	for _, l := range lines {
-		if err := enc.Encode(l); err != nil {
-			return fmt.Errorf("writing step %d: %w", l.Step, err)
-		}
-	}
-	return nil
+// Replay parses the Flink trace in data, runs it and encodes one line per
+// step with enc, escaping <, > and & in strings as encoding/json does by
+// default (Flink's replay always has). Its errors are one line naming the
+// part of the trace at fault.
+func Replay(ctx context.Context, data []byte, enc *json.Encoder) error {
+	enc.SetEscapeHTML(true)
+	return enginetrace.Replayer(Load, Run)(ctx, data, enc)
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
@@ -55,17 +54,8 @@ type Step struct {
 	Raw json.RawMessage
 }
 
-// Engine returns the "engine" field of a trace document, or "" when it
-// has none or is not a JSON object.
-func Engine(data []byte) string {
-	var head struct {
-		Engine string `json:"engine"`
-	}
-	if json.Unmarshal(data, &head) != nil {
-		return ""
-	}
-	return head.Engine
-}
+// Engine is the value of a trace's "engine" field that this package runs.
+const Engine = "flink"
 
 type rawTrace struct {
 	Name                 string                     `json:"name"`
@@ -93,27 +83,6 @@ type structuredQuery struct {
 	Keep  string   `json:"keep"`
 }
 
-// LoadFile reads and validates the trace in path (a regular file of at
-// most 64 MiB).
-func LoadFile(path string) (*Trace, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() || fi.Size() > 64<<20 {
-		return nil, fmt.Errorf("%s: want a regular file of at most 64 MiB", path)
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	t, err := Load(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return t, nil
-}
-
 // Load parses and validates a Flink trace. Every error is one line naming
 // the part of the trace at fault.
 func Load(data []byte) (*Trace, error) {
@@ -126,8 +95,8 @@ func Load(data []byte) (*Trace, error) {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("not a Flink trace: something follows the JSON object")
 	}
-	if rt.Engine != "flink" {
-		return nil, fmt.Errorf("engine: want \"flink\", got %q", rt.Engine)
+	if rt.Engine != Engine {
+		return nil, fmt.Errorf("engine: want %q, got %q", Engine, rt.Engine)
 	}
 	t := &Trace{Name: rt.Name, Version: ef.Newest(), GenerateUpdateBefore: rt.GenerateUpdateBefore}
 	if rt.Version != nil {
@@ -393,16 +362,4 @@ func indexOf(s []string, v string) int {
 		}
 	}
 	return -1
-}
-
-// IsTraceFile reports whether path holds a Flink trace: a JSON object
-// whose "engine" is "flink". Any other file (or one that cannot be read)
-// is left to the Spark replay, which reports its own errors.
-func IsTraceFile(path string) bool {
-	fi, err := os.Stat(path)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > 64<<20 {
-		return false
-	}
-	data, err := os.ReadFile(path)
-	return err == nil && Engine(data) == "flink"
 }

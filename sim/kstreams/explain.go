@@ -1,48 +1,17 @@
 package kstreams
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
-	"strings"
-	"time"
 
-	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/engines/kstreams"
+	"github.com/dedupsim/dedupsim/sim/enginetrace"
 )
 
-// Explain prints, in plain words, what the Kafka Streams dedup of query
-// (a JSON object with "engine": "kafka-streams" and the query fields of a
-// trace: mode, window, time, form) keeps and loses, and reports whether
-// query was one; anything else is left to the caller (false, no error).
-func Explain(w io.Writer, query string) (bool, error) {
-	var head struct {
-		Engine string `json:"engine"`
-	}
-	if json.Unmarshal([]byte(query), &head) != nil || head.Engine != Engine {
-		return false, nil
-	}
-	t, err := load([]byte(query), false)
-	if err != nil {
-		return true, err
-	}
-	// The rules first, then the warnings.
-	var rules, warnings []string
-	for _, l := range t.explain() {
-		if strings.HasPrefix(l, "warning:") {
-			warnings = append(warnings, l)
-		} else {
-			rules = append(rules, l)
-		}
-	}
-	_, err = io.WriteString(w, strings.Join(append(rules, warnings...), "\n")+"\n")
-	return true, err
-}
+func ms(v int64) string { return enginetrace.FormatMillis(v) }
 
-func ms(v int64) string { return interval.Format(time.Duration(v) * time.Millisecond) }
-
-// explain returns the lines Explain prints.
-func (t *Trace) explain() []string {
+// Explain returns, in plain words, what the Kafka Streams dedup of the query t
+// keeps and loses: one line each, warnings starting "warning:".
+func (t *Trace) Explain() []string {
 	if t.Mode == KeepLast {
 		form, op := "toTable", "stream.toTable(Materialized.as(store))"
 		ts := "its own timestamp (an older copy moves the row back in time)"

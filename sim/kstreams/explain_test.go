@@ -3,6 +3,8 @@ package kstreams
 import (
 	"strings"
 	"testing"
+
+	"github.com/dedupsim/dedupsim/sim/enginetrace"
 )
 
 // TestExplain checks the horizon each query form states, and that the
@@ -16,19 +18,16 @@ func TestExplain(t *testing.T) {
 		{`{"engine": "kafka-streams", "mode": "keep-last", "form": "reduce"}`, "max(its timestamp, the row's timestamp)"},
 	} {
 		var b strings.Builder
-		done, err := Explain(&b, c.query)
-		if !done || err != nil || !strings.Contains(b.String(), c.want) {
-			t.Errorf("%s: done %v, err %v, output\n%s\nwant %q", c.query, done, err, b.String(), c.want)
+		err := enginetrace.Explain(&b, c.query, LoadQuery, (*Trace).Explain)
+		if err != nil || !strings.Contains(b.String(), c.want) {
+			t.Errorf("%s: err %v, output\n%s\nwant %q", c.query, err, b.String(), c.want)
 		}
 		out := b.String()
 		if i := strings.Index(out, "warning:"); i < 0 || strings.Contains(out[i:], "\n  ") {
 			t.Errorf("%s: want warnings, after every rule:\n%s", c.query, out)
 		}
 	}
-	if done, err := Explain(&strings.Builder{}, `dropDuplicates(["id"])`); done || err != nil {
-		t.Errorf("a Spark query: done %v, err %v", done, err)
-	}
-	if done, err := Explain(&strings.Builder{}, `{"engine": "kafka-streams"}`); !done || err == nil || !strings.Contains(err.Error(), "window: missing") {
-		t.Errorf("no window: done %v, err %v", done, err)
+	if err := enginetrace.Explain(&strings.Builder{}, `{"engine": "kafka-streams"}`, LoadQuery, (*Trace).Explain); err == nil || !strings.Contains(err.Error(), "window: missing") {
+		t.Errorf("no window: err %v", err)
 	}
 }

@@ -1,13 +1,7 @@
 package kstreams
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
-	"io"
-
 	"github.com/dedupsim/dedupsim/engines"
-	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/engines/kstreams"
 )
 
@@ -91,47 +85,4 @@ func runTable(t *Trace) []Line {
 		lines = append(lines, l)
 	}
 	return lines
-}
-
-// WriteLines writes lines as JSON Lines.
-func WriteLines(w io.Writer, lines []Line) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	for i := range lines {
-		if err := enc.Encode(&lines[i]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// Replay runs the trace in the file at path and writes its lines to w if
-// the trace's "engine" is Engine, and reports whether it was; a file that
-// cannot be read or parsed as JSON, or names another engine, is left to
-// the caller (handled false, no error). Nothing is written on an error.
-func Replay(path string, w io.Writer) (handled bool, err error) {
-	data, err := fileio.ReadFile(path, fileio.MaxTraceBytes)
-	if err != nil {
-		return false, nil
-	}
-	var head struct {
-		Engine string `json:"engine"`
-	}
-	if json.Unmarshal(data, &head) != nil || head.Engine != Engine {
-		return false, nil
-	}
-	t, err := Load(data)
-	if err != nil {
-		return true, fmt.Errorf("%s: %w", path, err)
-	}
-	lines, err := Run(t)
-	if err != nil {
-		return true, fmt.Errorf("%s: %w", path, err)
-	}
-	var buf bytes.Buffer
-	if err := WriteLines(&buf, lines); err != nil {
-		return true, err
-	}
-	_, err = w.Write(buf.Bytes())
-	return true, err
 }

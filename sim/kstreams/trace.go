@@ -1,22 +1,19 @@
-// Package kstreams is the Kafka Streams front end of `simulate replay`: it
-// parses a Kafka Streams trace (docs/kafka-streams.md), the query forms of
-// a Kafka Streams dedup (the window-store pattern with its window W and
-// time base, or keep-last through toTable), runs it through the models of
-// engines/kstreams, and prints one JSON line per step.
+// Package kstreams is the Kafka Streams front end of `simulate replay` and
+// `simulate explain` (reached through sim/registry): it parses a Kafka
+// Streams trace (docs/kafka-streams.md) and the query forms of a Kafka
+// Streams dedup (the window-store pattern with its window W and time base,
+// or keep-last through toTable), runs a trace through the models of
+// engines/kstreams into one line per step, and explains a query.
 package kstreams
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"math"
-	"time"
 
 	"github.com/dedupsim/dedupsim/engines/fileio"
-	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/engines/kstreams"
+	"github.com/dedupsim/dedupsim/sim/enginetrace"
 )
 
 // Engine is the value of a trace's "engine" field that this package runs.
@@ -77,63 +74,20 @@ type rawStep struct {
 	AdvanceWallClock json.RawMessage    `json:"advanceWallClock"`
 }
 
-type rawRecord struct {
-	Key       *string  `json:"key"`
-	Value     *string  `json:"value"`
-	Timestamp *float64 `json:"timestamp"`
-}
-
-// decodeStrict decodes one JSON value into v, rejecting unknown fields and
-// anything after the value.
-func decodeStrict(data []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return errors.New("unexpected data after the JSON value")
-	}
-	return nil
-}
-
-// millis parses a duration given as a number of milliseconds or as a
-// string such as "2 minutes" (interval.Parse), in whole milliseconds.
-func millis(raw json.RawMessage) (int64, error) {
-	var n float64
-	if err := json.Unmarshal(raw, &n); err == nil {
-		if n != math.Trunc(n) || n < 0 || n > 1<<53 {
-			return 0, fmt.Errorf("%s is not a whole, non-negative number of milliseconds", raw)
-		}
-		return int64(n), nil
-	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return 0, fmt.Errorf("%s: want a duration such as \"2 minutes\" or a number of milliseconds", raw)
-	}
-	d, err := interval.Parse(s)
-	if err != nil {
-		return 0, err
-	}
-	if d < 0 || d%time.Millisecond != 0 {
-		return 0, fmt.Errorf("%s: want a non-negative whole number of milliseconds", fileio.Quote(s))
-	}
-	return d.Milliseconds(), nil
-}
-
 // Load parses and validates a Kafka Streams trace. Its errors are one line
 // naming the key at fault and what it expects.
 func Load(data []byte) (*Trace, error) { return load(data, true) }
+
+// LoadQuery parses explain's query: the query fields of a trace, a
+// JSON object with "engine": "kafka-streams" and no steps.
+func LoadQuery(data []byte) (*Trace, error) { return load(data, false) }
 
 // load is Load; without needSteps, a document without steps is a query
 // (explain's input) and parses to a trace with none.
 func load(data []byte, needSteps bool) (*Trace, error) {
 	var rt rawTrace
-	if err := decodeStrict(data, &rt); err != nil {
-		return nil, fmt.Errorf("not a Kafka Streams trace: %v", err)
-	}
-	if rt.Engine != Engine {
-		return nil, fmt.Errorf("engine: %s, want %q", fileio.Quote(rt.Engine), Engine)
+	if err := enginetrace.DecodeTrace(data, &rt, Engine, "Kafka Streams"); err != nil {
+		return nil, err
 	}
 	t := &Trace{Name: rt.Name}
 	mode := "keep-first"
@@ -168,7 +122,7 @@ func load(data []byte, needSteps bool) (*Trace, error) {
 		if rt.Window == nil {
 			return nil, errors.New("window: missing: the window store's retention and window size W, e.g. \"2 minutes\"")
 		}
-		w, err := millis(rt.Window)
+		w, err := enginetrace.Millis(rt.Window, "2 minutes")
 		if err != nil {
 			return nil, fmt.Errorf("window: %v", err)
 		}
@@ -207,14 +161,14 @@ func load(data []byte, needSteps bool) (*Trace, error) {
 
 func parseStep(raw json.RawMessage) (Step, error) {
 	var rs rawStep
-	if err := decodeStrict(raw, &rs); err != nil {
+	if err := enginetrace.DecodeStrict(raw, &rs); err != nil {
 		return Step{}, fmt.Errorf("want {\"records\": [...]} or {\"advanceWallClock\": DURATION}: %v", err)
 	}
 	if (rs.Records == nil) == (rs.AdvanceWallClock == nil) {
 		return Step{}, errors.New("want exactly one of \"records\" and \"advanceWallClock\"")
 	}
 	if rs.AdvanceWallClock != nil {
-		d, err := millis(rs.AdvanceWallClock)
+		d, err := enginetrace.Millis(rs.AdvanceWallClock, "2 minutes")
 		if err != nil {
 			return Step{}, fmt.Errorf("advanceWallClock: %v", err)
 		}
@@ -222,8 +176,8 @@ func parseStep(raw json.RawMessage) (Step, error) {
 	}
 	var s Step
 	for j, rr := range *rs.Records {
-		var r rawRecord
-		if err := decodeStrict(rr, &r); err != nil {
+		var r enginetrace.RawRecord
+		if err := enginetrace.DecodeStrict(rr, &r); err != nil {
 			return Step{}, fmt.Errorf("records[%d]: want {\"key\": STRING, \"value\": STRING, \"timestamp\": MS}: %v", j, err)
 		}
 		if r.Key == nil {
@@ -232,29 +186,15 @@ func parseStep(raw json.RawMessage) (Step, error) {
 		if r.Timestamp == nil {
 			return Step{}, fmt.Errorf("records[%d].timestamp: missing: milliseconds since the epoch", j)
 		}
-		ts := *r.Timestamp
-		if ts != math.Trunc(ts) || ts < 0 || ts > 1<<53 {
-			return Step{}, fmt.Errorf("records[%d].timestamp: %v, want a whole number of milliseconds >= 0 (Kafka rejects negative timestamps)", j, ts)
+		ts, ok := enginetrace.WholeMillis(*r.Timestamp)
+		if !ok {
+			return Step{}, fmt.Errorf("records[%d].timestamp: %v, want a whole number of milliseconds >= 0 (Kafka rejects negative timestamps)", j, *r.Timestamp)
 		}
-		rec := Record{Key: *r.Key, Timestamp: int64(ts)}
+		rec := Record{Key: *r.Key, Timestamp: ts}
 		if r.Value != nil {
 			rec.Value = *r.Value
 		}
 		s.Records = append(s.Records, rec)
 	}
 	return s, nil
-}
-
-// LoadFile reads and parses the trace at path (a regular file of at most
-// fileio.MaxTraceBytes); its errors name the file once.
-func LoadFile(path string) (*Trace, error) {
-	data, err := fileio.ReadFile(path, fileio.MaxTraceBytes)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %s", path, fileio.Reason(err))
-	}
-	t, err := Load(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return t, nil
 }
