@@ -14,7 +14,7 @@ import (
 // folders never import another engine's, so that each engine can be read,
 // changed or removed alone.
 var engineFolders = map[string][]string{
-	"spark":         {"sim/spark"},
+	"spark":         {"sim/spark", "engines/spark"},
 	"flink":         {"sim/flink", "engines/flink"},
 	"kafka-streams": {"sim/kstreams", "engines/kstreams"},
 	"beam":          {"sim/beam", "engines/beam"},
@@ -88,6 +88,7 @@ func TestEngineBreaks(t *testing.T) {
 		{"sim/kstreams", "sim/beam", true},
 		{"sim/beam", "engines/kstreams", true},
 		{"engines/flink", "engines/beam", true},
+		{"engines/spark", "engines/flink", true},
 		{"sim/spark/replay", "sim/flink", true},
 		{"sim/flink", "sim/spark/chain", true},
 		{"cmd/simulate", "sim/flink", true},
