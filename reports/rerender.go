@@ -1,13 +1,12 @@
 package reports
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 
+	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/metrics"
 )
 
@@ -60,29 +59,10 @@ func linkTree(src, dst string) error {
 			if err := os.Link(path, to); err == nil {
 				return nil
 			}
-			return copyFile(path, to)
+			return fileio.CopyFile(path, to)
 		default:
 			return fmt.Errorf("%s: not a regular file or folder; a results folder holds none", path)
 		}
 	})
 }
 
-func copyFile(from, to string) error {
-	in, err := os.Open(from) // a regular file: linkTree checked
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
-	if err != nil {
-		return err
-	}
-	_, err = io.Copy(out, in)
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return errors.Join(err, os.Remove(to))
-	}
-	return nil
-}

@@ -316,3 +316,26 @@ func SyncClose(f interface {
 	}
 	return err
 }
+
+// CopyFile copies the regular file from to to, a file that must not
+// exist yet (created with mode 0666 under the umask). A copy that fails
+// leaves no file at to.
+func CopyFile(from, to string) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(out, in)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return errors.Join(err, os.Remove(to))
+	}
+	return nil
+}

@@ -3,7 +3,6 @@ package pebblestore
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -467,27 +466,10 @@ func copyStore(src, dst string) error {
 			}
 			// No hard links across devices or on this file system: copy.
 		}
-		if err := copyFile(from, to); err != nil {
+		if err := fileio.CopyFile(from, to); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// copyFile copies the regular file from to the new file to.
-func copyFile(from, to string) error {
-	in, err := os.Open(from)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = io.Copy(out, in)
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
