@@ -7,10 +7,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
-	"github.com/olekukonko/tablewriter/tw"
-
 	"github.com/dedupsim/dedupsim/metrics"
 	"github.com/dedupsim/dedupsim/metrics/human"
 )
@@ -69,34 +65,7 @@ func providersIntro(sb *metrics.StoreBench) string {
 
 // providersTable writes the provider table, Markdown or for a terminal.
 func providersTable(w io.Writer, sb *metrics.StoreBench, markdown bool) error {
-	align := []tw.Align{tw.AlignLeft, tw.AlignLeft, tw.AlignLeft}
-	for range len(providersHeader()) - 3 {
-		align = append(align, tw.AlignRight)
-	}
-	opts := []tablewriter.Option{
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithHeaderAlignmentConfig(tw.CellAlignment{PerColumn: align}),
-		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
-		tablewriter.WithRowAutoWrap(tw.WrapNone),
-		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
-	}
-	if markdown {
-		opts = append(opts, tablewriter.WithRenderer(renderer.NewMarkdown()))
-	}
-	t := tablewriter.NewTable(w, opts...)
-	t.Header(providersHeader())
-	for _, row := range providersRows(sb) {
-		if markdown {
-			row = mdCells(row)
-		}
-		if err := t.Append(row); err != nil {
-			return fmt.Errorf("provider table: %w", err)
-		}
-	}
-	if err := t.Render(); err != nil {
-		return fmt.Errorf("provider table: %w", err)
-	}
-	return nil
+	return alignedTable(w, "provider table", providersHeader(), providersRows(sb), 3, markdown)
 }
 
 // renderProviders inserts the provider section into report.md (md) and

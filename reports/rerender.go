@@ -65,4 +65,3 @@ func linkTree(src, dst string) error {
 		}
 	})
 }
-

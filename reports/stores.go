@@ -115,9 +115,20 @@ func StoreTable(w io.Writer, sb *metrics.StoreBench, markdown bool) error {
 	if len(sb.Spark) > 0 {
 		return providersTable(w, sb, markdown)
 	}
-	align := []tw.Align{tw.AlignLeft, tw.AlignLeft}
-	for range len(storesHeader()) - 2 {
-		align = append(align, tw.AlignRight)
+	return alignedTable(w, "store table", storesHeader(), storesRows(sb), 2, markdown)
+}
+
+// alignedTable writes header and rows as one table, Markdown or boxed for
+// a terminal: the first left columns aligned left, the rest (numbers)
+// right, headers kept as written, nothing wrapped. what names the table
+// in errors.
+func alignedTable(w io.Writer, what string, header []string, rows [][]string, left int, markdown bool) error {
+	align := make([]tw.Align, len(header))
+	for i := range align {
+		align[i] = tw.AlignRight
+		if i < left {
+			align[i] = tw.AlignLeft
+		}
 	}
 	opts := []tablewriter.Option{
 		// Keep the headers as written ("events/s" would be mangled).
@@ -131,17 +142,17 @@ func StoreTable(w io.Writer, sb *metrics.StoreBench, markdown bool) error {
 		opts = append(opts, tablewriter.WithRenderer(renderer.NewMarkdown()))
 	}
 	t := tablewriter.NewTable(w, opts...)
-	t.Header(storesHeader())
-	for _, row := range storesRows(sb) {
+	t.Header(header)
+	for _, row := range rows {
 		if markdown {
 			row = mdCells(row)
 		}
 		if err := t.Append(row); err != nil {
-			return fmt.Errorf("store table: %w", err)
+			return fmt.Errorf("%s: %w", what, err)
 		}
 	}
 	if err := t.Render(); err != nil {
-		return fmt.Errorf("store table: %w", err)
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	return nil
 }
