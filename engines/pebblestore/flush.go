@@ -139,6 +139,22 @@ func (s *Store) waitFlush() error {
 	return s.install(s.job)
 }
 
+// WaitFlush waits for the running flush, if any, to be written and
+// ingested, and makes it part of the store. Close cancels a running flush
+// instead; a caller that reports what the store wrote (bench-stores) waits
+// first, so that the figures do not depend on how far the background
+// flush got when the run ended.
+func (s *Store) WaitFlush() error {
+	if err := s.writable(); err != nil {
+		return err
+	}
+	if err := s.waitFlush(); err != nil {
+		s.err = fmt.Errorf("pebblestore %s: flush: %s", s.dir, oneLine(err.Error()))
+		return s.err
+	}
+	return nil
+}
+
 // pollFlush installs the running flush if it is done.
 func (s *Store) pollFlush() error {
 	if s.job == nil {

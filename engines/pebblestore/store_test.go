@@ -886,3 +886,24 @@ func TestKilledDuringAFlush(t *testing.T) {
 		})
 	}
 }
+
+// TestWaitFlushCountsTheRunningFlush: a flush started by the last Commit
+// runs in the background; WaitFlush makes it part of the store, so the
+// metrics read after it no longer depend on how far it got (bench-stores
+// reported 0 or 1 flushes for one scenario, run to run).
+func TestWaitFlushCountsTheRunningFlush(t *testing.T) {
+	s := openTemp(t, Options{CheckpointBatches: 5})
+	for b := range int64(5) {
+		mustAdd(t, s, fmt.Sprint("key-", b), b, true)
+		mustCommit(t, s, b)
+	}
+	if err := s.WaitFlush(); err != nil {
+		t.Fatal(err)
+	}
+	if m := s.Metrics(); m.Flushes != 1 || m.FlushBytes == 0 {
+		t.Fatalf("after WaitFlush: %d flushes of %d bytes, want the one batch 4 started", m.Flushes, m.FlushBytes)
+	}
+	if err := s.WaitFlush(); err != nil {
+		t.Fatalf("WaitFlush with no flush running: %v", err)
+	}
+}

@@ -34,6 +34,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"iter"
@@ -604,6 +605,11 @@ func (s *meteredStore) Close() error {
 		j.ckBytes += st.BytesWritten
 		j.compact += st.SnapshotBytes
 	case *pebblestore.Store:
+		// The last flush runs in the background; wait for it, so that
+		// what the store wrote does not depend on the scheduler.
+		if err := st.WaitFlush(); err != nil {
+			return errors.Join(err, s.Store.Close())
+		}
 		j.samplePebble()
 		// Like for like with the memory store's deltas and snapshots:
 		// the changelogs and the sstables its flushes wrote.
