@@ -13,6 +13,11 @@ run through traces.py instead, straight from their JSON: an error case must
 fail on Spark as in dedupsim; any other trace must give its expected file. Prints one table row per case and Spark version,
 writes the table as Markdown to DIR/table.md and exits 1 when any case
 differs or could not run: nothing is skipped.
+
+Beside the verdicts, it measures the rows per second of Spark local mode on
+each scenario's export and of `simulate run` on the same scenario, and
+writes them to DIR/speed.md (speed.py has the definitions). The speed table
+never changes a verdict or the exit status.
 """
 
 import argparse
@@ -21,6 +26,9 @@ import os
 import subprocess
 import sys
 import time
+
+sys.dont_write_bytecode = True  # importing speed.py leaves no __pycache__ in the tree
+import speed  # noqa: E402  (after the line above)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -60,11 +68,15 @@ def cases():
             yield f[:-len(".json")], path, is_error
 
 
-def scenarios():
+def scenarios(only, extra):
+    """Yields (name, path) for the scenarios of scenarios/ that --only keeps,
+    then for every --scenario file."""
     d = os.path.join(HERE, "scenarios")
     for f in sorted(os.listdir(d)):
-        if f.endswith(".yaml"):
+        if f.endswith(".yaml") and wanted(only, f[:-len(".yaml")]):
             yield f[:-len(".yaml")], os.path.join(d, f)
+    for path in extra:
+        yield os.path.splitext(os.path.basename(path))[0], os.path.abspath(path)
 
 
 def run(cmd, **kw):
@@ -122,6 +134,8 @@ def main():
     ap.add_argument("--work", required=True, help="a scratch folder (created; its exports are replaced)")
     ap.add_argument("--venv", action="append", required=True, help="a venv with one pyspark (repeatable)")
     ap.add_argument("--only", default="", help="run only the cases and scenarios whose name contains this (several: comma-separated)")
+    ap.add_argument("--scenario", action="append", default=[], metavar="FILE",
+                    help="also run this scenario file, whatever --only says (repeatable; e.g. speed/large.yaml)")
     args = ap.parse_args()
     work = os.path.abspath(args.work)
     os.makedirs(work, exist_ok=True)
@@ -140,9 +154,7 @@ def main():
             errors.append((name, path))  # not exportable: run straight from its JSON
             continue
         exports.append(("case", name, out))
-    for name, path in scenarios():
-        if not wanted(args.only, name):
-            continue
+    for name, path in scenarios(args.only, args.scenario):
         out = os.path.join(work, "exports", "scenario-" + name)
         r = run([args.simulate, "export", path, "--out", out])
         if r.returncode != 0:
@@ -150,6 +162,16 @@ def main():
             continue
         exports.append(("scenario", name, out))
     print("oracle: %d exports, %d error cases, exported in %.0f s" % (len(exports), len(errors), time.time() - t0), flush=True)
+    # dedupsim's own speed on each scenario, before any Spark driver runs.
+    sims, measures, fits = {}, [], {}
+    scenario_paths = dict(scenarios(args.only, args.scenario))
+    for kind, name, out in exports:
+        if kind != "scenario":
+            continue
+        try:
+            sims[name] = speed.simulator(args.simulate, scenario_paths[name], os.path.join(work, "speed-sim"))
+        except (RuntimeError, OSError, ValueError, KeyError) as e:
+            sims[name] = str(e)
     env = spark_env(work)
     for venv in args.venv:
         py = os.path.join(venv, "bin", "python")
@@ -185,6 +207,12 @@ def main():
             first = (r.stdout.strip().splitlines() or [r.stderr.strip()])[0]
             verdict = "equal" if r.returncode == 0 else "DIFFERENT"
             rows.append((kind, name, version, verdict, first + " (%.1f s)" % rec["seconds"]))
+            if kind == "scenario":
+                try:
+                    n, ms, batches = speed.progress_of(out, version)
+                    measures.append((name, version, n, ms, rec["seconds"], batches))
+                except (OSError, ValueError) as e:
+                    print("oracle: speed of %s on Spark %s not measured: %s" % (name, version, e), flush=True)
             print("oracle: %s %s: %s" % (name, version, verdict), flush=True)
             # The state data source (format "statestore") is Spark 4's.
             if (kind, name, out) in placement and int(version.split(".")[0]) >= 4:
@@ -217,6 +245,15 @@ def main():
                     rows.append(("case", name, version, rec["verdict"], rec["detail"]))
                     print("oracle: %s %s: %s" % (name, version, rec["verdict"]), flush=True)
         print("oracle: Spark %s: %.0f s" % (version, time.time() - t1), flush=True)
+    for version in sorted({m[1] for m in measures}):
+        fits[version] = speed.fit([b for m in measures if m[1] == version for b in m[5]])
+    if measures:
+        order = [e[1] for e in exports]
+        measures.sort(key=lambda m: (order.index(m[0]), m[1]))
+        text = speed.table(measures, sims, fits)
+        with open(os.path.join(work, "speed.md"), "w") as fh:
+            fh.write(text)
+        print(text, flush=True)
     bad = [r for r in rows if r[3] not in ("equal", "same error", "documented difference")]
     if not rows:
         bad = [("none", "no case ran", "", "FAILED", "")]
