@@ -12,8 +12,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/metrics"
-	"github.com/dedupsim/dedupsim/metrics/human"
 )
 
 // chartFile is one chart of a report, rendered in both formats.
@@ -273,7 +273,7 @@ func timelineChart(res *results, spec timelineSpec) (d drawing, title, note stri
 	subtitle := res.subtitle(sweepNote)
 	if zoom {
 		h = 7 * vg.Inch
-		note = fmt.Sprintf("The lower panel zooms on the queries whose peak stays under %s of the largest, with a legend of its own.", human.Percent(zoomWith))
+		note = fmt.Sprintf("The lower panel zooms on the queries whose peak stays under %s of the largest, with a legend of its own.", interval.Percent(zoomWith))
 		subtitle = res.subtitle(joinNotes(sweepNote, "lower panel: the small-state queries, zoomed"))
 	}
 	note = joinSentences(ax.note, note)

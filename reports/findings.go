@@ -10,7 +10,6 @@ import (
 
 	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/metrics"
-	"github.com/dedupsim/dedupsim/metrics/human"
 )
 
 // Findings returns what the numbers of a results folder say, one sentence
@@ -134,7 +133,7 @@ func (res *results) runFindings(r *run) []finding {
 	out = append(out, res.sparkFindings(r)...)
 	if q.SinkDuplicates > 0 {
 		out = append(out, named(q.Name, fmt.Sprintf("%s's sink wrote %s rows more than once after failed batches were retried, duplicates that no dedup operator can see.",
-			subject, human.Count(q.SinkDuplicates))))
+			subject, interval.Count(q.SinkDuplicates))))
 	}
 	return out
 }
@@ -151,13 +150,13 @@ func (res *results) duplicateFinding(r *run) (finding, bool) {
 	case t == 0:
 		return finding{}, false
 	case m == 0 && caught == t && q.FalseDrops == 0:
-		c := human.Count(t)
+		c := interval.Count(t)
 		return finding{
 			one:  subject + " caught all " + c + " duplicate copies and lost no events.",
 			many: subject + " each caught all " + c + " duplicate copies and lost no events.",
 		}, true
 	case m == 0 && caught == t:
-		c := human.Count(t)
+		c := interval.Count(t)
 		return finding{
 			one:  subject + " caught all " + c + " duplicate copies.",
 			many: subject + " each caught all " + c + " duplicate copies.",
@@ -166,21 +165,21 @@ func (res *results) duplicateFinding(r *run) (finding, bool) {
 		// Most were caught as duplicates; the others were dropped as late
 		// (or stood in for an original that was).
 		body := fmt.Sprintf(" let none of %s duplicate copies through: %s were caught as duplicates, the other %s dropped as late or emitted in place of a late original.",
-			human.Count(t), human.Count(caught), human.Count(t-caught))
+			interval.Count(t), interval.Count(caught), interval.Count(t-caught))
 		return finding{one: subject + body, many: subject + " each" + body}, true
 	case m == 0:
 		// Not "caught": most copies never reached the dedup's state.
 		body := fmt.Sprintf(" let none of %s duplicate copies through, but only %s (%s) were caught as duplicates: the other %s were dropped as late or emitted in place of a late original.",
-			human.Count(t), human.Count(caught), human.Percent(rate(caught, t)), human.Count(t-caught))
+			interval.Count(t), interval.Count(caught), interval.Percent(rate(caught, t)), interval.Count(t-caught))
 		return finding{one: subject + body, many: subject + " each" + body}, true
 	case m == t:
-		s := fmt.Sprintf("%s emitted all %s duplicate copies as new events (missed 100%% of duplicates)", subject, human.Count(t))
+		s := fmt.Sprintf("%s emitted all %s duplicate copies as new events (missed 100%% of duplicates)", subject, interval.Count(t))
 		if why := res.keyCause(q.Query); why != "" {
 			return n(s + ": " + why + ".")
 		}
 		return n(s + ".")
 	}
-	s := fmt.Sprintf("%s let %s of %s duplicate copies through (%s)", subject, human.Count(m), human.Count(t), human.Percent(rate(m, t)))
+	s := fmt.Sprintf("%s let %s of %s duplicate copies through (%s)", subject, interval.Count(m), interval.Count(t), interval.Percent(rate(m, t)))
 	if mk, after, ok := res.afterMarker(r, "lose-checkpoint", func(b metrics.BatchRecord) int64 { return b.MissedDuplicates }); ok && 2*after >= m {
 		return n(s + fmt.Sprintf(", %s after the checkpoint was lost at %s: a new checkpoint forgets every key.", share(after, m), formatOffset(mk.At)))
 	}
@@ -198,7 +197,7 @@ func share(part, total int64) string {
 	if part >= total {
 		return "all of them"
 	}
-	return human.Count(part) + " of them"
+	return interval.Count(part) + " of them"
 }
 
 // keyColumns returns the key columns of the chain's dedup operator, with
@@ -291,16 +290,16 @@ func (res *results) lossFindings(r *run) []finding {
 		shared = false
 	}
 	slices.SortStableFunc(parts, func(a, b part) int { return cmp.Compare(b.n, a.n) })
-	head := fmt.Sprintf(" lost %s events (%s of all events)", human.Count(q.FalseDrops), human.Percent(rate(q.FalseDrops, q.LogicalEvents)))
+	head := fmt.Sprintf(" lost %s events (%s of all events)", interval.Count(q.FalseDrops), interval.Percent(rate(q.FalseDrops, q.LogicalEvents)))
 	var body string
 	if len(parts) == 1 {
 		body = head + ", all " + parts[0].text + "."
 	} else {
 		var rest []string
 		for _, p := range parts[1:] {
-			rest = append(rest, human.Count(p.n)+" "+p.text)
+			rest = append(rest, interval.Count(p.n)+" "+p.text)
 		}
-		body = head + fmt.Sprintf(", most (%s) %s; %s.", human.Count(parts[0].n), parts[0].text, strings.Join(rest, "; "))
+		body = head + fmt.Sprintf(", most (%s) %s; %s.", interval.Count(parts[0].n), parts[0].text, strings.Join(rest, "; "))
 	}
 	if shared && len(parts) == 1 {
 		return []finding{{one: subject + body, many: subject + " each" + body}}
@@ -381,25 +380,25 @@ func (res *results) stateFinding(r *run) (finding, bool) {
 	n := func(s string) (finding, bool) { return named(q.Name, s), true }
 	switch {
 	case q.Delay == nil && keptAll(q) && q.FinalStateRows == q.LogicalEvents:
-		c := human.Count(q.LogicalEvents)
+		c := interval.Count(q.LogicalEvents)
 		return finding{
 			one:  subject + " kept every one of its " + c + " keys (final state = logical events): without a watermark nothing is ever evicted.",
 			many: subject + " each kept every one of their " + c + " keys (final state = logical events): without a watermark nothing is ever evicted.",
 		}, true
 	case q.Delay == nil && keptAll(q):
 		return n(fmt.Sprintf("%s never evicted a key: its final state of %s (%s) holds a key for every row it emitted; without a watermark nothing is ever evicted.",
-			subject, rows(q.FinalStateRows), human.Bytes(q.FinalStateBytes)))
+			subject, rows(q.FinalStateRows), interval.Bytes(q.FinalStateBytes)))
 	case keptAll(q):
 		s := fmt.Sprintf("%s never evicted a key although it has a %s watermark: its final state of %s (%s) holds a key for every row it emitted",
-			subject, formatDelay(q.Delay), rows(q.FinalStateRows), human.Bytes(q.FinalStateBytes))
+			subject, formatDelay(q.Delay), rows(q.FinalStateRows), interval.Bytes(q.FinalStateBytes))
 		if len(q.Warnings) > 0 {
 			return n(s + "; explain warns: " + strings.TrimSuffix(q.Warnings[0], ".") + ".")
 		}
 		return n(s + ".")
 	case q.PeakStateRows > 0:
 		s := fmt.Sprintf("%s's state peaked at %s (%s, %s of the run's %s events) during the traffic window",
-			subject, rows(q.PeakStateRows), human.Bytes(q.PeakStateBytes),
-			human.Percent(rate(q.PeakStateRows, q.LogicalEvents)), human.Count(q.LogicalEvents))
+			subject, rows(q.PeakStateRows), interval.Bytes(q.PeakStateBytes),
+			interval.Percent(rate(q.PeakStateRows, q.LogicalEvents)), interval.Count(q.LogicalEvents))
 		if res.stillGrowing(r) {
 			s += ", and was still growing when the traffic ended"
 		}
@@ -458,7 +457,7 @@ func rows(n int64) string {
 	if n == 1 {
 		return "1 row"
 	}
-	return human.Count(n) + " rows"
+	return interval.Count(n) + " rows"
 }
 
 // keptAll reports whether the query's state still holds a key for every
@@ -563,14 +562,14 @@ func (res *results) sweepFindings(runs []*run) []string {
 	d := func(r *run) string { return formatDelay(r.sum.Delay) }
 	missRate := func(q *metrics.QuerySummary) float64 { return rate(q.MissedDuplicates, q.TrueDuplicates) }
 	fdRate := func(q *metrics.QuerySummary) float64 { return rate(q.FalseDrops, q.LogicalEvents) }
-	fd := change(human.Percent(fdRate(first)), human.Percent(fdRate(last)))
+	fd := change(interval.Percent(fdRate(first)), interval.Percent(fdRate(last)))
 	if c := sweepCauses(runs); c != "" {
 		fd += " (cause: " + c + ")"
 	}
 	out := []string{fmt.Sprintf("Across delays from %s to %s, %s's missed-duplicate rate %s, its false-drop rate %s, and its peak state %s.",
 		d(runs[0]), d(runs[len(runs)-1]), name,
-		change(human.Percent(missRate(first)), human.Percent(missRate(last))), fd,
-		change(human.Count(first.PeakStateRows)+" rows", human.Count(last.PeakStateRows)+" rows"))}
+		change(interval.Percent(missRate(first)), interval.Percent(missRate(last))), fd,
+		change(interval.Count(first.PeakStateRows)+" rows", interval.Count(last.PeakStateRows)+" rows"))}
 
 	// The saturated delays: their runs hold every key of the run.
 	var sat []string
@@ -620,21 +619,21 @@ func (res *results) sweepFindings(runs []*run) []string {
 			p := runs[clean-1].sum
 			var parts []string
 			if p.MissedDuplicates > 0 {
-				parts = append(parts, "missed "+human.Count(p.MissedDuplicates)+" duplicates")
+				parts = append(parts, "missed "+interval.Count(p.MissedDuplicates)+" duplicates")
 			}
 			if p.FalseDrops > 0 {
-				parts = append(parts, "lost "+human.Count(p.FalseDrops)+" events (cause: "+causeWords(p)+")")
+				parts = append(parts, "lost "+interval.Count(p.FalseDrops)+" events (cause: "+causeWords(p)+")")
 			}
 			s += fmt.Sprintf(" (at %s it still %s)", d(runs[clean-1]), strings.Join(parts, " and "))
 		}
 		out = append(out, s+satFrom(clean)+".")
 	case caught < len(runs):
 		out = append(out, fmt.Sprintf("%s caught every duplicate from a %s delay on, but lost events at each of those delays (%s at %s, cause: %s)%s.",
-			name, d(runs[caught]), human.Count(last.FalseDrops), d(runs[len(runs)-1]), causeWords(last), satFrom(caught)))
+			name, d(runs[caught]), interval.Count(last.FalseDrops), d(runs[len(runs)-1]), causeWords(last), satFrom(caught)))
 	default:
 		best := slices.MinFunc(runs, func(a, b *run) int { return cmp.Compare(missRate(a.sum), missRate(b.sum)) })
 		out = append(out, fmt.Sprintf("%s let duplicates through at every delay of the sweep; fewest at %s (%s).",
-			name, d(best), human.Percent(missRate(best.sum))))
+			name, d(best), interval.Percent(missRate(best.sum))))
 	}
 	if len(sat) > 0 && clean == len(runs) && caught == len(runs) {
 		out = append(out, fmt.Sprintf("%s is saturated at %s: its key horizon reaches the %s run, so those runs hold every key of the run and show neither the state of a longer run nor the copies that come back after the horizon.",
@@ -655,14 +654,14 @@ func (res *results) sweepFindings(runs []*run) []string {
 		switch why := res.keyCause(b.Query); {
 		case why != "":
 			out = append(out, fmt.Sprintf("%s let more duplicates through at %s (%s) than at %s (%s), as expected: %s, and a longer delay drops fewer of them behind the watermark (%s rows dropped as late at %s, %s at %s), so more are emitted.",
-				name, d(runs[i]), human.Count(b.MissedDuplicates), d(runs[i-1]), human.Count(a.MissedDuplicates), why,
-				human.Count(a.DroppedByWatermark), d(runs[i-1]), human.Count(b.DroppedByWatermark), d(runs[i])))
+				name, d(runs[i]), interval.Count(b.MissedDuplicates), d(runs[i-1]), interval.Count(a.MissedDuplicates), why,
+				interval.Count(a.DroppedByWatermark), d(runs[i-1]), interval.Count(b.DroppedByWatermark), d(runs[i])))
 		case a.DroppedByWatermark > 0:
 			out = append(out, fmt.Sprintf("%s let more duplicates through at %s (%s) than at %s (%s): the shorter delay dropped %s rows behind the watermark, copies among them that the longer delay let reach the dedup after their key had expired.",
-				name, d(runs[i]), human.Count(b.MissedDuplicates), d(runs[i-1]), human.Count(a.MissedDuplicates), human.Count(a.DroppedByWatermark)))
+				name, d(runs[i]), interval.Count(b.MissedDuplicates), d(runs[i-1]), interval.Count(a.MissedDuplicates), interval.Count(a.DroppedByWatermark)))
 		default:
 			out = append(out, fmt.Sprintf("Unexpected: %s let more duplicates through at %s (%s) than at %s (%s), with no row dropped as late and copies that share their key, which a longer delay should not do; check this run.",
-				name, d(runs[i]), human.Count(b.MissedDuplicates), d(runs[i-1]), human.Count(a.MissedDuplicates)))
+				name, d(runs[i]), interval.Count(b.MissedDuplicates), d(runs[i-1]), interval.Count(a.MissedDuplicates)))
 		}
 		break
 	}
@@ -673,14 +672,14 @@ func (res *results) sweepFindings(runs []*run) []string {
 		a, b := runs[i-1].sum, runs[i].sum
 		if b.PeakStateRows < a.PeakStateRows-a.MissedDuplicates {
 			out = append(out, fmt.Sprintf("Unexpected: %s's peak state fell from %s rows at %s to %s at %s, more than the %s copies the shorter delay re-admitted, which a longer delay should not do; check this run.",
-				name, human.Count(a.PeakStateRows), d(runs[i-1]), human.Count(b.PeakStateRows), d(runs[i]), human.Count(a.MissedDuplicates)))
+				name, interval.Count(a.PeakStateRows), d(runs[i-1]), interval.Count(b.PeakStateRows), d(runs[i]), interval.Count(a.MissedDuplicates)))
 			break
 		}
 	}
 
 	// A query that kept every key at every delay ignores its watermark.
 	if !slices.ContainsFunc(runs, func(r *run) bool { return !keptAll(r.sum) }) {
-		s := fmt.Sprintf("%s never evicted a key at any delay: its final state holds a key for every row it emitted (%s rows at %s)", name, human.Count(last.FinalStateRows), d(runs[len(runs)-1]))
+		s := fmt.Sprintf("%s never evicted a key at any delay: its final state holds a key for every row it emitted (%s rows at %s)", name, interval.Count(last.FinalStateRows), d(runs[len(runs)-1]))
 		if len(first.Warnings) > 0 {
 			s += "; explain warns: " + strings.TrimSuffix(first.Warnings[0], ".")
 		}
@@ -738,8 +737,8 @@ func (res *results) recommendations() []string {
 					rate(b.sum.MissedDuplicates, b.sum.TrueDuplicates)+rate(b.sum.FalseDrops, b.sum.LogicalEvents))
 			})
 			s := fmt.Sprintf("%s: no swept delay meets %s; the closest is %s (missed %s, lost %s)",
-				name, targets, formatDelay(best.sum.Delay), human.Percent(rate(best.sum.MissedDuplicates, best.sum.TrueDuplicates)),
-				human.Percent(rate(best.sum.FalseDrops, best.sum.LogicalEvents)))
+				name, targets, formatDelay(best.sum.Delay), interval.Percent(rate(best.sum.MissedDuplicates, best.sum.TrueDuplicates)),
+				interval.Percent(rate(best.sum.FalseDrops, best.sum.LogicalEvents)))
 			if why := res.keyCause(best.sum.Query); why != "" && best.sum.MissedDuplicates > 0 {
 				s += ", and no delay can help: " + why + "."
 			} else {
@@ -750,8 +749,8 @@ func (res *results) recommendations() []string {
 		}
 		r := runs[k]
 		s := fmt.Sprintf("%s: of the swept delays, %s is the smallest meeting %s (missed %s, lost %s, peak state %s rows, %s)",
-			name, formatDelay(r.sum.Delay), targets, human.Percent(rate(r.sum.MissedDuplicates, r.sum.TrueDuplicates)),
-			human.Percent(rate(r.sum.FalseDrops, r.sum.LogicalEvents)), human.Count(r.sum.PeakStateRows), human.Bytes(r.sum.PeakStateBytes))
+			name, formatDelay(r.sum.Delay), targets, interval.Percent(rate(r.sum.MissedDuplicates, r.sum.TrueDuplicates)),
+			interval.Percent(rate(r.sum.FalseDrops, r.sum.LogicalEvents)), interval.Count(r.sum.PeakStateRows), interval.Bytes(r.sum.PeakStateBytes))
 		if k > 0 {
 			s += "; " + formatDelay(runs[k-1].sum.Delay) + " does not"
 		}

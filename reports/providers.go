@@ -7,8 +7,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/metrics"
-	"github.com/dedupsim/dedupsim/metrics/human"
 )
 
 // The comparison of Spark's state store providers that bench-stores
@@ -30,9 +30,9 @@ func providersHeader() []string {
 func providersRows(sb *metrics.StoreBench) [][]string {
 	var rows [][]string
 	for _, r := range sb.Spark {
-		mem := human.Bytes(r.ExecutorPeakMemoryBytes) + " heap"
+		mem := interval.Bytes(r.ExecutorPeakMemoryBytes) + " heap"
 		if r.Provider == "rocksdb" {
-			mem = human.Bytes(r.ExecutorPeakMemoryBytes) + " native"
+			mem = interval.Bytes(r.ExecutorPeakMemoryBytes) + " native"
 		}
 		p50, p99, mx, keeps := "-", "-", "-", "no cost block"
 		if d := r.BatchDurationMs; d != nil {
@@ -45,7 +45,7 @@ func providersRows(sb *metrics.StoreBench) [][]string {
 		rows = append(rows, []string{
 			r.Query, r.Provider,
 			fmt.Sprintf("%d partitions, %d×%d cores", r.Partitions, r.Executors, r.CoresPerExecutor),
-			human.Count(r.PeakStateRows), mem, human.Bytes(r.ExecutorPeakDiskBytes),
+			interval.Count(r.PeakStateRows), mem, interval.Bytes(r.ExecutorPeakDiskBytes),
 			p50, p99, mx, keeps,
 		})
 	}

@@ -12,8 +12,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/metrics"
-	"github.com/dedupsim/dedupsim/metrics/human"
 )
 
 // chartNames lists every chart Render can write, so that a rerender
@@ -226,8 +226,8 @@ func (res *results) trafficLine() string {
 	}
 	var arrived string
 	if d := res.durationSeconds(); input > 0 && d > 0 {
-		arrived = fmt.Sprintf("%s input rows with every copy (the drain's too), about %s rows/s over the %s of traffic", human.Count(input),
-			human.Count(int64(math.Round(float64(input)/d))), formatSpan(d))
+		arrived = fmt.Sprintf("%s input rows with every copy (the drain's too), about %s rows/s over the %s of traffic", interval.Count(input),
+			interval.Count(int64(math.Round(float64(input)/d))), formatSpan(d))
 	}
 	switch {
 	case asked == "" && arrived == "":

@@ -2,11 +2,7 @@ package reports
 
 import (
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 
-	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/metrics"
 )
 
@@ -30,38 +26,11 @@ func Rerender(dir string) error {
 		return err
 	}
 	defer st.Discard()
-	if err := linkTree(dir, st.Dir); err != nil {
+	if err := st.LinkFrom(dir); err != nil {
 		return fmt.Errorf("%s: %w", dir, err)
 	}
 	if err := Render(st.Dir); err != nil {
 		return err
 	}
 	return st.Publish()
-}
-
-// linkTree recreates the files of src in the empty folder dst, as hard
-// links where the file system allows (renders replace files by rename, so
-// the originals are never written through a link) and as copies elsewhere.
-func linkTree(src, dst string) error {
-	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, path)
-		if err != nil || rel == "." {
-			return err
-		}
-		to := filepath.Join(dst, rel)
-		switch {
-		case d.IsDir():
-			return os.Mkdir(to, 0o777)
-		case d.Type().IsRegular():
-			if err := os.Link(path, to); err == nil {
-				return nil
-			}
-			return fileio.CopyFile(path, to)
-		default:
-			return fmt.Errorf("%s: not a regular file or folder; a results folder holds none", path)
-		}
-	})
 }

@@ -15,8 +15,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/metrics"
-	"github.com/dedupsim/dedupsim/metrics/human"
 )
 
 // ReviewFormat versions plan.json.
@@ -252,8 +252,8 @@ func (rv *Review) keyRows() [][2]string {
 func (rv *Review) stateRows() [][2]string {
 	s := rv.Spread
 	return [][2]string{
-		{"Missed duplicates (min / median / max)", fmt.Sprintf("%s / %s / %s (target %s)", human.Percent(s.MissedRate[0]), human.Percent(s.MissedRate[1]), human.Percent(s.MissedRate[2]), human.Percent(rv.MaxMissedRate))},
-		{"False drops (min / median / max)", fmt.Sprintf("%s / %s / %s (target %s)", human.Percent(s.FalseDropRate[0]), human.Percent(s.FalseDropRate[1]), human.Percent(s.FalseDropRate[2]), human.Percent(rv.MaxFalseDropRate))},
+		{"Missed duplicates (min / median / max)", fmt.Sprintf("%s / %s / %s (target %s)", interval.Percent(s.MissedRate[0]), interval.Percent(s.MissedRate[1]), interval.Percent(s.MissedRate[2]), interval.Percent(rv.MaxMissedRate))},
+		{"False drops (min / median / max)", fmt.Sprintf("%s / %s / %s (target %s)", interval.Percent(s.FalseDropRate[0]), interval.Percent(s.FalseDropRate[1]), interval.Percent(s.FalseDropRate[2]), interval.Percent(rv.MaxFalseDropRate))},
 		{"Peak state rows (min / median / max)", fmt.Sprintf("%s / %s / %s", fmtInt(s.PeakStateRows[0]), fmtInt(s.PeakStateRows[1]), fmtInt(s.PeakStateRows[2]))},
 		{"Peak state bytes, one store version (min / median / max)", fmt.Sprintf("%s / %s / %s", fmtB(s.PeakStateBytes[0]), fmtB(s.PeakStateBytes[1]), fmtB(s.PeakStateBytes[2]))},
 	}
@@ -275,13 +275,13 @@ func (rv *Review) providerTable() (head []string, rows [][]string) {
 		rows = append(rows, r)
 	}
 	add("Executor peak state memory", func(p ReviewProvider) string {
-		return human.Bytes(p.ExecutorPeakMemoryBytes) + " " + p.MemoryKind
+		return interval.Bytes(p.ExecutorPeakMemoryBytes) + " " + p.MemoryKind
 	})
 	add("Executor peak local disk", func(p ReviewProvider) string {
 		if p.ExecutorPeakDiskBytes == 0 {
 			return "0 (files on the checkpoint location)"
 		}
-		return human.Bytes(p.ExecutorPeakDiskBytes)
+		return interval.Bytes(p.ExecutorPeakDiskBytes)
 	})
 	trig := fmtSecs(rv.TriggerSeconds)
 	add("Batch p50 during traffic", func(p ReviewProvider) string { return fmtMsText(p.BatchP50Ms) + " of a " + trig + " trigger" })
@@ -347,7 +347,7 @@ func fmtRate(r float64) string {
 	return trimFloat(r)
 }
 
-func fmtB(v float64) string { return human.Bytes(int64(math.Round(v))) }
+func fmtB(v float64) string { return interval.Bytes(int64(math.Round(v))) }
 
 // fmtMsText renders milliseconds ("390 ms", "4.2 s").
 func fmtMsText(ms float64) string {

@@ -11,8 +11,8 @@ import (
 
 	"gonum.org/v1/plot/plotter"
 
+	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/metrics"
-	"github.com/dedupsim/dedupsim/metrics/human"
 )
 
 // This file holds what a report adds when its run had a spark: block
@@ -207,11 +207,11 @@ func (res *results) sparkRows() [][]string {
 		skew := "no state"
 		if sp.Partitions.PeakRowsMean > 0 {
 			skew = fmt.Sprintf("%.2f (%s / %s)", float64(sp.Partitions.PeakRowsMax)/sp.Partitions.PeakRowsMean,
-				human.Count(sp.Partitions.PeakRowsMax), meanRows(sp.Partitions.PeakRowsMean))
+				interval.Count(sp.Partitions.PeakRowsMax), meanRows(sp.Partitions.PeakRowsMean))
 		}
 		rows = append(rows, []string{
-			q.Name, formatDelay(q.Delay), human.Count(int64(sp.Partitions.Count)), dur, lag, behind, skew,
-			human.Bytes(sp.ExecutorPeakMemoryBytes), human.Bytes(sp.ExecutorPeakDiskBytes),
+			q.Name, formatDelay(q.Delay), interval.Count(int64(sp.Partitions.Count)), dur, lag, behind, skew,
+			interval.Bytes(sp.ExecutorPeakMemoryBytes), interval.Bytes(sp.ExecutorPeakDiskBytes),
 		})
 	}
 	return rows
@@ -277,7 +277,7 @@ func (res *results) sparkFindings(r *run) []finding {
 	if p := sp.Partitions; p.PeakRowsMean > 0 && float64(p.PeakRowsMax) >= skewFinding*p.PeakRowsMean {
 		out = append(out, named(r.sum.Name, fmt.Sprintf("%s's state is skewed over its %s partitions: the fullest held %s rows at its peak, %.1f times the mean's peak of %s; "+
 			"the executor holding it needs that much more state memory, and its task is the batch's slowest. A key of few distinct values, such as customer_id, does this: Spark's hash puts every row of one value in one partition.",
-			subject, human.Count(int64(p.Count)), human.Count(p.PeakRowsMax), float64(p.PeakRowsMax)/p.PeakRowsMean,
+			subject, interval.Count(int64(p.Count)), interval.Count(p.PeakRowsMax), float64(p.PeakRowsMax)/p.PeakRowsMean,
 			meanRows(p.PeakRowsMean))))
 	}
 	return out
@@ -295,7 +295,7 @@ func scanWords(q *metrics.QuerySummary) string {
 // else with three significant digits ("0.25").
 func meanRows(v float64) string {
 	if v >= 100 {
-		return human.Count(int64(math.Round(v)))
+		return interval.Count(int64(math.Round(v)))
 	}
 	return trimFloat(v)
 }

@@ -11,8 +11,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/metrics"
-	"github.com/dedupsim/dedupsim/metrics/human"
 )
 
 // The charts of a run with a spark: block, drawn from spark.csv:
@@ -249,7 +249,7 @@ func sparkChart(res *results, spec sparkChartSpec) (d drawing, title, note strin
 	note = joinSentences(spec.note, ax.note)
 	if logAxis {
 		note = joinSentences(fmt.Sprintf("The y axis is logarithmic: every batch took at most %s of the %s trigger (%s), which a linear axis would draw flat along zero.",
-			human.Percent(dataMax / *spec.ref), formatSpan(*spec.ref), formatMs(dataMax*1000)), note)
+			interval.Percent(dataMax / *spec.ref), formatSpan(*spec.ref), formatMs(dataMax*1000)), note)
 	}
 	if sweepNote != "" {
 		note = joinSentences(capitalize(sweepNote)+".", note)

@@ -20,8 +20,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/metrics"
-	"github.com/dedupsim/dedupsim/metrics/human"
 )
 
 // This file renders the state-store comparison of `simulate bench-stores`
@@ -44,18 +44,18 @@ func storesRows(sb *metrics.StoreBench) [][]string {
 		if p == nil {
 			return "-"
 		}
-		return human.Bytes(*p)
+		return interval.Bytes(*p)
 	}
 	rows := make([][]string, 0, len(sb.Runs))
 	for _, r := range sb.Runs {
-		count := func(v float64) string { return human.Count(int64(math.Round(v))) }
+		count := func(v float64) string { return interval.Count(int64(math.Round(v))) }
 		speed := count(r.EventsPerSecond) + spread(r.EventsPerSecondRuns, count)
 		recovery := formatSeconds(r.RecoverySeconds) + spread(r.RecoverySecondsRuns, formatSeconds)
 		rows = append(rows, []string{
 			r.Query, r.Store, speed,
-			human.Bytes(r.ModelPeakBytes),
+			interval.Bytes(r.ModelPeakBytes),
 			opt(r.GoHeapPeakBytes), opt(r.DiskPeakBytes), opt(r.MemTablePeakBytes),
-			human.Bytes(int64(math.Round(r.CheckpointBytesPerBatch))),
+			interval.Bytes(int64(math.Round(r.CheckpointBytesPerBatch))),
 			compacted(r), recovery,
 		})
 	}
@@ -79,12 +79,12 @@ func compacted(r metrics.StoreRun) string {
 	if r.CompactBytes == nil {
 		return "-"
 	}
-	per := human.Bytes(int64(math.Round(float64(*r.CompactBytes) / math.Max(float64(r.Batches), 1))))
+	per := interval.Bytes(int64(math.Round(float64(*r.CompactBytes) / math.Max(float64(r.Batches), 1))))
 	switch {
 	case r.Flushes != nil && *r.Flushes == 0:
 		return "0 B (never flushed)"
 	case r.Flushes != nil:
-		return fmt.Sprintf("%s (%s %s)", per, human.Count(*r.Flushes), plural(int(*r.Flushes), "flush", "flushes"))
+		return fmt.Sprintf("%s (%s %s)", per, interval.Count(*r.Flushes), plural(int(*r.Flushes), "flush", "flushes"))
 	}
 	return per + " (snapshots)"
 }
@@ -219,11 +219,11 @@ func storesTimeRows(sb *metrics.StoreBench) [][]string {
 	var rows [][]string
 	for _, r := range sb.Runs {
 		rows = append(rows, []string{
-			r.Query, r.Store, human.Count(r.InputRows), human.Count(r.Batches),
+			r.Query, r.Store, interval.Count(r.InputRows), interval.Count(r.Batches),
 			formatSeconds(r.EngineSeconds), formatSeconds(r.CommitSeconds),
-			human.Percent(r.CommitSeconds / math.Max(r.EngineSeconds, 1e-9)),
-			formatSeconds(r.MeasureSeconds), human.Bytes(r.CheckpointBytes),
-			human.Count(r.RecoveredRows),
+			interval.Percent(r.CommitSeconds / math.Max(r.EngineSeconds, 1e-9)),
+			formatSeconds(r.MeasureSeconds), interval.Bytes(r.CheckpointBytes),
+			interval.Count(r.RecoveredRows),
 		})
 	}
 	return rows

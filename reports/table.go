@@ -11,8 +11,8 @@ import (
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 
+	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/metrics"
-	"github.com/dedupsim/dedupsim/metrics/human"
 )
 
 // mixedStores reports whether the queries of s ran on more than one state
@@ -56,14 +56,14 @@ func summaryRows(s *metrics.Summary) [][]string {
 		rows = append(rows, withStore([]string{
 			q.Name,
 			formatDelay(q.Delay),
-			human.Count(q.EmittedRows),
-			fmt.Sprintf("%s of %s (%s)", human.Count(q.MissedDuplicates), human.Count(q.TrueDuplicates),
-				human.Percent(rate(q.MissedDuplicates, q.TrueDuplicates))),
-			fmt.Sprintf("%s (%s/%s/%s)", human.Count(q.FalseDrops),
-				human.Count(c.Late), human.Count(c.BadClock), human.Count(c.Collision)),
-			human.Count(q.PeakStateRows),
-			human.Bytes(q.PeakStateBytes),
-			human.Count(int64(math.Round(q.EventsPerSecond))),
+			interval.Count(q.EmittedRows),
+			fmt.Sprintf("%s of %s (%s)", interval.Count(q.MissedDuplicates), interval.Count(q.TrueDuplicates),
+				interval.Percent(rate(q.MissedDuplicates, q.TrueDuplicates))),
+			fmt.Sprintf("%s (%s/%s/%s)", interval.Count(q.FalseDrops),
+				interval.Count(c.Late), interval.Count(c.BadClock), interval.Count(c.Collision)),
+			interval.Count(q.PeakStateRows),
+			interval.Bytes(q.PeakStateBytes),
+			interval.Count(int64(math.Round(q.EventsPerSecond))),
 		}, mixed, q.Store))
 	}
 	return rows
@@ -150,7 +150,7 @@ func terminalTable(s *metrics.Summary) string {
 	for i := range s.Queries {
 		q := &s.Queries[i]
 		count := func(n, of int64) cell {
-			c, p := human.Count(n), "("+human.Percent(rate(n, of))+")"
+			c, p := interval.Count(n), "("+interval.Percent(rate(n, of))+")"
 			if n == 0 {
 				return cell{one: "0", two1: "0"}
 			}
@@ -168,8 +168,8 @@ func terminalTable(s *metrics.Summary) string {
 		rows = append(rows, append(name,
 			plain(formatDelay(q.Delay)),
 			count(q.MissedDuplicates, q.TrueDuplicates), count(q.FalseDrops, q.LogicalEvents),
-			plain(cause), plain(human.Count(q.PeakStateRows)), plain(human.Bytes(q.PeakStateBytes)),
-			plain(human.Count(int64(math.Round(q.EventsPerSecond)))),
+			plain(cause), plain(interval.Count(q.PeakStateRows)), plain(interval.Bytes(q.PeakStateBytes)),
+			plain(interval.Count(int64(math.Round(q.EventsPerSecond)))),
 		))
 	}
 	const gap = 2

@@ -13,7 +13,6 @@ import (
 
 	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/engines/interval"
-	"github.com/dedupsim/dedupsim/metrics/human"
 	"github.com/dedupsim/dedupsim/reports"
 	"github.com/dedupsim/dedupsim/sim/plan"
 	"github.com/dedupsim/dedupsim/sim/runner"
@@ -172,7 +171,7 @@ func assumptions(in reviewInput, res *plan.Result, sc *scenario.Scenario, rv *re
 		fmt.Sprintf("Seeds: %d (%d to %d: the scenario's seed and the next ones), each searched on its own; the recommendation meets the targets on %s of them.",
 			len(res.Seeds), res.Seeds[0].Seed, res.Seeds[len(res.Seeds)-1].Seed, quantileWords(res.Quantile)),
 		fmt.Sprintf("Targets: missed duplicates <= %s of true duplicates, false drops <= %s of events%s.",
-			human.Percent(res.Targets.MaxMissedRate), human.Percent(res.Targets.MaxFalseDropRate), budgetWords(res.Targets.MemoryBudget)),
+			interval.Percent(res.Targets.MaxMissedRate), interval.Percent(res.Targets.MaxFalseDropRate), budgetWords(res.Targets.MemoryBudget)),
 		"Spark: the model follows Spark 3.5 and 4.x (StreamingDeduplicateExec and its state stores, docs/spark-model.md); state bytes are one version of the HDFS-backed store's rows, executor memory and disk are modelled, not measured on a cluster.",
 	}
 	if in.cluster != nil {
@@ -201,7 +200,7 @@ func budgetWords(b int64) string {
 	if b <= 0 {
 		return ""
 	}
-	return ", peak state <= " + human.Bytes(b)
+	return ", peak state <= " + interval.Bytes(b)
 }
 
 // fmtRateCLI renders a rate per second with thousands separators.

@@ -14,7 +14,7 @@ import (
 	"github.com/olekukonko/tablewriter/pkg/twwidth"
 	"github.com/spf13/cobra"
 
-	"github.com/dedupsim/dedupsim/metrics/human"
+	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/sim/statereader"
 )
 
@@ -196,9 +196,9 @@ func writeStateTable(ctx context.Context, w io.Writer, st *statereader.State) er
 			if o.BatchID != nil {
 				batch = fmt.Sprintf("at batch %d", *o.BatchID)
 			}
-			fmt.Fprintf(w, "  operator %d %s on [%s]: %s rows %s", o.ID, o.Name, strings.Join(o.KeyColumns, ", "), human.Count(o.NumRows), batch)
+			fmt.Fprintf(w, "  operator %d %s on [%s]: %s rows %s", o.ID, o.Name, strings.Join(o.KeyColumns, ", "), interval.Count(o.NumRows), batch)
 			if n := o.Listed(); n > 0 && n < o.NumRows {
-				fmt.Fprintf(w, ", the first %s by key", human.Count(n))
+				fmt.Fprintf(w, ", the first %s by key", interval.Count(n))
 			}
 			fmt.Fprintln(w)
 			if o.Note != "" {

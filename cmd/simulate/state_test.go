@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dedupsim/dedupsim/metrics/human"
+	"github.com/dedupsim/dedupsim/engines/interval"
 )
 
 // stateScenario has a key of two columns (a UUID and a timestamp) with
@@ -215,7 +215,7 @@ func TestStateReadsRunCheckpoints(t *testing.T) {
 				t.Fatalf("query checkpoint read differs")
 			}
 			code, table, errs := simulate(t, "state", ck, "--limit", "2")
-			if code != 0 || !strings.Contains(table, fmt.Sprintf("operator 0 dedupeWithinWatermark on [event_id]: %s rows at batch", human.Count(within.Operators[0].NumRows))) || !strings.Contains(table, "expiresAt") {
+			if code != 0 || !strings.Contains(table, fmt.Sprintf("operator 0 dedupeWithinWatermark on [event_id]: %s rows at batch", interval.Count(within.Operators[0].NumRows))) || !strings.Contains(table, "expiresAt") {
 				t.Fatalf("table: exit %d, %s\n%s", code, errs, table)
 			}
 			// Counts print with thousands separators, as everywhere.

@@ -5,10 +5,10 @@
 // the escaping of what a message echoes (Clean).
 //
 // It is a leaf: it imports nothing of the module but the leaf
-// metrics/human, so the generators, the engines, the simulator, metrics
-// and the command line may all use it without breaking the one-way
-// import map of docs/architecture.md (it sits under engines/ because the
-// state stores are its lowest user). Reports reach it through metrics.
+// engines/interval, so the engines, the simulator, metrics and the command
+// line may all use it without breaking the one-way import map of
+// docs/architecture.md (it sits under engines/ because the state stores
+// are its lowest user). Reports reach it through metrics.
 //
 // Guarantees, stated once:
 //
@@ -33,7 +33,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/dedupsim/dedupsim/metrics/human"
+	"github.com/dedupsim/dedupsim/engines/interval"
 )
 
 // Limits on what dedupsim reads, in bytes. A file larger than its limit is
@@ -70,7 +70,7 @@ type TooLargeError struct {
 }
 
 func (e *TooLargeError) Error() string {
-	return fmt.Sprintf("%s: larger than %s, the limit for this file", e.Path, human.Size(e.Limit))
+	return fmt.Sprintf("%s: larger than %s, the limit for this file", e.Path, interval.Size(e.Limit))
 }
 
 func describeMode(m os.FileMode) string {

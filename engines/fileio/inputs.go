@@ -8,7 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/dedupsim/dedupsim/metrics/human"
+	"github.com/dedupsim/dedupsim/engines/interval"
 )
 
 // MaxTimeseriesBytes bounds a results folder's timeseries.csv. A batch row
@@ -181,7 +181,7 @@ func Reason(err error) string {
 	case errors.As(err, &nr):
 		return "not a regular file (" + describeMode(nr.Mode) + ")"
 	case errors.As(err, &tl):
-		return "larger than " + human.Size(tl.Limit) + ", the limit for this file"
+		return "larger than " + interval.Size(tl.Limit) + ", the limit for this file"
 	case errors.As(err, &pe):
 		return pe.Err.Error()
 	}

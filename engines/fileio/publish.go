@@ -172,6 +172,37 @@ func (s *Staging) Publish() error {
 	return nil
 }
 
+// LinkFrom recreates the files and folders of src in the staging folder
+// (which must hold nothing of the same names), as hard links where the
+// file system allows, copies elsewhere. A folder redrawn in place (its
+// files staged, some replaced by rename, the rest published as they were)
+// never writes through a link to the original. Anything but regular files
+// and folders in src is an error.
+func (s *Staging) LinkFrom(src string) error {
+	dst := s.Dir
+	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, path)
+		if err != nil || rel == "." {
+			return err
+		}
+		to := filepath.Join(dst, rel)
+		switch {
+		case d.IsDir():
+			return os.Mkdir(to, 0o777)
+		case d.Type().IsRegular():
+			if err := os.Link(path, to); err == nil {
+				return nil
+			}
+			return CopyFile(path, to)
+		default:
+			return fmt.Errorf("%s: not a regular file or folder; a results folder holds none", path)
+		}
+	})
+}
+
 // Discard removes the staging folder unless it was published.
 func (s *Staging) Discard() {
 	if s == nil || s.published {

@@ -14,7 +14,7 @@ import (
 	"github.com/cockroachdb/pebble/vfs"
 
 	"github.com/dedupsim/dedupsim/engines/fileio"
-	"github.com/dedupsim/dedupsim/metrics/human"
+	"github.com/dedupsim/dedupsim/engines/interval"
 )
 
 // Changelogs.
@@ -233,7 +233,7 @@ func readChangelog(fs vfs.FS, dir string, version int64) (changelogFile, error) 
 		return changelogFile{}, fmt.Errorf("%s: not a regular file", path)
 	}
 	if st.Size() > fileio.MaxStateFileBytes {
-		return changelogFile{}, fmt.Errorf("%s: larger than %s", path, human.Size(fileio.MaxStateFileBytes))
+		return changelogFile{}, fmt.Errorf("%s: larger than %s", path, interval.Size(fileio.MaxStateFileBytes))
 	}
 	data := make([]byte, st.Size())
 	if _, err := io.ReadFull(f, data); err != nil {

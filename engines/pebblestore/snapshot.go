@@ -472,4 +472,3 @@ func copyStore(src, dst string) error {
 	}
 	return nil
 }
-

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/metrics"
-	"github.com/dedupsim/dedupsim/metrics/human"
 	"github.com/dedupsim/dedupsim/sim/scenario"
 )
 
@@ -159,7 +159,7 @@ func pctText(v float64) string {
 	if v > 0 && v < 1e-6 {
 		return "<0.0001%"
 	}
-	return human.Percent(v)
+	return interval.Percent(v)
 }
 
 // pointsText renders a difference of rates in percentage points: "0.9

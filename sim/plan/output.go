@@ -11,7 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/dedupsim/dedupsim/metrics/human"
+	"github.com/dedupsim/dedupsim/engines/interval"
 )
 
 // JSONResult is the --json form of a plan.
@@ -178,7 +178,7 @@ func (r *Result) WriteText(w io.Writer, file string, seed uint64) error {
 		return f()
 	}
 	pct := func(m MinMedMax) string {
-		return "\t" + human.Percent(m.Min) + " / " + human.Percent(m.Median) + " / " + human.Percent(m.Max)
+		return "\t" + interval.Percent(m.Min) + " / " + interval.Percent(m.Median) + " / " + interval.Percent(m.Max)
 	}
 	spread := func(s string) string {
 		if !multi {
@@ -186,8 +186,8 @@ func (r *Result) WriteText(w io.Writer, file string, seed uint64) error {
 		}
 		return s
 	}
-	fmt.Fprintf(tw, "  missed duplicates\t%s\t%s%s\t\n", mod(func() string { return human.Percent(r.Model.MissedRate) }), human.Percent(q.MissedDuplicateRate), spread(pct(r.Spread.MissedRate)))
-	fmt.Fprintf(tw, "  false drops\t%s\t%s%s\t\n", mod(func() string { return human.Percent(r.Model.FalseDropRate) }), human.Percent(q.FalseDropRate), spread(pct(r.Spread.FalseDropRate)))
+	fmt.Fprintf(tw, "  missed duplicates\t%s\t%s%s\t\n", mod(func() string { return interval.Percent(r.Model.MissedRate) }), interval.Percent(q.MissedDuplicateRate), spread(pct(r.Spread.MissedRate)))
+	fmt.Fprintf(tw, "  false drops\t%s\t%s%s\t\n", mod(func() string { return interval.Percent(r.Model.FalseDropRate) }), interval.Percent(q.FalseDropRate), spread(pct(r.Spread.FalseDropRate)))
 	rows, bytes := "-", "-"
 	if v, ok := r.PredictedRows(); ok {
 		rows = fmtCount(v)
@@ -285,13 +285,13 @@ func (r *Result) marginsText() string {
 		case target <= 0:
 			return fmt.Sprintf("%s %s against %s (over)", what, show(v), show(target))
 		case v > target:
-			return fmt.Sprintf("%s %s against %s (over by %s of the target)", what, show(v), show(target), human.Percent((v-target)/target))
+			return fmt.Sprintf("%s %s against %s (over by %s of the target)", what, show(v), show(target), interval.Percent((v-target)/target))
 		}
-		return fmt.Sprintf("%s %s against %s (%s of the target to spare)", what, show(v), show(target), human.Percent((target-v)/target))
+		return fmt.Sprintf("%s %s against %s (%s of the target to spare)", what, show(v), show(target), interval.Percent((target-v)/target))
 	}
 	parts := []string{
-		one("missed duplicates", r.Spread.MissedRate.Max, r.Targets.MaxMissedRate, human.Percent),
-		one("false drops", r.Spread.FalseDropRate.Max, r.Targets.MaxFalseDropRate, human.Percent),
+		one("missed duplicates", r.Spread.MissedRate.Max, r.Targets.MaxMissedRate, interval.Percent),
+		one("false drops", r.Spread.FalseDropRate.Max, r.Targets.MaxFalseDropRate, interval.Percent),
 	}
 	if r.Targets.MemoryBudget > 0 {
 		parts = append(parts, one("peak state", r.Spread.PeakStateBytes.Max, float64(r.Targets.MemoryBudget), formatBytes))
@@ -320,22 +320,22 @@ func horizonText(r *Result) string {
 	return h
 }
 
-// fmtCount renders a count with thousands separators (human.Count), and
+// fmtCount renders a count with thousands separators (interval.Count), and
 // "unbounded" for the model's infinite state.
 func fmtCount(v float64) string {
 	if math.IsInf(v, 0) || math.IsNaN(v) {
 		return "unbounded"
 	}
-	return human.Count(int64(math.Round(v)))
+	return interval.Count(int64(math.Round(v)))
 }
 
-// formatBytes renders a byte count like human.Bytes, and
+// formatBytes renders a byte count like interval.Bytes, and
 // "unbounded" for the model's infinite state.
 func formatBytes(v float64) string {
 	if math.IsInf(v, 0) || math.IsNaN(v) {
 		return "unbounded"
 	}
-	return human.Bytes(int64(v))
+	return interval.Bytes(int64(v))
 }
 
 // ParseSize parses a memory size: a number of bytes with an optional

@@ -59,7 +59,6 @@ import (
 
 	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/metrics"
-	"github.com/dedupsim/dedupsim/metrics/human"
 	"github.com/dedupsim/dedupsim/sim/runner"
 	"github.com/dedupsim/dedupsim/sim/scenario"
 )
@@ -940,7 +939,7 @@ func (s *searcher) search(res *Result) error {
 		how = fmt.Sprintf("%s fails, %s passes, bisected down to %s", fmtDelay(gridLo), fmtDelay(grid[first]), fmtDelay(max(res.Resolution, time.Second)))
 	}
 	res.Reason = fmt.Sprintf("%s is the smallest delay meeting %s, by simulation (%s): missed %s, false drops %s",
-		fmtDelay(d), what, how, human.Percent(p.Summary.MissedDuplicateRate), human.Percent(p.Summary.FalseDropRate))
+		fmtDelay(d), what, how, interval.Percent(p.Summary.MissedDuplicateRate), interval.Percent(p.Summary.FalseDropRate))
 	if s.info.shape == NeverEvicts {
 		res.Reason += fmt.Sprintf(". But the query never evicts: %s; its state grows without bound (%s rows after this %s run) whatever the delay%s. Fix: %s",
 			s.neverEvictsWhy(), fmtCount(float64(p.Summary.PeakStateRows)), s.sc.Duration, s.budgetClause(), s.fixUnbounded())
@@ -1078,7 +1077,7 @@ func (s *searcher) budgetFits(scale float64) (string, error) {
 	}
 	out := fmt.Sprintf("The largest delay simulated that fits is %s (peak %s), which misses %s of duplicates and loses %s of events",
 		fmtDelay(best.Delay), formatBytes(float64(best.Summary.PeakStateBytes)*scale),
-		human.Percent(best.Summary.MissedDuplicateRate), human.Percent(best.Summary.FalseDropRate))
+		interval.Percent(best.Summary.MissedDuplicateRate), interval.Percent(best.Summary.FalseDropRate))
 	if modelOK && dm != best.Delay {
 		out += fmt.Sprintf(" (the model puts the limit at about %s)", fmtDelay(dm))
 	}
@@ -1148,19 +1147,19 @@ func (s *searcher) unreachable(res *Result, grid []time.Duration) error {
 				"(dropDuplicates with the event time among its keys) and %s: every copy is a new key at any delay and is emitted again; "+
 				"the simulated missed rate stays %s %s (%s at %s, %s at %s). "+
 				`Use withWatermark("event_time", "<delay>").dropDuplicatesWithinWatermark(%s) instead: it keys on the id alone and drops copies that arrive within about twice the delay`,
-				human.Percent(s.t.MaxMissedRate), s.info.newKeysWhy, rateRange(pts), span,
-				human.Percent(fq.MissedDuplicateRate), fmtDelay(first.Delay), human.Percent(lq.MissedDuplicateRate), fmtDelay(last.Delay), s.idKeys()))
+				interval.Percent(s.t.MaxMissedRate), s.info.newKeysWhy, rateRange(pts), span,
+				interval.Percent(fq.MissedDuplicateRate), fmtDelay(first.Delay), interval.Percent(lq.MissedDuplicateRate), fmtDelay(last.Delay), s.idKeys()))
 		case s.info.newKeys:
 			parts = append(parts, fmt.Sprintf("no watermark delay can meet missed duplicates <= %s: %s, so every copy is a new key at any delay and is emitted again "+
 				"(missed %s at %s, %s at %s). Key on the event id alone: %s",
-				human.Percent(s.t.MaxMissedRate), s.info.newKeysWhy, human.Percent(fq.MissedDuplicateRate), fmtDelay(first.Delay),
-				human.Percent(lq.MissedDuplicateRate), fmtDelay(last.Delay), s.fixUnbounded()))
+				interval.Percent(s.t.MaxMissedRate), s.info.newKeysWhy, interval.Percent(fq.MissedDuplicateRate), fmtDelay(first.Delay),
+				interval.Percent(lq.MissedDuplicateRate), fmtDelay(last.Delay), s.fixUnbounded()))
 		case lq.MissedDuplicateRate >= fq.MissedDuplicateRate:
 			parts = append(parts, fmt.Sprintf("the missed-duplicate rate does not fall as the delay grows (%s at %s, %s at %s), so no delay meets %s",
-				human.Percent(fq.MissedDuplicateRate), fmtDelay(first.Delay), human.Percent(lq.MissedDuplicateRate), fmtDelay(last.Delay), human.Percent(s.t.MaxMissedRate)))
+				interval.Percent(fq.MissedDuplicateRate), fmtDelay(first.Delay), interval.Percent(lq.MissedDuplicateRate), fmtDelay(last.Delay), interval.Percent(s.t.MaxMissedRate)))
 		default:
 			parts = append(parts, fmt.Sprintf("the missed-duplicate rate falls with the delay but is still %s at %s, the longest delay this %s run can measure "+
-				"(copies' gaps outlast it): lengthen the scenario's duration or relax --max-missed-rate", human.Percent(lq.MissedDuplicateRate), fmtDelay(last.Delay), s.sc.Duration))
+				"(copies' gaps outlast it): lengthen the scenario's duration or relax --max-missed-rate", interval.Percent(lq.MissedDuplicateRate), fmtDelay(last.Delay), s.sc.Duration))
 		}
 	}
 	if lq.FalseDropRate > s.t.MaxFalseDropRate {
@@ -1168,10 +1167,10 @@ func (s *searcher) unreachable(res *Result, grid []time.Duration) error {
 		switch {
 		case c.Collision > c.Late:
 			parts = append(parts, fmt.Sprintf("false drops stay at %s: most are collisions, the key %s is too coarse to tell events apart; key on event_id",
-				human.Percent(lq.FalseDropRate), s.keyText()))
+				interval.Percent(lq.FalseDropRate), s.keyText()))
 		default:
 			parts = append(parts, fmt.Sprintf("false drops are still %s at %s: the arrival-delay tail is longer than the longest delay this %s run can test; "+
-				"lengthen the scenario's duration or relax --max-false-drop-rate", human.Percent(lq.FalseDropRate), fmtDelay(last.Delay), s.sc.Duration))
+				"lengthen the scenario's duration or relax --max-false-drop-rate", interval.Percent(lq.FalseDropRate), fmtDelay(last.Delay), s.sc.Duration))
 		}
 	}
 	if len(parts) == 0 {
@@ -1203,10 +1202,10 @@ func rateRange(pts []Point) string {
 		lo = math.Min(lo, p.Summary.MissedDuplicateRate)
 		hi = math.Max(hi, p.Summary.MissedDuplicateRate)
 	}
-	if human.Percent(lo) == human.Percent(hi) {
-		return "at " + human.Percent(lo)
+	if interval.Percent(lo) == interval.Percent(hi) {
+		return "at " + interval.Percent(lo)
 	}
-	return "between " + human.Percent(lo) + " and " + human.Percent(hi)
+	return "between " + interval.Percent(lo) + " and " + interval.Percent(hi)
 }
 
 // notes adds the caveats of res.

@@ -6,7 +6,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/dedupsim/dedupsim/metrics/human"
+	"github.com/dedupsim/dedupsim/engines/interval"
 )
 
 // JSONSpark is the spark part of a plan's JSON form: the cluster at the
@@ -102,7 +102,7 @@ func (s *SparkResult) writeText(b *strings.Builder) {
 	if c.Provider == "rocksdb" {
 		mem = "native memory"
 	}
-	fmt.Fprintf(tw, "    executor peak\t%s of %s, %s of local disk\n", human.Bytes(s.ExecutorPeakMemoryBytes), mem, human.Bytes(s.ExecutorPeakDiskBytes))
+	fmt.Fprintf(tw, "    executor peak\t%s of %s, %s of local disk\n", interval.Bytes(s.ExecutorPeakMemoryBytes), mem, interval.Bytes(s.ExecutorPeakDiskBytes))
 	fmt.Fprintf(tw, "    batch duration\tp50 %s, p99 %s, max %s (trigger %s)\n", fmtMs(s.BatchP50Ms), fmtMs(s.BatchP99Ms), fmtMs(s.BatchMaxMs), fmtSeconds(s.Trigger))
 	fmt.Fprintf(tw, "    verdict\t%s\n", s.Verdict())
 	tw.Flush()

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/dedupsim/dedupsim/engines/fileio"
-	"github.com/dedupsim/dedupsim/metrics/human"
+	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/sim/scenario"
 )
 
@@ -28,5 +28,5 @@ func ReportSizeWarning(s *scenario.Scenario) string {
 		return ""
 	}
 	return fmt.Sprintf("warning: timeseries.csv may hold up to %s rows (one per trigger and query), about %s, over the %s the report reads back: the results are published even if the report fails; --no-report skips it",
-		human.Count(rows), human.Bytes(est), human.Bytes(fileio.MaxTimeseriesBytes))
+		interval.Count(rows), interval.Bytes(est), interval.Bytes(fileio.MaxTimeseriesBytes))
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dedupsim/dedupsim/metrics/human"
+	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/metrics/progresslog"
 )
 
@@ -67,7 +67,7 @@ func (v Value) String() string {
 	case v.Text != "":
 		return v.Text
 	}
-	return human.Count(v.Number)
+	return interval.Count(v.Number)
 }
 
 // Difference is one difference between the expected and the actual
@@ -503,5 +503,5 @@ func plural(n int, one, many string) string {
 	if n == 1 {
 		return "1 " + one
 	}
-	return fmt.Sprintf("%s %s", human.Count(int64(n)), many)
+	return fmt.Sprintf("%s %s", interval.Count(int64(n)), many)
 }

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/dedupsim/dedupsim/engines/fileio"
-	"github.com/dedupsim/dedupsim/metrics/human"
+	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/metrics/progresslog"
 )
 
@@ -118,7 +118,7 @@ func readFile(s *side, path, what string) error {
 		}
 		if err := s.add(&p); err != nil {
 			return &progresslog.Error{Source: path, Line: p.Line,
-				Msg: fmt.Sprintf("more than %s %s batches, the limit of one comparison", human.Count(MaxBatches), what)}
+				Msg: fmt.Sprintf("more than %s %s batches, the limit of one comparison", interval.Count(MaxBatches), what)}
 		}
 	}
 }

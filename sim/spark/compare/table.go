@@ -9,7 +9,7 @@ import (
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
 
-	"github.com/dedupsim/dedupsim/metrics/human"
+	"github.com/dedupsim/dedupsim/engines/interval"
 )
 
 // DefaultMaxRows is how many differences WriteTable shows when it is
@@ -100,8 +100,8 @@ func WriteTable(w io.Writer, r *Result, maxRows int) error {
 				more = "more "
 			}
 			fmt.Fprintf(&b, "  %s %s%s, in %s %s%s, not shown\n",
-				human.Count(int64(rest)), more, noun(rest, "difference", "differences"),
-				human.Count(int64(batches)), more, noun(batches, "batch", "batches"))
+				interval.Count(int64(rest)), more, noun(rest, "difference", "differences"),
+				interval.Count(int64(batches)), more, noun(batches, "batch", "batches"))
 		}
 	}
 	if n := len(r.IgnoredQueries); n > 0 {
@@ -164,13 +164,13 @@ func summary(c *Counts) string {
 	if c.Different == 1 {
 		verb = "differs"
 	}
-	s := fmt.Sprintf("%s of %s %s", human.Count(int64(c.Different)), plural(c.Batches, "batch", "batches"), verb)
+	s := fmt.Sprintf("%s of %s %s", interval.Count(int64(c.Different)), plural(c.Batches, "batch", "batches"), verb)
 	var parts []string
 	if c.Missing > 0 {
-		parts = append(parts, human.Count(int64(c.Missing))+" missing in actual")
+		parts = append(parts, interval.Count(int64(c.Missing))+" missing in actual")
 	}
 	if c.Extra > 0 {
-		parts = append(parts, human.Count(int64(c.Extra))+" extra in actual")
+		parts = append(parts, interval.Count(int64(c.Extra))+" extra in actual")
 	}
 	if len(parts) > 0 {
 		s += ": " + strings.Join(parts, ", ")

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dedupsim/dedupsim/metrics/human"
+	"github.com/dedupsim/dedupsim/engines/interval"
 )
 
 // The exit codes of the CLI command that compares (see the package doc).
@@ -81,7 +81,7 @@ func (r *Result) Verdict() string {
 		noun = "batch"
 	}
 	s := fmt.Sprintf("different: query %s, first at batch %d (%s); %s of %s %s %s",
-		first.Label(), d.BatchID, detail, human.Count(int64(r.Counts.Different)), human.Count(int64(r.Counts.Batches)), noun, verb)
+		first.Label(), d.BatchID, detail, interval.Count(int64(r.Counts.Different)), interval.Count(int64(r.Counts.Batches)), noun, verb)
 	if nq > 1 {
 		s += fmt.Sprintf(", in %d of %d queries", differing, nq)
 	}

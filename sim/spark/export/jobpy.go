@@ -9,7 +9,7 @@ import (
 	"strings"
 	"text/template"
 
-	"github.com/dedupsim/dedupsim/metrics/human"
+	"github.com/dedupsim/dedupsim/engines/interval"
 )
 
 //go:embed job.py.tmpl
@@ -175,7 +175,7 @@ func readmeMD(sp *spec, sum *Summary) ([]byte, error) {
 		Queries                                            []QuerySummary
 	}{
 		Source: sp.source, Kind: sp.kind, FormatName: formatName, Format: string(sum.Format),
-		TimeFormat: sparkTimeFormat, Rows: human.Count(sum.Rows), Batches: sum.Batches,
+		TimeFormat: sparkTimeFormat, Rows: interval.Count(sum.Rows), Batches: sum.Batches,
 		Columns: sum.Columns, Faults: sum.Faults, Queries: sum.Queries,
 	}
 	for _, c := range sp.cols {

@@ -11,8 +11,8 @@ import (
 	"strconv"
 
 	"github.com/dedupsim/dedupsim/engines"
+	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/metrics"
-	"github.com/dedupsim/dedupsim/metrics/human"
 	"github.com/dedupsim/dedupsim/sim"
 	"github.com/dedupsim/dedupsim/sim/spark/chain"
 	"github.com/dedupsim/dedupsim/sim/stores"
@@ -191,7 +191,7 @@ func (p *predictor) write(pr *sim.Progress, tsMs int64) error {
 	p.batches++
 	if p.genBatches++; p.genBatches > p.maxBatches {
 		return &refusal{fmt.Sprintf("not exportable: query %s: its prediction passes %s batches at %s, the most simulate compare reads from one progress file; export a shorter duration or a longer trigger",
-			p.name, human.Count(p.maxBatches), metrics.FormatMillis(tsMs))}
+			p.name, interval.Count(p.maxBatches), metrics.FormatMillis(tsMs))}
 	}
 	p.out.Write(line)
 	return p.out.WriteByte('\n')

@@ -1,12 +1,11 @@
-// Package human renders numbers for people: counts with thousands
-// separators, sizes in binary units, rates as percentages. Everything
-// that prints them (reports, the planner, compare, the command line, the
-// messages of fileio) uses it, so that a count, a size or a rate reads
-// the same everywhere.
-//
-// It is a leaf: it imports nothing of the module, so every folder may
-// import it (sim/importmap_test.go).
-package human
+package interval
+
+// The human form of numbers, beside that of durations (Format): counts
+// with thousands separators, sizes in binary units, rates as percentages.
+// Everything that prints them (reports, the planner, compare, the command
+// line, the messages of fileio) uses these, so that a count, a size or a
+// rate reads the same everywhere; they live in this leaf so that every
+// folder may import them.
 
 import (
 	"fmt"
