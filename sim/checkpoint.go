@@ -92,7 +92,9 @@ func CreateCheckpoint(dir string, meta CheckpointMeta) (*Checkpoint, error) {
 	if err := os.MkdirAll(filepath.Join(dir, "state"), 0o777); err != nil {
 		return nil, fmt.Errorf("checkpoint %s: %w", dir, err)
 	}
-	if err := fileio.WriteFileNoSync(filepath.Join(dir, logName), []byte(logMagic)); err != nil {
+	// The log first, synced like the metadata: a checkpoint whose
+	// metadata is on disk has its log.
+	if err := fileio.WriteFile(filepath.Join(dir, logName), []byte(logMagic)); err != nil {
 		return nil, fmt.Errorf("checkpoint %s: %w", dir, err)
 	}
 	meta.Format = checkpointFormat
@@ -204,7 +206,12 @@ func (c *Checkpoint) Close() error {
 // names them is written after.
 func (c *Checkpoint) Sync() error {
 	if c.log == nil {
-		return nil
+		// Nothing appended by this Checkpoint: an earlier one (closed by
+		// a restart) wrote what is there.
+		var err error
+		if c.log, err = loadLog(c.dir); err != nil {
+			return fmt.Errorf("checkpoint %s: %w", c.dir, err)
+		}
 	}
 	if err := c.log.sync(); err != nil {
 		return fmt.Errorf("checkpoint %s: %w", c.dir, err)

@@ -99,6 +99,11 @@ type batchLog struct {
 	torn bool
 	// f is the file appends go to, opened at the first one.
 	f *os.File
+	// dirSynced is set once the folder has been synced since the log
+	// was loaded or last rewritten: until it is, a crash may bring back
+	// the log's old name (the rewrite's rename lost), without the records
+	// appended since.
+	dirSynced bool
 }
 
 // loadLog reads the log of the checkpoint in dir. It changes nothing on
@@ -220,13 +225,26 @@ func (l *batchLog) append(kind byte, batch int64, payload []byte) error {
 	return nil
 }
 
-// sync makes the appended records durable.
+// sync makes the appended records durable, and the log's name: after a
+// rewrite, the rename that put the new log in place.
 func (l *batchLog) sync() error {
-	if l.f == nil {
-		return nil
+	f := l.f
+	if f == nil {
+		// Appended to by an earlier handle, maybe not synced.
+		var err error
+		if f, err = fileio.Open(l.path); err != nil {
+			return err
+		}
+		defer f.Close()
 	}
-	if err := l.f.Sync(); err != nil {
+	if err := f.Sync(); err != nil {
 		return fmt.Errorf("%s: %w", l.path, err)
+	}
+	if !l.dirSynced {
+		if err := fileio.SyncDir(filepath.Dir(l.path)); err != nil {
+			return fmt.Errorf("%s: %w", l.path, err)
+		}
+		l.dirSynced = true
 	}
 	return nil
 }
@@ -271,7 +289,7 @@ func (l *batchLog) rewrite(keep func(logRecord) bool) error {
 		kept[i].frame = buf[off : off+n : off+n]
 		off += n
 	}
-	l.recs, l.size, l.oldest, l.torn = kept, int64(len(buf)), oldest, false
+	l.recs, l.size, l.oldest, l.torn, l.dirSynced = kept, int64(len(buf)), oldest, false, false
 	return nil
 }
 
