@@ -12,25 +12,34 @@ import (
 	"strconv"
 )
 
-// A checkpoint folder is laid out like Spark's:
+// A checkpoint folder is laid out like Spark's, except that the offsets
+// and commits logs are one append-only file:
 //
-//	metadata            {"format": "dedupsim-checkpoint/1", "query": ..., "store": ...,
+//	metadata            {"format": "dedupsim-checkpoint/2", "query": ..., "store": ...,
 //	                    "partitions": ... (only when the state is partitioned)}
-//	offsets/<batchId>   written before a batch runs: the watermark it runs with
-//	                    and the source position it reads
-//	commits/<batchId>   written after the batch's state is committed: the
-//	                    watermark of the next batch
+//	log                 the batch log (see checkpoint_log.go): an offsets
+//	                    record appended before a batch runs (the watermark it
+//	                    runs with and the source position it reads) and a
+//	                    commit record after its state is committed (the
+//	                    watermark of the next batch)
 //	state/<operator>/   the state store files of each dedup operator, or, for
 //	                    a partitioned query, state/<operator>/<partition>/
 //	                    for each shuffle partition, as in Spark
 //
-// Files are written through engines/fileio: to a temporary name, then
-// renamed, so a killed process leaves either the old file or the new one,
-// never a torn one (and at most a temporary ".<name>.tmp-*" beside it,
-// which readers skip). The metadata, written once, is synced; the log
-// entries, written at every batch, are not (fileio.WriteFileNoSync): a
-// power loss may lose the last entries, as it may Spark's.
-const checkpointFormat = "dedupsim-checkpoint/1"
+// Spark writes offsets/<batchId> and commits/<batchId>, a file per batch;
+// creating two files a batch was most of what checkpointing a memory run
+// cost (BENCHMARKS.md), so dedupsim appends framed records to one file
+// instead. The metadata, written once, is synced; the log is not at every
+// batch (Sync syncs it, before a job snapshot names its records): a power
+// loss may lose the last records, as it may Spark's last files, and a
+// record torn by a kill or a crash fails its length or checksum and is
+// read as never written. The log is rewritten (to a temporary name, then
+// renamed) only to drop the records retention no longer keeps.
+const checkpointFormat = "dedupsim-checkpoint/2"
+
+// checkpointFormatV1 is the layout with offsets/<batchId> and
+// commits/<batchId> files, which this version no longer reads.
+const checkpointFormatV1 = "dedupsim-checkpoint/1"
 
 // ErrNotCheckpoint is returned for a folder that is not a dedupsim checkpoint.
 var ErrNotCheckpoint = errors.New("not a dedupsim checkpoint")
@@ -50,7 +59,7 @@ type CheckpointMeta struct {
 	Partitions int `json:"partitions,omitempty"`
 }
 
-// OffsetEntry is one offsets/<batchId> file.
+// OffsetEntry is one offsets record of the log (Spark's offsets/<batchId>).
 type OffsetEntry struct {
 	BatchWatermarkMs int64 `json:"batchWatermarkMs"`
 	BatchTimestampMs int64 `json:"batchTimestampMs"`
@@ -59,7 +68,7 @@ type OffsetEntry struct {
 	Source json.RawMessage `json:"source,omitempty"`
 }
 
-// CommitEntry is one commits/<batchId> file.
+// CommitEntry is one commit record of the log (Spark's commits/<batchId>).
 type CommitEntry struct {
 	NextBatchWatermarkMs int64 `json:"nextBatchWatermarkMs"`
 }
@@ -67,10 +76,11 @@ type CommitEntry struct {
 // Checkpoint is a query's checkpoint folder.
 type Checkpoint struct {
 	dir string
-	// retainFrom is the oldest batch whose log entries must survive
-	// retention (Retain), -1 for none; purgeFrom the oldest batch whose
-	// entries may still be on disk, -1 until a purge first looks.
-	retainFrom, purgeFrom int64
+	// retainFrom is the oldest batch whose log records must survive
+	// retention (Retain), -1 for none.
+	retainFrom int64
+	// log is the batch log as on disk, loaded at the first write.
+	log *batchLog
 }
 
 // CreateCheckpoint creates a new checkpoint in dir, which must not exist or
@@ -79,17 +89,20 @@ func CreateCheckpoint(dir string, meta CheckpointMeta) (*Checkpoint, error) {
 	if ents, err := os.ReadDir(dir); err == nil && len(ents) > 0 {
 		return nil, fmt.Errorf("checkpoint %s: folder is not empty; refusing to overwrite it", dir)
 	}
-	for _, sub := range []string{"offsets", "commits", "state"} {
-		if err := os.MkdirAll(filepath.Join(dir, sub), 0o777); err != nil {
-			return nil, fmt.Errorf("checkpoint %s: %w", dir, err)
-		}
+	if err := os.MkdirAll(filepath.Join(dir, "state"), 0o777); err != nil {
+		return nil, fmt.Errorf("checkpoint %s: %w", dir, err)
+	}
+	// The log first, synced like the metadata: a checkpoint whose
+	// metadata is on disk has its log.
+	if err := fileio.WriteFile(filepath.Join(dir, logName), []byte(logMagic)); err != nil {
+		return nil, fmt.Errorf("checkpoint %s: %w", dir, err)
 	}
 	meta.Format = checkpointFormat
 	data, err := json.Marshal(meta)
 	if err != nil {
 		return nil, err
 	}
-	c := &Checkpoint{dir: dir, retainFrom: -1, purgeFrom: -1}
+	c := &Checkpoint{dir: dir, retainFrom: -1}
 	if err := fileio.WriteFile(filepath.Join(dir, "metadata"), append(data, '\n')); err != nil {
 		return nil, fmt.Errorf("checkpoint %s: %w", dir, err)
 	}
@@ -97,6 +110,8 @@ func CreateCheckpoint(dir string, meta CheckpointMeta) (*Checkpoint, error) {
 }
 
 // OpenCheckpoint opens an existing checkpoint and returns its metadata.
+// A checkpoint of the earlier layout (a file per batch) is refused with
+// one line saying so.
 func OpenCheckpoint(dir string) (*Checkpoint, CheckpointMeta, error) {
 	var meta CheckpointMeta
 	path := filepath.Join(dir, "metadata")
@@ -109,10 +124,15 @@ func OpenCheckpoint(dir string) (*Checkpoint, CheckpointMeta, error) {
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&meta); err != nil || meta.Format != checkpointFormat {
+	err = dec.Decode(&meta)
+	if err == nil && meta.Format == checkpointFormatV1 {
+		return nil, meta, fmt.Errorf("checkpoint %s: %s: format %q keeps a file per batch (offsets/, commits/); this version writes one log (format %q) and does not read the old layout: resume it with the dedupsim that made it, or use a new folder: %w",
+			dir, path, checkpointFormatV1, checkpointFormat, ErrNotCheckpoint)
+	}
+	if err != nil || meta.Format != checkpointFormat {
 		return nil, meta, fmt.Errorf("checkpoint %s: %s: want a dedupsim metadata file (format %q): %w", dir, path, checkpointFormat, ErrNotCheckpoint)
 	}
-	return &Checkpoint{dir: dir, retainFrom: -1, purgeFrom: -1}, meta, nil
+	return &Checkpoint{dir: dir, retainFrom: -1}, meta, nil
 }
 
 // Dir returns the checkpoint folder.
@@ -125,138 +145,152 @@ func (c *Checkpoint) StateDir(op int) string {
 
 // WriteOffsets records that batch batchID is about to run.
 func (c *Checkpoint) WriteOffsets(batchID int64, e OffsetEntry) error {
-	return c.writeEntry("offsets", batchID, e)
+	return c.writeEntry(kindOffsets, batchID, e)
 }
 
-// MinBatchesToRetain is how many batches' offsets and commits entries a
-// checkpoint keeps, as Spark's spark.sql.streaming.minBatchesToRetain
+// MinBatchesToRetain is how many batches' offsets and commits records a
+// checkpoint keeps at least, as Spark's spark.sql.streaming.minBatchesToRetain
 // (default 100): a restart reads only the last ones, and a long run's
-// checkpoint stays bounded.
+// checkpoint stays bounded. The log is compacted when as many again are
+// due to go, so it holds at most twice as many, and those Retain holds.
 const MinBatchesToRetain = 100
 
-// Retain makes retention keep the log entries of batchID and every later
+// Retain makes retention keep the log records of batchID and every later
 // batch, whatever MinBatchesToRetain says; a negative batchID lifts the
-// hold. A resumable run (sim/runner) holds the entries its newest job
+// hold. A resumable run (sim/runner) holds the records its newest job
 // snapshot resumes from: a fast query runs more than MinBatchesToRetain
 // batches between two snapshots, and a kill in between must still find
-// them. Entries older than batchID are purged at the next commit.
+// them. Records older than batchID may go at any later commit.
 func (c *Checkpoint) Retain(batchID int64) { c.retainFrom = max(batchID, -1) }
 
-// WriteCommit records that batch batchID completed, then purges the log
-// entries of the batches that fall out of the last MinBatchesToRetain, as
+// WriteCommit records that batch batchID completed, then drops the log
+// records of the batches that fall out of the last MinBatchesToRetain, as
 // Spark's MicroBatchExecution does after each commit, except those Retain
-// holds.
+// holds; it drops them by rewriting the log once MinBatchesToRetain
+// batches are due to go.
 func (c *Checkpoint) WriteCommit(batchID int64, e CommitEntry) error {
-	if err := c.writeEntry("commits", batchID, e); err != nil {
+	if err := c.writeEntry(kindCommit, batchID, e); err != nil {
 		return err
 	}
 	return c.purge(batchID - MinBatchesToRetain)
 }
 
-// purge removes the offsets and commits entries of every batch up to
-// last that Retain does not hold.
+// purge drops the records of every batch up to last that Retain does not
+// hold, once there are MinBatchesToRetain such batches.
 func (c *Checkpoint) purge(last int64) error {
 	if c.retainFrom >= 0 {
 		last = min(last, c.retainFrom-1)
 	}
-	if last < 0 || last < c.purgeFrom {
+	if last < 0 || c.log.oldest < 0 || last-c.log.oldest+1 < MinBatchesToRetain {
 		return nil
 	}
-	if c.purgeFrom < 0 {
-		// The oldest entry on disk: a reopened checkpoint may hold
-		// entries an earlier hold kept.
-		oldest, err := c.oldest()
-		if err != nil {
-			return err
-		}
-		c.purgeFrom = oldest
-	}
-	for ; c.purgeFrom <= last; c.purgeFrom++ {
-		for _, kind := range []string{"offsets", "commits"} {
-			err := os.Remove(filepath.Join(c.dir, kind, strconv.FormatInt(c.purgeFrom, 10)))
-			if err != nil && !errors.Is(err, os.ErrNotExist) {
-				return fmt.Errorf("checkpoint %s: %w", c.dir, err)
-			}
-		}
+	if err := c.log.rewrite(func(r logRecord) bool { return r.batch > last }); err != nil {
+		return fmt.Errorf("checkpoint %s: %w", c.dir, err)
 	}
 	return nil
 }
 
-// oldest returns the oldest batch id with an offsets or commits entry,
-// or 0 when there is none.
-func (c *Checkpoint) oldest() (int64, error) {
-	first := int64(-1)
-	for _, kind := range []string{"offsets", "commits"} {
-		ids, err := c.ids(kind)
-		if err != nil {
-			return 0, err
-		}
-		if len(ids) > 0 && (first < 0 || ids[0] < first) {
-			first = ids[0]
-		}
+// Close closes the log file the checkpoint appends to; a later write
+// opens it again.
+func (c *Checkpoint) Close() error {
+	if c.log == nil {
+		return nil
 	}
-	return max(first, 0), nil
+	if err := c.log.close(); err != nil {
+		return fmt.Errorf("checkpoint %s: %w", c.dir, err)
+	}
+	return nil
 }
 
-func (c *Checkpoint) writeEntry(kind string, batchID int64, v any) error {
+// Sync makes the log records written so far durable: a job snapshot that
+// names them is written after.
+func (c *Checkpoint) Sync() error {
+	if c.log == nil {
+		// Nothing appended by this Checkpoint: an earlier one (closed by
+		// a restart) wrote what is there.
+		var err error
+		if c.log, err = loadLog(c.dir); err != nil {
+			return fmt.Errorf("checkpoint %s: %w", c.dir, err)
+		}
+	}
+	if err := c.log.sync(); err != nil {
+		return fmt.Errorf("checkpoint %s: %w", c.dir, err)
+	}
+	return nil
+}
+
+// LogBatches returns the batch ids of the log's offsets and commit
+// records, in order.
+func (c *Checkpoint) LogBatches() (offsets, commits []int64, err error) {
+	recs, err := c.records()
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, r := range recs {
+		if r.kind == kindOffsets {
+			offsets = append(offsets, r.batch)
+		} else {
+			commits = append(commits, r.batch)
+		}
+	}
+	return dedupSorted(offsets), dedupSorted(commits), nil
+}
+
+func dedupSorted(ids []int64) []int64 {
+	slices.Sort(ids)
+	return slices.Compact(ids)
+}
+
+func (c *Checkpoint) writeEntry(kind byte, batchID int64, v any) error {
 	data, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	// "v1" first, as Spark's offset and commit logs do.
-	buf := append([]byte("v1\n"), data...)
-	buf = append(buf, '\n')
-	if err := fileio.WriteFileNoSync(filepath.Join(c.dir, kind, strconv.FormatInt(batchID, 10)), buf); err != nil {
+	if c.log == nil {
+		if c.log, err = loadLog(c.dir); err != nil {
+			return fmt.Errorf("checkpoint %s: %w", c.dir, err)
+		}
+	}
+	if err := c.log.append(kind, batchID, data); err != nil {
 		return fmt.Errorf("checkpoint %s: %w", c.dir, err)
 	}
 	return nil
 }
 
-func (c *Checkpoint) readEntry(kind string, batchID int64, v any) error {
-	path := filepath.Join(c.dir, kind, strconv.FormatInt(batchID, 10))
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return fmt.Errorf("checkpoint %s: %w", c.dir, err)
+// records returns the log's records as on disk, without changing it.
+func (c *Checkpoint) records() ([]logRecord, error) {
+	if c.log != nil {
+		return c.log.recs, nil
 	}
-	body, ok := bytes.CutPrefix(data, []byte("v1\n"))
-	if !ok {
-		return fmt.Errorf("checkpoint %s: %s: want a \"v1\" log entry: %w", c.dir, path, ErrNotCheckpoint)
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("checkpoint %s: %s: %v: %w", c.dir, path, err, ErrNotCheckpoint)
-	}
-	return nil
-}
-
-func (c *Checkpoint) latest(kind string) (int64, bool, error) {
-	ids, err := c.ids(kind)
-	if err != nil || len(ids) == 0 {
-		return 0, false, err
-	}
-	return ids[len(ids)-1], true, nil
-}
-
-// ids returns the batch ids of the kind's log entries, in order.
-func (c *Checkpoint) ids(kind string) ([]int64, error) {
-	ents, err := os.ReadDir(filepath.Join(c.dir, kind))
+	l, err := loadLog(c.dir)
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint %s: %w", c.dir, err)
 	}
-	var ids []int64
-	for _, e := range ents {
-		if fileio.IsCheckpointTemp(e.Name()) {
-			continue
-		}
-		id, err := strconv.ParseInt(e.Name(), 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("checkpoint %s: %s/%s: not a batch log entry: %w", c.dir, kind, e.Name(), ErrNotCheckpoint)
-		}
-		ids = append(ids, id)
+	return l.recs, nil
+}
+
+// latestEntries returns, for each kind, the newest record of each batch
+// and the last batch with a record (-1 for none).
+func latestEntries(recs []logRecord) (last [2]int64, at [2]map[int64]logRecord) {
+	last = [2]int64{-1, -1}
+	for k := range at {
+		at[k] = map[int64]logRecord{}
 	}
-	slices.Sort(ids)
-	return ids, nil
+	for _, r := range recs {
+		k := kindIndex(r.kind)
+		at[k][r.batch] = r
+		last[k] = max(last[k], r.batch)
+	}
+	return last, at
+}
+
+func (c *Checkpoint) decode(r logRecord, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(r.payload()))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("checkpoint %s: %s: %s record of batch %d: %v: %w", c.dir, filepath.Join(c.dir, logName), kindName(r.kind), r.batch, err, ErrNotCheckpoint)
+	}
+	return nil
 }
 
 // Recovered is what a restart reads from a checkpoint.
@@ -280,33 +314,35 @@ type Recovered struct {
 // to ask for a no-data batch.
 func (c *Checkpoint) Recover() (Recovered, error) {
 	r := Recovered{LastCommitted: -1}
-	lastC, okC, err := c.latest("commits")
+	recs, err := c.records()
 	if err != nil {
 		return r, err
 	}
-	lastO, okO, err := c.latest("offsets")
-	if err != nil {
-		return r, err
-	}
-	if okC {
+	last, at := latestEntries(recs)
+	lastO, lastC := last[0], last[1]
+	if lastC >= 0 {
 		var ce CommitEntry
-		if err := c.readEntry("commits", lastC, &ce); err != nil {
+		if err := c.decode(at[1][lastC], &ce); err != nil {
 			return r, err
 		}
+		or, ok := at[0][lastC]
+		if !ok {
+			return r, fmt.Errorf("checkpoint %s: %s: a commit of batch %d without its offsets record: %w", c.dir, filepath.Join(c.dir, logName), lastC, ErrNotCheckpoint)
+		}
 		var oe OffsetEntry
-		if err := c.readEntry("offsets", lastC, &oe); err != nil {
+		if err := c.decode(or, &oe); err != nil {
 			return r, err
 		}
 		r.LastCommitted = lastC
 		r.Offsets = &oe
 		r.State = State{NextBatchID: lastC + 1, Watermark: max(ce.NextBatchWatermarkMs, oe.BatchWatermarkMs), LastBatchWatermark: oe.BatchWatermarkMs, Restarted: true}
 	}
-	if okO && (!okC || lastO > lastC) {
+	if lastO >= 0 && lastO > lastC {
 		if lastO != r.LastCommitted+1 {
-			return r, fmt.Errorf("checkpoint %s: offsets/%d has no commit for batch %d: %w", c.dir, lastO, r.LastCommitted+1, ErrNotCheckpoint)
+			return r, fmt.Errorf("checkpoint %s: %s: the offsets of batch %d, with no commit of batch %d: %w", c.dir, filepath.Join(c.dir, logName), lastO, r.LastCommitted+1, ErrNotCheckpoint)
 		}
 		var oe OffsetEntry
-		if err := c.readEntry("offsets", lastO, &oe); err != nil {
+		if err := c.decode(at[0][lastO], &oe); err != nil {
 			return r, err
 		}
 		r.Pending = &oe

@@ -602,6 +602,12 @@ func (q *Query) Close() error {
 		}
 	}
 	q.ops = nil
+	if q.cp != nil {
+		// The checkpoint's log file, open for appends.
+		if err := q.cp.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
 	return first
 }
 

@@ -40,7 +40,7 @@ partitions. The query's watermark comes from its commit log.
 
 DIR is a run checkpoint (the folder of simulate run --checkpoint, with one
 query checkpoint per query) or a single query checkpoint (a folder with a
-metadata file, offsets/, commits/ and state/). The state shown is that of the
+metadata file, its batch log and state/). The state shown is that of the
 last committed batch.
 
 --limit -1 lists every key. The state is read twice then: once to check every

@@ -141,6 +141,31 @@ func withCRC(body []byte) []byte {
 	return binary.BigEndian.AppendUint32(out, crc32.ChecksumIEEE(body))
 }
 
+// editLogRecord changes one digit of the JSON of the newest record of
+// the kind ('o' offsets, 'c' commit) and batch in a query checkpoint's
+// log (sim/checkpoint_log.go: length, CRC-32C, kind, batch id, JSON) and
+// writes a valid CRC for it: a well-formed log of another run.
+func editLogRecord(log []byte, kind byte, batch int64) []byte {
+	out := bytes.Clone(log)
+	at := -1
+	for off := 8; off+8 <= len(out); {
+		n := int(binary.BigEndian.Uint32(out[off:]))
+		body := out[off+8 : off+8+n]
+		if body[0] == kind && int64(binary.BigEndian.Uint64(body[1:])) == batch {
+			at = off
+		}
+		off += 8 + n
+	}
+	if at < 0 {
+		panic("no such record")
+	}
+	n := int(binary.BigEndian.Uint32(out[at:]))
+	body := out[at+8 : at+8+n]
+	copy(body[9:], flipDigit(body[9:], 0))
+	binary.BigEndian.PutUint32(out[at+4:], crc32.Checksum(body, crc32.MakeTable(crc32.Castagnoli)))
+	return out
+}
+
 // editKey changes one byte of the last key of a memory store file's
 // records (36-byte UUID keys, then a varint expiry): a well-formed file of
 // another state.
@@ -211,11 +236,11 @@ func TestEditedCheckpointIsRefusedUnchanged(t *testing.T) {
 			// from, instead of 10.snapshot and two deltas.
 			return os.WriteFile(p, withCRC([]byte("DDSMSNP1")), 0o644)
 		}},
-		{"offsets entry edited", "memory", u + "query.0/offsets/11", "", func(p string) error {
-			return editFile(p, func(b []byte) []byte { return flipDigit(b, 4) })
+		{"offsets record edited, with a valid CRC", "memory", u + "query.0/log", "", func(p string) error {
+			return editFile(p, func(b []byte) []byte { return editLogRecord(b, 'o', 11) })
 		}},
-		{"commit entry edited", "memory", u + "query.0/commits/11", "", func(p string) error {
-			return editFile(p, func(b []byte) []byte { return flipDigit(b, 4) })
+		{"commit record edited, with a valid CRC", "memory", u + "query.0/log", "", func(p string) error {
+			return editFile(p, func(b []byte) []byte { return editLogRecord(b, 'c', 11) })
 		}},
 		{"part file is a symlink", "memory", u + runfolder.TimeseriesPart, u + runfolder.TimeseriesPart, func(p string) error {
 			data, err := os.ReadFile(p)
@@ -250,9 +275,9 @@ func TestEditedCheckpointIsRefusedUnchanged(t *testing.T) {
 			}
 			return os.Symlink(moved, p)
 		}},
-		{"offsets folder is a symlink", "memory", u + "query.0/offsets", u + "query.0/offsets", func(p string) error {
-			// A resume would remove the entries after its snapshot there.
-			moved := filepath.Join(filepath.Dir(outside), "offsets-elsewhere")
+		{"batch log is a symlink", "memory", u + "query.0/log", u + "query.0/log", func(p string) error {
+			// A resume would rewrite the log there.
+			moved := filepath.Join(filepath.Dir(outside), "log-elsewhere")
 			if err := os.Rename(p, moved); err != nil {
 				return err
 			}

@@ -2,14 +2,15 @@ package runner
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
-	"strconv"
 
 	"github.com/dedupsim/dedupsim/engines"
 	"github.com/dedupsim/dedupsim/engines/fileio"
@@ -161,16 +162,25 @@ func (r *jobRun) snapshot() error {
 // last batch, and the stores' files at version.
 func (r *jobRun) resumeFiles(version int64) ([]fileSum, [][]fileSum, error) {
 	qdir := r.ck.folder()
-	var q []fileSum
-	for _, p := range queryFiles(qdir, version) {
-		if _, err := os.Lstat(p); errors.Is(err, os.ErrNotExist) {
-			continue
+	// The snapshot names the log's records: they must be on disk first.
+	if r.ck.cp != nil {
+		if err := r.ck.cp.Sync(); err != nil {
+			return nil, nil, err
 		}
-		fs, err := r.hashes.fileSum(r.env.jobDir, p)
+	}
+	meta, err := r.hashes.fileSum(r.env.jobDir, filepath.Join(qdir, "metadata"))
+	if err != nil {
+		return nil, nil, err
+	}
+	q := []fileSum{meta}
+	if version > 0 {
+		fs, ok, err := logSum(r.env.jobDir, qdir, version-1)
 		if err != nil {
 			return nil, nil, err
 		}
-		q = append(q, fs)
+		if ok {
+			q = append(q, fs)
+		}
 	}
 	var stores [][]fileSum
 	for op := range r.env.Plan.Dedups() {
@@ -196,17 +206,22 @@ func (r *jobRun) resumeFiles(version int64) ([]fileSum, [][]fileSum, error) {
 	return q, stores, nil
 }
 
-// queryFiles lists the query checkpoint files a resume at version reads:
-// the metadata, and the offsets and commits entries of the last batch
-// (a restart right after the resume recovers from them; earlier entries
-// are never read again).
-func queryFiles(qdir string, version int64) []string {
-	out := []string{filepath.Join(qdir, "metadata")}
-	if version > 0 {
-		last := strconv.FormatInt(version-1, 10)
-		out = append(out, filepath.Join(qdir, "offsets", last), filepath.Join(qdir, "commits", last))
+// logSum returns the checksum of the offsets and commit records of batch
+// in the query checkpoint qdir's log (sim.BatchRecords): a restart right
+// after the resume recovers from them; earlier records are never read
+// again, and later ones a resume discards. ok is false when the log
+// holds none.
+func logSum(jobDir, qdir string, batch int64) (fileSum, bool, error) {
+	path, recs, ok, err := sim.BatchRecords(qdir, batch)
+	if err != nil || !ok {
+		return fileSum{}, false, err
 	}
-	return out
+	rel, err := filepath.Rel(jobDir, path)
+	if err != nil {
+		return fileSum{}, false, err
+	}
+	sum := sha256.Sum256(recs)
+	return fileSum{Path: filepath.ToSlash(rel), SHA256: hex.EncodeToString(sum[:]), Batch: &batch}, true, nil
 }
 
 // readSnapshot reads and checks the job snapshot in dir, if there is one.

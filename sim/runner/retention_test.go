@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/dedupsim/dedupsim/generators"
+	"github.com/dedupsim/dedupsim/sim"
 	"github.com/dedupsim/dedupsim/sim/scenario"
 )
 
@@ -43,10 +44,8 @@ func TestRetentionKeepsWhatTheSnapshotNeeds(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "ck")
 			// About 20 rows a second: 5000 rows is past batch 250.
 			interrupted(t, sc, dir, store, 5, 5000)
-			for _, kind := range []string{"offsets", "commits"} {
-				if _, err := os.Stat(filepath.Join(dir, "within", "query.0", kind, "5")); err != nil {
-					t.Fatalf("retention dropped what the snapshot needs: %v", err)
-				}
+			if _, _, ok, err := sim.BatchRecords(filepath.Join(dir, "within", "query.0"), 5); err != nil || !ok {
+				t.Fatalf("retention dropped what the snapshot needs: %v", err)
 			}
 			// Resumed from batch 5 and killed again before any snapshot,
 			// past batch 250 once more.
@@ -96,7 +95,7 @@ func TestResumeOfAMissingFileSaysSo(t *testing.T) {
 	sc := load(t, fast)
 	dir := filepath.Join(t.TempDir(), "ck")
 	interrupted(t, sc, dir, "memory", 5, 2000)
-	gone := filepath.Join(dir, "within", "query.0", "offsets", "5")
+	gone := filepath.Join(dir, "within", "query.0", sim.LogName)
 	if err := os.Remove(gone); err != nil {
 		t.Fatal(err)
 	}

@@ -25,6 +25,10 @@ type fileSum struct {
 	// Path is relative to the job's folder, with slashes.
 	Path   string `json:"path"`
 	SHA256 string `json:"sha256"`
+	// Batch, when set, makes Path a query checkpoint's log and SHA256
+	// the checksum of its records of that batch (sim.BatchRecords), not
+	// of the whole file, which grows after the snapshot.
+	Batch *int64 `json:"batch,omitempty"`
 }
 
 // fileID identifies a file's content within a process: a file written
@@ -335,6 +339,9 @@ func checkSum(dir string, f fileSum) error {
 	if !filepath.IsLocal(filepath.FromSlash(f.Path)) {
 		return fmt.Errorf("%s: a recorded file outside the job's folder: %s", filepath.Join(dir, runfolder.JobStateFile), quote(f.Path))
 	}
+	if f.Batch != nil {
+		return checkLogSum(dir, p, f)
+	}
 	sum, err := hashFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("%s: missing, yet the job snapshot %s resumes from it: this checkpoint cannot be resumed; move it aside and run again", p, filepath.Join(dir, runfolder.JobStateFile))
@@ -344,6 +351,36 @@ func checkSum(dir string, f fileSum) error {
 	}
 	if sum != f.SHA256 {
 		return fmt.Errorf("%s: checksum mismatch: the file changed after the job snapshot recorded it", p)
+	}
+	return nil
+}
+
+// checkLogSum checks the records of one batch of a query checkpoint's
+// log at p.
+func checkLogSum(dir, p string, f fileSum) error {
+	if filepath.Base(p) != sim.LogName {
+		return fmt.Errorf("%s: a recorded batch log that is not a query checkpoint's %s: %s", filepath.Join(dir, runfolder.JobStateFile), sim.LogName, quote(f.Path))
+	}
+	fi, err := os.Lstat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s: missing, yet the job snapshot %s resumes from it: this checkpoint cannot be resumed; move it aside and run again", p, filepath.Join(dir, runfolder.JobStateFile))
+	}
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return &fileio.NotRegularError{Path: p, Mode: fi.Mode()}
+	}
+	_, recs, ok, err := sim.BatchRecords(filepath.Dir(p), *f.Batch)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("%s: no records of batch %d, yet the job snapshot %s resumes from them: this checkpoint cannot be resumed; move it aside and run again", p, *f.Batch, filepath.Join(dir, runfolder.JobStateFile))
+	}
+	sum := sha256.Sum256(recs)
+	if hex.EncodeToString(sum[:]) != f.SHA256 {
+		return fmt.Errorf("%s: checksum mismatch: the records of batch %d changed after the job snapshot recorded them", p, *f.Batch)
 	}
 	return nil
 }

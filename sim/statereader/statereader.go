@@ -342,8 +342,8 @@ func checkQueryFolder(dir string, nOps, partitions int) error {
 	}
 	for _, e := range ents {
 		switch n := e.Name(); {
-		case n == "metadata" || fileio.IsCheckpointTemp(n):
-		case (n == "offsets" || n == "commits" || n == "state") && e.IsDir():
+		case n == "metadata" || n == sim.LogName || fileio.IsCheckpointTemp(n):
+		case n == "state" && e.IsDir():
 		default:
 			return fmt.Errorf("%s: not a file of a dedupsim query checkpoint", filepath.Join(dir, n))
 		}
