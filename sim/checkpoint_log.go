@@ -31,6 +31,7 @@ import (
 // written, as a missing offsets/<id> file was, and the next append
 // truncates it away. A bad record followed by others is damage, and the
 // checkpoint is refused.
+
 // LogName is the batch log's file name in a query checkpoint folder.
 const LogName = logName
 
