@@ -11,6 +11,7 @@ import (
 	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/generators"
+	"github.com/dedupsim/dedupsim/sim/registry"
 	"github.com/dedupsim/dedupsim/sim/stores"
 )
 
@@ -94,8 +95,21 @@ func (s *Scenario) checkQueries(p *problems, opt options) {
 			p.add(key(path, "query"), "must be set to a query such as dropDuplicates([\"event_id\"]), got nothing")
 			continue
 		}
-		if err := opt.checkQuery(q.Query); err != nil {
-			p.add(key(path, "query"), "must be a query Spark can run: %s", strings.Join(strings.Fields(err.Error()), " "))
+		switch {
+		case q.IsSpark():
+			if len(q.Options) > 0 {
+				p.add(key(path, "options"), "must be left out for a Spark query (only a flink query takes options), got %d", len(q.Options))
+			}
+			if err := opt.checkQuery(q.Query); err != nil {
+				p.add(key(path, "query"), "must be a query Spark can run: %s", strings.Join(strings.Fields(err.Error()), " "))
+			}
+		case q.Engine == EngineFlink:
+			if _, err := registry.ScenarioQueryFor(q.Engine, q.Query, q.Options); err != nil {
+				p.add(key(path, "query"), "must be a Flink dedup a scenario can run: %s", strings.Join(strings.Fields(err.Error()), " "))
+			}
+			s.checkFlinkScenario(p, path)
+		default:
+			p.add(key(path, "engine"), "must be spark or flink, got %s", fileio.Show(q.Engine))
 		}
 	}
 }
@@ -302,4 +316,19 @@ func (s *Scenario) WarningLines() []string {
 		out = append(out, fileio.Clean("warning: "+s.File+": "+w))
 	}
 	return out
+}
+
+// checkFlinkScenario reports the parts of the scenario a Flink query
+// cannot run with yet: restart faults, sink failures and the spark:
+// block (docs/flink.md, "In a scenario").
+func (s *Scenario) checkFlinkScenario(p *problems, path string) {
+	if slices.ContainsFunc(s.Faults, Fault.IsRestart) {
+		p.add(key(path, "engine"), "flink: restart and lose-checkpoint faults are not yet supported with a flink query")
+	}
+	if s.Sink.FailureProbability > 0 {
+		p.add(key(path, "engine"), "flink: sink.failureProbability above 0 is not yet supported with a flink query, got %g", s.Sink.FailureProbability)
+	}
+	if s.Spark != nil {
+		p.add(key(path, "engine"), "flink: a spark: block models Spark's cluster and cannot run a flink query")
+	}
 }
