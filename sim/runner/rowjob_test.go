@@ -1,0 +1,167 @@
+package runner
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/dedupsim/dedupsim/generators"
+	"github.com/dedupsim/dedupsim/sim/scenario"
+)
+
+// listSource yields the given rows, in order.
+type listSource struct {
+	rows []generators.Row
+	i    int
+}
+
+func (s *listSource) Next(r *generators.Row) bool {
+	if s.i >= len(s.rows) {
+		return false
+	}
+	*r = s.rows[s.i]
+	s.i++
+	return true
+}
+
+// retryRows returns copies of events (int ids) arriving at the given
+// offsets in milliseconds after start, in arrival order: arrivals[e] are
+// event e's copies, the first the original.
+func retryRows(start int64, arrivals [][]int64) []generators.Row {
+	type copyAt struct {
+		event, copy int
+		at          int64
+	}
+	var all []copyAt
+	for e, as := range arrivals {
+		for c, a := range as {
+			all = append(all, copyAt{e, c, a})
+		}
+	}
+	// Insertion sort by arrival: a handful of rows.
+	for i := 1; i < len(all); i++ {
+		for j := i; j > 0 && all[j].at < all[j-1].at; j-- {
+			all[j], all[j-1] = all[j-1], all[j]
+		}
+	}
+	rows := make([]generators.Row, len(all))
+	for i, c := range all {
+		at := start + c.at*1000
+		first := start + arrivals[c.event][0]*1000
+		rows[i] = generators.Row{EventNum: int64(c.event), EventTime: first, IngestTime: first, Arrival: at, Attempt: int64(c.copy),
+			Truth: generators.Truth{Event: uint64(c.event), Copy: uint32(c.copy), Copies: uint32(len(arrivals[c.event]))}}
+	}
+	return rows
+}
+
+const flinkScenario = `name: flink-ttl
+seed: 3
+duration: 2m
+trigger: 10s
+workload: {rate: 1/s, ids: int}
+queries:
+  - name: flink-first
+    engine: flink
+    query: SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY event_id ORDER BY proc_time ASC) AS rn FROM events) WHERE rn = 1
+    options: {table.exec.state.ttl: 60 s}
+`
+
+// TestFlinkKeepFirstTTLInARun runs Flink's proctime keep-first with a
+// 60 s state TTL on retry traffic with known gaps. The TTL clock is each
+// row's arrival; a duplicate only reads the key's flag, which TTL counts
+// from the write by the first emitted copy (OnCreateAndWrite), and a flag
+// written at w is expired at now once w + 60 s <= now. By hand (times in
+// seconds after start):
+//
+//	event 0: 1 emitted (flag 1); 30 dropped; 61 emitted, 1+60 <= 61
+//	         (missed duplicate, flag 61); 90 dropped, 61+60 > 90
+//	event 1: 5 emitted (flag 5); 64.999 dropped, 5+60 > 64.999 (the read
+//	         does not refresh the flag); 130 emitted, 5+60 <= 130 (missed)
+//	event 2: 20 emitted
+//	event 3: 40 emitted; 41 dropped
+//
+// 10 rows, 4 events, 6 true duplicates, 6 emitted, 2 missed, 4 dropped, 0
+// false drops. Samples at the triggers with arrivals, live flags
+// (written w with w + 60 > t):
+//
+//	t=10: {0@1, 1@5}: 2          t=70: {0@61, 2@20, 3@40}: 3
+//	t=20: +2@20: 3               t=90: {0@61, 3@40}: 2
+//	t=30: 3                      t=130: {1@130}: 1
+//	t=40: +3@40: 4   t=50: 4
+func TestFlinkKeepFirstTTLInARun(t *testing.T) {
+	sc := load(t, flinkScenario)
+	rows := retryRows(sc.Start.UnixMicro(), [][]int64{
+		{1000, 30000, 61000, 90000},
+		{5000, 64999, 130000},
+		{20000},
+		{40000, 41000},
+	})
+	res, err := Run(context.Background(), sc, Options{Workers: 1, NewSource: func(*scenario.Scenario) (Source, error) {
+		return &listSource{rows: rows}, nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Close()
+	q := res.Summary.Queries[0]
+	type totals struct {
+		InputRows, LogicalEvents, TrueDuplicates, EmittedRows, MissedDuplicates, FalseDrops, DroppedDuplicates, Batches, SinkWrites, PeakStateRows, FinalStateRows int64
+	}
+	want := totals{InputRows: 10, LogicalEvents: 4, TrueDuplicates: 6, EmittedRows: 6, MissedDuplicates: 2, DroppedDuplicates: 4, Batches: 8, SinkWrites: 6, PeakStateRows: 4, FinalStateRows: 1}
+	got := totals{InputRows: q.InputRows, LogicalEvents: q.LogicalEvents, TrueDuplicates: q.TrueDuplicates, EmittedRows: q.EmittedRows,
+		MissedDuplicates: q.MissedDuplicates, FalseDrops: q.FalseDrops, DroppedDuplicates: q.DroppedDuplicates, Batches: q.Batches, SinkWrites: q.SinkWrites,
+		PeakStateRows: q.PeakStateRows, FinalStateRows: q.FinalStateRows}
+	if got != want {
+		t.Errorf("summary\n got %+v\nwant %+v", got, want)
+	}
+	if q.Engine != "flink" {
+		t.Errorf("engine %q, want flink", q.Engine)
+	}
+	var times, states []int64
+	recs, err := res.Records()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		times = append(times, (r.ProcessingTime-sc.Start.UnixMilli())/1000)
+		states = append(states, r.StateRows)
+	}
+	wantTimes, wantStates := []int64{10, 20, 30, 40, 50, 70, 90, 130}, []int64{2, 3, 3, 4, 4, 3, 2, 1}
+	if !equalInts(times, wantTimes) || !equalInts(states, wantStates) {
+		t.Errorf("samples at %v with state %v, want at %v with %v", times, states, wantTimes, wantStates)
+	}
+}
+
+func equalInts(a, b []int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestFlinkQueriesRefusedInScenarios checks that what a scenario cannot
+// run yet is one line naming the query's key.
+func TestFlinkQueriesRefusedInScenarios(t *testing.T) {
+	for _, c := range []struct{ name, edit, want string }{
+		{"rowtime", "ORDER BY proc_time ASC", "queries[0].query: must be a Flink dedup a scenario can run: ORDER BY event_time: rowtime dedups are not yet supported in scenarios"},
+		{"bad option", "{table.exec.state.ttl: 60 s}", `queries[0].query: must be a Flink dedup a scenario can run: option "table.exec.state.tll" is not one dedupsim reads`},
+		{"top-n", "WHERE rn = 1", "queries[0].query: must be a Flink dedup a scenario can run: a Top-N rank, not a dedup"},
+		{"engine", "engine: flink", "queries[0].engine: must be spark or flink, got beam"},
+	} {
+		repl := map[string]string{
+			"rowtime":    "ORDER BY event_time ASC",
+			"bad option": "{table.exec.state.tll: 60 s}",
+			"top-n":      "WHERE rn <= 2",
+			"engine":     "engine: beam",
+		}[c.name]
+		_, err := scenario.Parse([]byte(strings.Replace(flinkScenario, c.edit, repl, 1)), "test.yaml")
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Count(err.Error(), "\n") > 0 {
+			t.Errorf("%s: got %v, want one line containing %q", c.name, err, c.want)
+		}
+	}
+}
