@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 
@@ -163,5 +164,18 @@ func TestFlinkQueriesRefusedInScenarios(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Count(err.Error(), "\n") > 0 {
 			t.Errorf("%s: got %v, want one line containing %q", c.name, err, c.want)
 		}
+	}
+}
+
+// TestFlinkQueryRefusesACheckpoint checks that a resumable run of a
+// Flink query fails before it writes its checkpoint folder.
+func TestFlinkQueryRefusesACheckpoint(t *testing.T) {
+	dir := t.TempDir() + "/ck"
+	_, err := Run(context.Background(), load(t, flinkScenario), Options{Workers: 1, CheckpointDir: dir})
+	if err == nil || !strings.Contains(err.Error(), "a flink query cannot yet run in a resumable run") {
+		t.Fatalf("got %v, want the resumable run refused", err)
+	}
+	if _, statErr := os.Stat(dir); !os.IsNotExist(statErr) {
+		t.Errorf("%s was written: %v", dir, statErr)
 	}
 }
