@@ -64,6 +64,9 @@ type ScenarioOperator struct {
 	op  *ef.Operator
 	out []ef.Change
 	seq int // the ID of the last row fed
+	// compare is set when the function compares rows (keep-last without
+	// TTL): only then is the row's value copied.
+	compare bool
 }
 
 // NewOperator returns a fresh operator for sq, its TTL clock at 0.
@@ -72,7 +75,7 @@ func (sq ScenarioQuery) NewOperator() (*ScenarioOperator, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &ScenarioOperator{op: op}, nil
+	return &ScenarioOperator{op: op, compare: sq.Config.KeepLast && sq.Config.TTL == 0}, nil
 }
 
 // Function returns the Java class name of the runtime function.
@@ -86,7 +89,11 @@ func (s *ScenarioOperator) Function() string { return s.op.Function().ClassName(
 func (s *ScenarioOperator) Process(key, value []byte, procMs int64) (engines.Outcome, int) {
 	s.op.SetTTLTime(procMs)
 	s.seq++
-	s.out = s.op.Process(ef.Row{Key: string(key), Value: string(value), ID: s.seq}, s.out[:0])
+	r := ef.Row{Key: string(key), ID: s.seq}
+	if s.compare {
+		r.Value = string(value)
+	}
+	s.out = s.op.Process(r, s.out[:0])
 	for _, c := range s.out {
 		if c.Row.ID == s.seq && c.Kind != ef.UpdateBefore {
 			return engines.Emitted, len(s.out)

@@ -276,3 +276,33 @@ queries:
 	}
 	t.Logf("%d rows: %d emitted, %d missed, %d dropped, %d samples", q.InputRows, emitted, missed, dropped, len(samples))
 }
+
+// TestFlinkKeepLastCountsUpdatesAsDuplicates runs proctime keep-last
+// without TTL on the rows of TestFlinkKeepFirstTTLInARun: every copy
+// differs from the kept row (its attempt), so each emits +U after the
+// first copy's +I. The sink appends, so each +U of an event already
+// emitted is a missed duplicate: 10 rows emitted, 6 missed, none
+// dropped; state keeps every key (4, never expiring).
+func TestFlinkKeepLastCountsUpdatesAsDuplicates(t *testing.T) {
+	doc := strings.Replace(flinkScenario, "ORDER BY proc_time ASC", "ORDER BY proc_time DESC", 1)
+	doc = strings.Replace(doc, "    options: {table.exec.state.ttl: 60 s}\n", "", 1)
+	sc := load(t, doc)
+	rows := retryRows(sc.Start.UnixMicro(), [][]int64{
+		{1000, 30000, 61000, 90000},
+		{5000, 64999, 130000},
+		{20000},
+		{40000, 41000},
+	})
+	res, err := Run(context.Background(), sc, Options{Workers: 1, NewSource: func(*scenario.Scenario) (Source, error) {
+		return &listSource{rows: rows}, nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Close()
+	q := res.Summary.Queries[0]
+	if q.EmittedRows != 10 || q.MissedDuplicates != 6 || q.DroppedDuplicates != 0 || q.FalseDrops != 0 || q.FinalStateRows != 4 || q.SinkWrites != 10 {
+		t.Errorf("emitted %d, missed %d, dropped %d, false drops %d, final state %d, sink writes %d; want 10, 6, 0, 0, 4, 10",
+			q.EmittedRows, q.MissedDuplicates, q.DroppedDuplicates, q.FalseDrops, q.FinalStateRows, q.SinkWrites)
+	}
+}
