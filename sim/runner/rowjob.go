@@ -29,6 +29,10 @@ import (
 // emitted row, so a +U for an event already emitted is a missed
 // duplicate (docs/flink.md, "In a scenario").
 
+// FlinkHeapStore is the summary's store of a Flink query: Flink's heap
+// state backend, which engines/flink follows.
+const FlinkHeapStore = "heap"
+
 // rowJob is one row job in progress.
 type rowJob struct {
 	env jobEnv
@@ -70,7 +74,9 @@ func runRowJob(ctx context.Context, env jobEnv, j Job) (*jobResult, error) {
 	}
 	r := &rowJob{env: env, job: j, op: op, function: op.Function(), trafficLast: sc.Start.UnixMicro() + sc.LastTrafficTrigger().Microseconds()}
 	s := &r.sum
-	s.Name, s.Query, s.Engine, s.Store = j.Name, j.Query, j.Engine, j.Store
+	// The state is the engine's model of Flink's heap state backend
+	// (HashMapStateBackend), not the job's store, which stays unused.
+	s.Name, s.Query, s.Engine, s.Store = j.Name, j.Query, j.Engine, FlinkHeapStore
 	s.Warnings, s.BytesPerEntry = []string{}, []int64{0}
 	s.Flavour = metrics.FlavourOther
 	tsPath := filepath.Join(env.partsDir, fmt.Sprintf("%d.%s", j.Index, runfolder.TimeseriesPart))

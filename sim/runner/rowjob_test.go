@@ -115,8 +115,8 @@ func TestFlinkKeepFirstTTLInARun(t *testing.T) {
 	if got != want {
 		t.Errorf("summary\n got %+v\nwant %+v", got, want)
 	}
-	if q.Engine != "flink" {
-		t.Errorf("engine %q, want flink", q.Engine)
+	if q.Engine != "flink" || q.Store != "heap" {
+		t.Errorf("engine %q, store %q, want flink on heap", q.Engine, q.Store)
 	}
 	var times, states []int64
 	recs, err := res.Records()

@@ -106,6 +106,9 @@ func (s *Scenario) checkQueries(p *problems, opt options) {
 				p.add(key(path, "query"), "must be a query Spark can run: %s", strings.Join(strings.Fields(err.Error()), " "))
 			}
 		case q.Engine == EngineFlink:
+			if q.Store != "" {
+				p.add(key(path, "store"), "must be left out for a flink query (its state is Flink's heap backend, in the model), got %s", fileio.Show(q.Store))
+			}
 			sq, err := registry.ScenarioQueryFor(q.Engine, q.Query, q.Options)
 			if err != nil {
 				p.add(key(path, "query"), "must be a Flink dedup a scenario can run: %s", strings.Join(strings.Fields(err.Error()), " "))
