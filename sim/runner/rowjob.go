@@ -46,7 +46,8 @@ type rowJob struct {
 	// count the samples up to it.
 	trafficLast int64
 	parts       *partFiles
-	// sampledAt is the processing time of the last sample (ms).
+	// sampledAt is the processing time of the last sample (ms), at
+	// which the final state is read.
 	sampledAt int64
 }
 
@@ -144,7 +145,7 @@ func runRowJob(ctx context.Context, env jobEnv, j Job) (*jobResult, error) {
 	}
 	env.progress(max(0, sc.Duration.Std().Seconds()-float64(lastReported-start)/1e6))
 	setTotals(s, &r.acct)
-	s.FinalStateRows, _ = op.State(r.lastSample())
+	s.FinalStateRows, _ = op.State(r.sampledAt)
 	s.WallSeconds = engineTime.Seconds()
 	if s.WallSeconds > 0 {
 		s.EventsPerSecond = float64(s.InputRows) / s.WallSeconds
@@ -154,10 +155,6 @@ func runRowJob(ctx context.Context, env jobEnv, j Job) (*jobResult, error) {
 	}
 	return &jobResult{summary: *s, badClock: badClock, badClockAt: badClockAt, parts: r.parts.segments()}, nil
 }
-
-// lastSample returns the processing time of the last sample (ms), the
-// time the final state is read at.
-func (r *rowJob) lastSample() int64 { return r.sampledAt }
 
 // sample accounts for the rows that arrived by trigger t (us) and writes
 // the trigger's timeseries row and progress line.
