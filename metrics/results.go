@@ -135,6 +135,9 @@ type FalseDropCauses struct {
 type QuerySummary struct {
 	Name  string `json:"name"`
 	Query string `json:"query"`
+	// Engine is the engine that ran the query, left out for Spark (the
+	// default), "flink" for a Flink SQL query.
+	Engine string `json:"engine,omitempty"`
 	// Delay is the query's watermark delay in seconds, null without one.
 	Delay *float64 `json:"delay"`
 	Store string   `json:"store"`

@@ -74,6 +74,11 @@ report.md and report.html with a section on the backends.`,
 			if err != nil {
 				return err
 			}
+			for i, q := range sc.Queries {
+				if !q.IsSpark() {
+					return fmt.Errorf("scenario %s: queries[%d]: bench-stores compares the simulator's state stores; a %s query keeps its state in its engine's model, not in them", sc.File, i, q.Engine)
+				}
+			}
 			if cmd.Flags().Changed("seed") {
 				sc.Seed = f.seed
 			}

@@ -654,6 +654,9 @@ func searchSeed(ctx context.Context, p *pool, sc *scenario.Scenario, query strin
 	if qi < 0 {
 		return nil, nil, &QueryNotFoundError{Name: query, File: sc.File, Names: names}
 	}
+	if q := sc.Queries[qi]; !q.IsSpark() {
+		return nil, nil, fmt.Errorf("queries[%d]: plan searches a Spark query's watermark delay; a %s query cannot be planned yet", qi, q.Engine)
+	}
 	info, err := classify(sc, sc.Queries[qi].Query)
 	if err != nil {
 		return nil, nil, fmt.Errorf("queries[%d].query: %w", qi, err)

@@ -1,8 +1,9 @@
 // Package registry is the one place that maps an engine's name to its
 // parts: how its traces and queries are recognised, its replay, its
 // explain and a line describing it. `simulate replay` and `simulate
-// explain` reach the engines only through it; a new engine is one more
-// entry in Engines.
+// explain` reach the engines only through it, and so do a scenario's
+// queries of another engine than Spark (scenario.go); a new engine is one
+// more entry in Engines.
 package registry
 
 import (

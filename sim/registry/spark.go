@@ -7,7 +7,6 @@ import (
 	"io"
 
 	"github.com/dedupsim/dedupsim/sim/enginetrace"
-	"github.com/dedupsim/dedupsim/sim/scenario"
 	"github.com/dedupsim/dedupsim/sim/spark/chain"
 	"github.com/dedupsim/dedupsim/sim/spark/replay"
 )
@@ -40,7 +39,7 @@ func sparkExplainer(fs enginetrace.Flags) enginetrace.ExplainFunc {
 		case generated && columns != "":
 			return errors.New("--generated and --columns: use one or the other")
 		case generated:
-			schema = scenario.Schema()
+			schema = chain.GeneratedSchema()
 		case columns != "":
 			if schema, err = chain.ParseColumns(columns); err != nil {
 				return err

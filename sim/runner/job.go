@@ -135,6 +135,9 @@ type job struct {
 
 // runJob runs one job over its own copy of the scenario's stream.
 func runJob(ctx context.Context, env jobEnv, j Job) (*jobResult, error) {
+	if j.Rows != nil {
+		return runRowJob(ctx, env, j)
+	}
 	r := &jobRun{env: job{env, j}}
 	if env.resumable {
 		if res, err := loadDone(env.jobDir); err != nil || res != nil {
@@ -529,22 +532,8 @@ func (r *jobRun) account(p *sim.Progress, batch *generators.Batch, t int64, sink
 
 // finish fills the summary's totals once the stream is over.
 func (r *jobRun) finish() (*jobResult, error) {
-	a, sum := &r.acct, &r.sum
-	sum.InputRows = a.InputRows
-	sum.LogicalEvents = a.LogicalEvents
-	sum.TrueDuplicates = a.TrueDuplicates
-	sum.EmittedRows = a.EmittedRows
-	sum.MissedDuplicates = a.MissedDuplicates
-	sum.FalseDrops = a.FalseDrops
-	sum.FalseDropsByCause = metrics.FalseDropCauses{Late: a.FalseDropsLate, BadClock: a.FalseDropsBadClock, Collision: a.FalseDropsCollide}
-	sum.DroppedByWatermark = a.DroppedByWatermark
-	sum.DroppedDuplicates = a.DroppedDuplicates
-	if a.TrueDuplicates > 0 {
-		sum.MissedDuplicateRate = float64(a.MissedDuplicates) / float64(a.TrueDuplicates)
-	}
-	if a.LogicalEvents > 0 {
-		sum.FalseDropRate = float64(a.FalseDrops) / float64(a.LogicalEvents)
-	}
+	sum := &r.sum
+	setTotals(sum, &r.acct)
 	for k, op := range r.q.Operators() {
 		n := int64(op.Len())
 		sum.FinalStateRows += n
@@ -670,4 +659,24 @@ func (c *checkpointer) restart(q *sim.Query, lose bool) (*sim.Query, error) {
 		return nil, fmt.Errorf("a restart needs a checkpoint folder")
 	}
 	return c.open(sim.State{}, c.env.openStore)
+}
+
+// setTotals fills the summary's ground-truth totals and rates from the
+// job's accountant once the stream is over.
+func setTotals(sum *metrics.QuerySummary, a *metrics.Accountant) {
+	sum.InputRows = a.InputRows
+	sum.LogicalEvents = a.LogicalEvents
+	sum.TrueDuplicates = a.TrueDuplicates
+	sum.EmittedRows = a.EmittedRows
+	sum.MissedDuplicates = a.MissedDuplicates
+	sum.FalseDrops = a.FalseDrops
+	sum.FalseDropsByCause = metrics.FalseDropCauses{Late: a.FalseDropsLate, BadClock: a.FalseDropsBadClock, Collision: a.FalseDropsCollide}
+	sum.DroppedByWatermark = a.DroppedByWatermark
+	sum.DroppedDuplicates = a.DroppedDuplicates
+	if a.TrueDuplicates > 0 {
+		sum.MissedDuplicateRate = float64(a.MissedDuplicates) / float64(a.TrueDuplicates)
+	}
+	if a.LogicalEvents > 0 {
+		sum.FalseDropRate = float64(a.FalseDrops) / float64(a.LogicalEvents)
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/dedupsim/dedupsim/engines/interval"
+	"github.com/dedupsim/dedupsim/sim/registry"
 	"github.com/dedupsim/dedupsim/sim/scenario"
 	"github.com/dedupsim/dedupsim/sim/spark/chain"
 )
@@ -32,6 +33,10 @@ type Job struct {
 	// query's store, else the scenario's (scenario.QueryStore); a run's
 	// Options.Store replaces it for every job.
 	Store string
+	// Engine is "" for a Spark query; else the engine whose operator
+	// Rows runs (registry), row by row (rowjob.go).
+	Engine string
+	Rows   *registry.ScenarioQuery
 }
 
 // Jobs expands s into jobs. Without a sweep, one job per query. With a
@@ -41,6 +46,14 @@ type Job struct {
 func Jobs(s *scenario.Scenario) ([]Job, error) {
 	var jobs []Job
 	for qi, q := range s.Queries {
+		if !q.IsSpark() {
+			sq, err := registry.ScenarioQueryFor(q.Engine, q.Query, q.Options)
+			if err != nil {
+				return nil, fmt.Errorf("queries[%d].query: %w", qi, err)
+			}
+			jobs = append(jobs, Job{Index: len(jobs), Name: q.Name, Query: q.Query, FileName: q.Name, Store: s.QueryStore(qi), Engine: q.Engine, Rows: &sq})
+			continue
+		}
 		c, err := chain.Parse(q.Query)
 		if err != nil {
 			return nil, fmt.Errorf("queries[%d].query: %w", qi, err)

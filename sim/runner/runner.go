@@ -154,6 +154,13 @@ func prepare(s *scenario.Scenario, opts Options) (_ *execution, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", s.File, err)
 	}
+	if opts.CheckpointDir != "" {
+		for _, j := range jobs {
+			if j.Rows != nil {
+				return nil, fmt.Errorf("scenario %s: queries %s: a %s query cannot yet run in a resumable run (--checkpoint): run it without one", s.File, j.Name, j.Engine)
+			}
+		}
+	}
 	if opts.Store != "" {
 		// The command line's store replaces every query's.
 		for i := range jobs {

@@ -89,6 +89,8 @@ func (d *decoder) value(n *yaml.Node, v reflect.Value, path string, t tags) bool
 		return false
 	case v.Kind() == reflect.Slice:
 		return d.list(n, v, path, t)
+	case v.Kind() == reflect.Map:
+		return d.stringMap(n, v, path, t)
 	case v.Kind() == reflect.Struct && v.Type() != reflect.TypeFor[time.Time]():
 		if n.Kind != yaml.MappingNode {
 			d.shape(path, n, "a mapping of "+strings.Join(yamlNames(v.Type()), ", "))
@@ -360,4 +362,40 @@ func yamlNames(t reflect.Type) []string {
 		}
 	}
 	return names
+}
+
+// stringMap decodes the mapping n into v, a map of strings to strings
+// (an engine's options): every key and value a scalar, kept as written,
+// a key at most once.
+func (d *decoder) stringMap(n *yaml.Node, v reflect.Value, path string, t tags) bool {
+	if n.Kind != yaml.MappingNode {
+		d.shape(path, n, cmp.Or(t.want, "a mapping"))
+		return false
+	}
+	m := reflect.MakeMap(v.Type())
+	ok := true
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, val := resolve(n.Content[i]), resolve(n.Content[i+1])
+		if k.Kind != yaml.ScalarNode {
+			d.fail(path, k, "keys that are plain names")
+			ok = false
+			continue
+		}
+		kp := key(path, k.Value)
+		if m.MapIndex(reflect.ValueOf(k.Value)).IsValid() {
+			d.p.addLine(kp, k.Line, "is given twice")
+			ok = false
+			continue
+		}
+		if val.Kind != yaml.ScalarNode {
+			d.fail(kp, val, "a single value such as 60 s")
+			ok = false
+			continue
+		}
+		m.SetMapIndex(reflect.ValueOf(k.Value), reflect.ValueOf(val.Value))
+	}
+	if ok {
+		v.Set(m)
+	}
+	return ok
 }

@@ -106,7 +106,28 @@ type Query struct {
 	// Store; "" runs the query on the scenario's. It is left out of the
 	// JSON form when unset, so scenarios without it resolve as before.
 	Store string `json:"store,omitempty" yaml:"store" want:"memory or pebble"`
+	// Engine is the engine that runs the query: "" or EngineSpark for a
+	// PySpark-style chain, EngineFlink for Flink SQL's ROW_NUMBER() = 1
+	// dedup (docs/flink.md, "In a scenario"). Left out of the JSON form
+	// when unset, so Spark scenarios resolve as before.
+	Engine string `json:"engine,omitempty" yaml:"engine" want:"spark or flink"`
+	// Options are the engine's options: Flink's configuration keys
+	// verbatim (table.exec.state.ttl, ...) and "version"; only a Flink
+	// query takes them.
+	Options map[string]string `json:"options,omitempty" yaml:"options" want:"a mapping of option keys to values"`
 }
+
+// The engines a scenario's queries may name.
+const (
+	// EngineSpark runs a PySpark-style chain (the default).
+	EngineSpark = "spark"
+	// EngineFlink runs Flink SQL's dedup pattern.
+	EngineFlink = "flink"
+)
+
+// IsSpark reports whether Spark runs the query (its engine is unset or
+// spark).
+func (q Query) IsSpark() bool { return q.Engine == "" || q.Engine == EngineSpark }
 
 // QueryStore returns the state store backend query i runs on when no
 // command line flag overrides it: the query's own store, else the
@@ -211,17 +232,7 @@ func Defaults() Scenario {
 
 // Schema returns the generated columns (generators.Columns), in column
 // order, as the chain planner sees them. Queries are planned against it.
-func Schema() chain.Schema {
-	var out chain.Schema
-	for _, c := range generators.Columns() {
-		t := chain.Other
-		if c.Timestamp {
-			t = chain.Timestamp
-		}
-		out = append(out, chain.Column{Name: c.Name, Type: t})
-	}
-	return out
-}
+func Schema() chain.Schema { return chain.GeneratedSchema() }
 
 // Jobs returns the number of jobs a run of s makes: one per query, and
 // with a sweep one per delay for every query with a withWatermark (a

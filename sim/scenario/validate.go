@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/generators"
+	"github.com/dedupsim/dedupsim/sim/registry"
 	"github.com/dedupsim/dedupsim/sim/stores"
 )
 
@@ -75,6 +77,7 @@ func (s *Scenario) checkQueries(p *problems, opt options) {
 		return
 	}
 	first := map[string]int{}
+	flinkQuery := -1 // the first flink query
 	for i, q := range s.Queries {
 		path := index("queries", i)
 		switch lower := strings.ToLower(q.Name); {
@@ -94,9 +97,36 @@ func (s *Scenario) checkQueries(p *problems, opt options) {
 			p.add(key(path, "query"), "must be set to a query such as dropDuplicates([\"event_id\"]), got nothing")
 			continue
 		}
-		if err := opt.checkQuery(q.Query); err != nil {
-			p.add(key(path, "query"), "must be a query Spark can run: %s", strings.Join(strings.Fields(err.Error()), " "))
+		switch {
+		case q.IsSpark():
+			if len(q.Options) > 0 {
+				p.add(key(path, "options"), "must be left out for a Spark query (only a flink query takes options), got %s", strings.Join(slices.Sorted(maps.Keys(q.Options)), ", "))
+			}
+			if err := opt.checkQuery(q.Query); err != nil {
+				p.add(key(path, "query"), "must be a query Spark can run: %s", strings.Join(strings.Fields(err.Error()), " "))
+			}
+		case q.Engine == EngineFlink:
+			if q.Store != "" {
+				p.add(key(path, "store"), "must be left out for a flink query (its state is Flink's heap backend, in the model), got %s", fileio.Show(q.Store))
+			}
+			sq, err := registry.ScenarioQueryFor(q.Engine, q.Query, q.Options)
+			if err != nil {
+				p.add(key(path, "query"), "must be a Flink dedup a scenario can run: %s", strings.Join(strings.Fields(err.Error()), " "))
+			}
+			for _, k := range sq.Keys {
+				if !slices.ContainsFunc(generators.Columns(), func(c generators.Column) bool { return c.Name == k }) {
+					p.add(key(path, "query"), "must partition by generated columns (%s), got PARTITION BY %s", strings.Join(generatedNames(), ", "), k)
+				}
+			}
+			if flinkQuery < 0 {
+				flinkQuery = i
+			}
+		default:
+			p.add(key(path, "engine"), "must be spark or flink, got %s", fileio.Show(q.Engine))
 		}
+	}
+	if flinkQuery >= 0 {
+		s.checkFlinkScenario(p, flinkQuery)
 	}
 }
 
@@ -300,6 +330,33 @@ func (s *Scenario) WarningLines() []string {
 	var out []string
 	for _, w := range s.Warnings() {
 		out = append(out, fileio.Clean("warning: "+s.File+": "+w))
+	}
+	return out
+}
+
+// checkFlinkScenario reports, once, the parts of the scenario a Flink
+// query (queries[qi], the first) cannot run with yet: restart faults,
+// sink failures and the spark: block (docs/flink.md, "In a scenario").
+func (s *Scenario) checkFlinkScenario(p *problems, qi int) {
+	for i, f := range s.Faults {
+		if f.IsRestart() {
+			p.add(index("faults", i)+".kind", "must not be %s with a flink query (queries[%d]): not yet supported", f.Kind, qi)
+			break
+		}
+	}
+	if s.Sink.FailureProbability > 0 {
+		p.add("sink.failureProbability", "must be 0 with a flink query (queries[%d]): sink failures are not yet supported for it, got %g", qi, s.Sink.FailureProbability)
+	}
+	if s.Spark != nil {
+		p.add("spark", "must be left out with a flink query (queries[%d]): it models Spark's cluster", qi)
+	}
+}
+
+// generatedNames returns the names of the generated columns.
+func generatedNames() []string {
+	var out []string
+	for _, c := range generators.Columns() {
+		out = append(out, c.Name)
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/dedupsim/dedupsim/engines/fileio"
+	"github.com/dedupsim/dedupsim/generators"
 )
 
 // ParseColumns reads a schema written as name[:timestamp],... (explain's
@@ -28,4 +29,19 @@ func ParseColumns(s string) (Schema, error) {
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// GeneratedSchema returns the columns of dedupsim's generated rows
+// (generators.Columns), in column order, as the planner sees them:
+// scenario queries are planned against it.
+func GeneratedSchema() Schema {
+	var out Schema
+	for _, c := range generators.Columns() {
+		t := Other
+		if c.Timestamp {
+			t = Timestamp
+		}
+		out = append(out, Column{Name: c.Name, Type: t})
+	}
+	return out
 }

@@ -200,6 +200,9 @@ func scenarioQueries(sc *scenario.Scenario) ([]Query, error) {
 		if !safeName(j.FileName) {
 			return nil, fmt.Errorf("query %s: the name cannot name a Spark query's folders", j.FileName)
 		}
+		if j.Engine != "" {
+			return nil, fmt.Errorf("query %s: a %s query cannot be exported as a PySpark job: export a scenario of Spark queries", j.FileName, j.Engine)
+		}
 		apply, verbatim := pythonChain(j.Query, j.Plan.Chain)
 		out[i] = Query{Name: j.FileName, Text: j.Query, Apply: apply, Verbatim: verbatim, Plan: j.Plan}
 	}

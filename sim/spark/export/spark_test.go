@@ -98,3 +98,25 @@ func TestQueriesFormingDifferentBatchesAreRefused(t *testing.T) {
 		t.Errorf("the refused export left %s: %v", out, err)
 	}
 }
+
+// TestFlinkQueryIsRefused checks that a scenario with a Flink query is
+// not exported as a PySpark job (its SQL is no chain), in one line,
+// writing nothing.
+func TestFlinkQueryIsRefused(t *testing.T) {
+	yaml := `name: flink
+duration: 1m
+workload: {rate: 5/s}
+queries:
+  - name: flink-first
+    engine: flink
+    query: SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY event_id ORDER BY proc_time) AS rn FROM events) WHERE rn = 1
+`
+	out := filepath.Join(t.TempDir(), "export")
+	_, err := Scenario(context.Background(), loadScenario(t, yaml), out, Options{Format: JSON})
+	if err == nil || err.Error() != "query flink-first: a flink query cannot be exported as a PySpark job: export a scenario of Spark queries" {
+		t.Fatalf("got %v, want the flink query refused in one line", err)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("the refused export left %s: %v", out, err)
+	}
+}

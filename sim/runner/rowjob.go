@@ -1,0 +1,215 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/dedupsim/dedupsim/engines"
+	"github.com/dedupsim/dedupsim/generators"
+	"github.com/dedupsim/dedupsim/metrics"
+	"github.com/dedupsim/dedupsim/sim/registry"
+	"github.com/dedupsim/dedupsim/sim/runfolder"
+)
+
+// A row job runs a query of an engine other than Spark (Flink) whose
+// operator takes the generated rows one at a time (registry.
+// ScenarioOperator): each row at its arrival, the operator's
+// processing-time clock (Flink's TTL clock) set to that arrival in
+// milliseconds. Nothing batches the rows; the scenario's trigger only
+// paces the measurements: at each trigger at which rows arrived, the rows
+// since the last one are accounted for against ground truth, the
+// operator's state is sampled at the trigger's time, and one timeseries
+// row and one progress line are written, as a Spark job writes per
+// micro-batch. A row is Emitted when the operator emitted a row carrying
+// it (keep-first's +I, keep-last's +I or +U): the sink appends every
+// emitted row, so a +U for an event already emitted is a missed
+// duplicate (docs/flink.md, "In a scenario").
+
+// FlinkHeapStore is the summary's store of a Flink query: Flink's heap
+// state backend, which engines/flink follows.
+const FlinkHeapStore = "heap"
+
+// rowJob is one row job in progress.
+type rowJob struct {
+	env jobEnv
+	job Job
+	op  registry.ScenarioOperator
+	// function names the operator's runtime function in progress lines.
+	function string
+	sum      metrics.QuerySummary
+	acct     metrics.Accountant
+	// trafficLast is the last trigger of the traffic window (us): peaks
+	// count the samples up to it.
+	trafficLast int64
+	parts       *partFiles
+	// sampledAt is the processing time of the last sample (ms), at
+	// which the final state is read.
+	sampledAt int64
+}
+
+// runRowJob runs j, a row job, over its own copy of the scenario's stream.
+func runRowJob(ctx context.Context, env jobEnv, j Job) (*jobResult, error) {
+	sc := env.sc
+	if env.resumable {
+		return nil, fmt.Errorf("a %s query cannot yet run in a resumable run (a checkpoint folder): run it without one", j.Engine)
+	}
+	op, err := j.Rows.NewOperator()
+	if err != nil {
+		return nil, err
+	}
+	keyCols, err := columnIndexes(j.Rows.Keys)
+	if err != nil {
+		return nil, err
+	}
+	allCols := make([]int, generators.NumColumns)
+	for i := range allCols {
+		allCols[i] = i
+	}
+	src, err := env.newSource()
+	if err != nil {
+		return nil, err
+	}
+	r := &rowJob{env: env, job: j, op: op, function: op.Function(), trafficLast: sc.Start.UnixMicro() + sc.LastTrafficTrigger().Microseconds()}
+	s := &r.sum
+	// The state is the engine's model of Flink's heap state backend
+	// (HashMapStateBackend), not the job's store, which stays unused.
+	s.Name, s.Query, s.Engine, s.Store = j.Name, j.Query, j.Engine, FlinkHeapStore
+	s.Warnings, s.BytesPerEntry = []string{}, []int64{0}
+	s.Flavour = metrics.FlavourOther
+	tsPath := filepath.Join(env.partsDir, fmt.Sprintf("%d.%s", j.Index, runfolder.TimeseriesPart))
+	progPath := filepath.Join(env.partsDir, fmt.Sprintf("%d.%s", j.Index, runfolder.ProgressPart))
+	if r.parts, err = openParts(tsPath, progPath, false, [2]partMark{}); err != nil {
+		return nil, err
+	}
+	defer r.parts.close()
+
+	var (
+		look       generators.Row
+		batch      = generators.Batch{IDs: sc.Workload.IDs.Kind()}
+		outcomes   []engines.Outcome
+		key, value []byte
+		engineTime time.Duration
+		badClock   []int64
+		badClockAt []int64
+	)
+	note := func() {
+		if env.badClock && look.Truth.BadClock && len(badClock) < maxBadClockMarkers {
+			badClock, badClockAt = append(badClock, look.Arrival), append(badClockAt, look.EventTime)
+		}
+	}
+	has := src.Next(&look)
+	if has {
+		note()
+	}
+	start, trig := sc.Start.UnixMicro(), sc.Trigger.Micros()
+	lastReported := start
+	for t := start + trig; has; t += trig {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if look.Arrival > t && trig > 0 {
+			// Skip the idle triggers: no row arrives before the next one.
+			t += (look.Arrival - t - 1) / trig * trig
+			continue
+		}
+		if trig <= 0 {
+			t = look.Arrival
+		}
+		batch.Rows, outcomes = batch.Rows[:0], outcomes[:0]
+		emitted := 0
+		t0 := time.Now()
+		for has && look.Arrival <= t {
+			batch.Rows = append(batch.Rows, look)
+			i := len(batch.Rows) - 1
+			key = batch.AppendKey(key[:0], i, keyCols)
+			value = batch.AppendKey(value[:0], i, allCols)
+			o, n := op.Process(key, value, look.Arrival/1000)
+			outcomes = append(outcomes, o)
+			emitted += n
+			if has = src.Next(&look); has {
+				note()
+			}
+		}
+		engineTime += time.Since(t0)
+		if err := r.sample(&batch, outcomes, emitted, t); err != nil {
+			return nil, err
+		}
+		if t-lastReported >= 60e6 {
+			env.progress(float64(t-lastReported) / 1e6)
+			lastReported = t
+		}
+	}
+	env.progress(max(0, sc.Duration.Std().Seconds()-float64(lastReported-start)/1e6))
+	setTotals(s, &r.acct)
+	s.FinalStateRows, _ = op.State(r.sampledAt)
+	s.WallSeconds = engineTime.Seconds()
+	if s.WallSeconds > 0 {
+		s.EventsPerSecond = float64(s.InputRows) / s.WallSeconds
+	}
+	if err := r.parts.flush(); err != nil {
+		return nil, err
+	}
+	return &jobResult{summary: *s, badClock: badClock, badClockAt: badClockAt, parts: r.parts.segments()}, nil
+}
+
+// sample accounts for the rows that arrived by trigger t (us) and writes
+// the trigger's timeseries row and progress line.
+func (r *rowJob) sample(batch *generators.Batch, outcomes []engines.Outcome, emitted int, t int64) error {
+	sum := &r.sum
+	r.acct.ObserveBatch(batch.Rows, outcomes, false)
+	logical, physical := r.op.State(t / 1000)
+	r.sampledAt = t / 1000
+	dropped := int64(0)
+	for _, o := range outcomes {
+		if o == engines.DroppedDuplicate {
+			dropped++
+		}
+	}
+	sum.Batches++
+	sum.SinkWrites += int64(emitted)
+	if t <= r.trafficLast {
+		sum.PeakStateRows = max(sum.PeakStateRows, logical)
+	}
+	rec := metrics.BatchRecord{
+		Query: r.job.Name, BatchID: sum.Batches - 1, ProcessingTime: t / 1000,
+		InputRows: int64(len(batch.Rows)), EmittedRows: int64(emitted), DroppedDuplicates: dropped,
+		StateRows: logical, MissedDuplicates: r.acct.MissedDuplicates, FalseDrops: r.acct.FalseDrops,
+	}
+	line, err := json.Marshal(metrics.ProgressLine{
+		BatchID: rec.BatchID, Timestamp: metrics.FormatMillis(t / 1000), NumInputRows: len(batch.Rows),
+		// numRowsTotal is the live (logical) entries; the physical ones,
+		// expired entries no read removed yet, are a custom metric.
+		StateOperators: []metrics.StateOperator{{
+			OperatorName: r.function, NumRowsTotal: logical,
+			CustomMetrics: map[string]int64{"numDroppedDuplicateRows": dropped, "numPhysicalEntries": physical},
+		}},
+		Sink: metrics.SinkProgress{NumOutputRows: emitted},
+	})
+	if err != nil {
+		return err
+	}
+	return r.parts.add(&rec, append(line, '\n'))
+}
+
+// columnIndexes returns the generated columns' indexes of names; a name
+// that is not a generated column is an error listing them.
+func columnIndexes(names []string) ([]int, error) {
+	cols := generators.Columns()
+	out := make([]int, 0, len(names))
+	for _, n := range names {
+		i := slices.IndexFunc(cols, func(c generators.Column) bool { return c.Name == n })
+		if i < 0 {
+			var all []string
+			for _, c := range cols {
+				all = append(all, c.Name)
+			}
+			return nil, fmt.Errorf("PARTITION BY %s: not a column of the generated rows (%v)", n, all)
+		}
+		out = append(out, i)
+	}
+	return out, nil
+}
