@@ -206,7 +206,8 @@ type IDForm string
 
 // The event_id forms.
 const (
-	// UUIDs are 36-character random UUIDs (version 4 layout).
+	// UUIDs are 36-character version 4 UUIDs: each event number enciphered
+	// by a seed-keyed permutation of the 122 random bits (see KeyNumbering).
 	UUIDs IDForm = "uuid"
 	// Ints are the logical event numbers.
 	Ints IDForm = "int"

@@ -15,15 +15,17 @@
 //     segment with rate 0 is a stall: no originals at all, while pending
 //     copies and heartbeats still arrive. A plain rate is a profile of one
 //     segment. Each original draws its customer_id uniformly in
-//     [0, customers), a random payload (the same on every copy) and, with
-//     ids: uuid, a random version 4 UUID (122 random bits: distinct in
-//     practice, not by construction); with ids: int, event_id is the
-//     logical event number.
+//     [0, customers) and a random payload (the same on every copy).
 //  2. Arrival delay: an original's event_time is its arrival minus a draw
 //     of arrivalDelay, so arrivals are in order and event times are not.
 //  3. Numbering: each event gets its logical number (Truth.Event) when its
 //     first row is emitted, densely from 0 in creation order; heartbeats
-//     share the sequence.
+//     share the sequence. With ids: int, event_id is the number; with
+//     ids: uuid, it is a version 4 UUID whose 122 random bits are the
+//     number enciphered by a permutation keyed by the seed (a six-round
+//     Feistel network): as random to look at and to test as drawn bits,
+//     distinct by construction, and decodable back to the number, so a
+//     state store can hold a generated key as a number (KeyNumbering).
 //  4. Retries: with probability retries.probability an original is resent;
 //     the number of extra copies is drawn from retries.copies (a whole
 //     number of at least 1; geometric {mean m} is on {1, 2, ...}), so that

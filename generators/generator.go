@@ -53,8 +53,12 @@ func New(c Config) (*Generator, error) {
 		return nil, fmt.Errorf("generators: %w", err)
 	}
 	g := &Generator{cfg: c, fingerprint: fp, events: &counter{}}
-	uuids := w.IDs == UUIDs
-	if !uuids {
+	// With uuid ids every event's UUID is its number enciphered
+	// (uuidCipher), written where the number is given.
+	var ids *uuidCipher
+	if w.IDs == UUIDs {
+		ids = newUUIDCipher(c.Seed)
+	} else {
 		g.ids = IntIDs
 	}
 	durNs := int64(c.Duration)
@@ -69,13 +73,13 @@ func New(c Config) (*Generator, error) {
 	start := c.Start.UnixMicro()
 	// A part that is off (no delay, no retries, no bad clocks, no
 	// heartbeats) is left out of the pipeline rather than passed through.
-	orig := newOriginals(segs, start, durNs, w.Customers, uuids, c.Seed)
+	orig := newOriginals(segs, start, durNs, w.Customers, c.Seed)
 	g.stages = append(g.stages, orig)
 	if d := w.ArrivalDelay; !(d.Kind == "" || d.Kind == randvar.KindConstant && d.Value == 0) {
 		src := newStream(c.Seed, partArrivalDelay)
 		g.stages = append(g.stages, newArrivalDelay(g.top(), newSampler(d, rand.New(src)), src))
 	}
-	g.stages = append(g.stages, &numbering{in: g.top(), events: g.events, ints: !uuids})
+	g.stages = append(g.stages, &numbering{in: g.top(), events: g.events, ids: ids})
 	if w.Retries.Probability > 0 {
 		g.retries = newRetries(g.top(), &w.Retries, c.Seed)
 		g.stages = append(g.stages, g.retries)
@@ -84,10 +88,10 @@ func New(c Config) (*Generator, error) {
 		g.stages = append(g.stages, newBadClock(g.top(), &w.FutureTimestamps, c.Seed))
 	}
 	if len(c.BadClockRows) > 0 {
-		g.stages = append(g.stages, newInjected(g.top(), c.BadClockRows, start, w.Customers, uuids, g.events, c.Seed))
+		g.stages = append(g.stages, newInjected(g.top(), c.BadClockRows, start, w.Customers, ids, g.events, c.Seed))
 	}
 	if every := w.Heartbeat.Micros(); every > 0 {
-		g.stages = append(g.stages, newHeartbeats(g.top(), every, start, orig.endMicros, g.events, uuids, c.Seed))
+		g.stages = append(g.stages, newHeartbeats(g.top(), every, start, orig.endMicros, g.events, ids))
 	}
 	return g, nil
 }

@@ -1,7 +1,5 @@
 package generators
 
-import "math/rand/v2"
-
 // heartbeats adds a synthetic row at every multiple of the heartbeat
 // interval after start (start+h, start+2h, ...), as producers that keep
 // the watermark moving through quiet periods do. A heartbeat at time T is
@@ -13,8 +11,8 @@ import "math/rand/v2"
 // payload 0 and customer_id -1 (outside [0, customers), so that a query
 // keyed on customer_id never merges it with a real event). It is its own
 // logical event (Copies 1, Truth.Heartbeat) with its own id: the next
-// event number as an int id, or a random UUID from the heartbeats' own
-// stream (122 random bits, so distinct from every other id in practice). At
+// event number as an int id, or that number's UUID (distinct from every
+// other id by construction: the numbers enciphered are distinct). At
 // the same microsecond as other rows it comes last, which keeps rows
 // ordered by (arrival, event).
 type heartbeats struct {
@@ -24,13 +22,11 @@ type heartbeats struct {
 	end    int64 // end of the originals' window
 	k      int64 // the next heartbeat is at start + k*every
 	events *counter
-	uuids  bool
-	src    *rand.PCG
+	ids    *uuidCipher
 }
 
-func newHeartbeats(in stage, every, start, end int64, events *counter, uuids bool, seed uint64) *heartbeats {
-	return &heartbeats{in: in, every: every, start: start, end: end, k: 1, events: events, uuids: uuids,
-		src: newStream(seed, partHeartbeats)}
+func newHeartbeats(in stage, every, start, end int64, events *counter, ids *uuidCipher) *heartbeats {
+	return &heartbeats{in: in, every: every, start: start, end: end, k: 1, events: events, ids: ids}
 }
 
 // choose returns the next row's arrival, whether it is a heartbeat, and
@@ -64,8 +60,8 @@ func (h *heartbeats) next(r *Row) bool {
 		Arrival:    t,
 		Truth:      Truth{Event: h.events.take(), Copies: 1, Heartbeat: true},
 	}
-	if h.uuids {
-		writeUUID(&r.EventID, h.src.Uint64(), h.src.Uint64())
+	if h.ids != nil {
+		h.ids.uuidFor(&r.EventID, r.Truth.Event)
 	} else {
 		r.EventNum = int64(r.Truth.Event)
 	}
@@ -74,11 +70,9 @@ func (h *heartbeats) next(r *Row) bool {
 }
 
 func (h *heartbeats) save(e *encoder) {
-	e.pcg(h.src)
 	e.i64(h.k)
 }
 
 func (h *heartbeats) load(d *decoder) {
-	d.pcg(h.src)
 	h.k = d.i64()
 }

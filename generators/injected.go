@@ -37,16 +37,16 @@ type injected struct {
 	rows      []BadClockRow // by arrival
 	start     int64         // microseconds since the epoch
 	customers int64
-	uuids     bool
+	ids       *uuidCipher
 	events    *counter
 	k         int // the next row to inject
 	src       *rand.PCG
 	rng       *rand.Rand
 }
 
-func newInjected(in stage, rows []BadClockRow, start, customers int64, uuids bool, events *counter, seed uint64) *injected {
+func newInjected(in stage, rows []BadClockRow, start, customers int64, ids *uuidCipher, events *counter, seed uint64) *injected {
 	sorted := slices.SortedStableFunc(slices.Values(rows), func(a, b BadClockRow) int { return cmp.Compare(a.At, b.At) })
-	s := &injected{in: in, rows: sorted, start: start, customers: customers, uuids: uuids, events: events,
+	s := &injected{in: in, rows: sorted, start: start, customers: customers, ids: ids, events: events,
 		src: newStream(seed, partInjected)}
 	s.rng = rand.New(s.src)
 	return s
@@ -85,8 +85,12 @@ func (s *injected) next(r *Row) bool {
 		Payload:    int64(s.rng.Uint64()),
 		Truth:      Truth{Event: s.events.take(), Copies: 1, BadClock: true},
 	}
-	if s.uuids {
-		writeUUID(&r.EventID, s.rng.Uint64(), s.rng.Uint64())
+	// Two draws, once the row's random UUID, are still taken, so that
+	// the next injected row's customer and payload stay what they were.
+	s.rng.Uint64()
+	s.rng.Uint64()
+	if s.ids != nil {
+		s.ids.uuidFor(&r.EventID, r.Truth.Event)
 	} else {
 		r.EventNum = int64(r.Truth.Event)
 	}

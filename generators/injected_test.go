@@ -92,10 +92,13 @@ func TestInjectedBadClockRows(t *testing.T) {
 					p.Truth.Event = want
 					if base.Workload.IDs == Ints {
 						p.EventNum = int64(want)
+					} else {
+						// A UUID is its event's number enciphered.
+						newUUIDCipher(base.Seed).uuidFor(&p.EventID, want)
 					}
 				}
 				if r != p {
-					t.Fatalf("row %d differs from the stream without the faults (beyond its event number):\n%s\n%s", i, rowString(&r), rowString(&p))
+					t.Fatalf("row %d differs from the stream without the faults (beyond its event number and the id made from it):\n%s\n%s", i, rowString(&r), rowString(&p))
 				}
 			}
 			if shift != 2 {

@@ -33,11 +33,9 @@ type originals struct {
 	startMicros int64
 	endMicros   int64 // start + duration: no original arrives at or after it
 	customers   int64
-	uuids       bool
 
 	arrivals  *rand.PCG
 	work      distuv.Exponential
-	ids       *rand.PCG
 	custSrc   *rand.PCG
 	custRNG   *rand.Rand
 	payload   *rand.PCG
@@ -48,16 +46,14 @@ type originals struct {
 	exhausted bool
 }
 
-func newOriginals(segs []segment, startMicros, durationNs int64, customers int64, uuids bool, seed uint64) *originals {
+func newOriginals(segs []segment, startMicros, durationNs int64, customers int64, seed uint64) *originals {
 	o := &originals{
 		segs:        segs,
 		windowS:     float64(durationNs) / 1e9,
 		startMicros: startMicros,
 		endMicros:   startMicros + durationNs/1000,
 		customers:   customers,
-		uuids:       uuids,
 		arrivals:    newStream(seed, partArrivals),
-		ids:         newStream(seed, partIDs),
 		custSrc:     newStream(seed, partCustomers),
 		payload:     newStream(seed, partPayload),
 	}
@@ -131,16 +127,12 @@ func (o *originals) next(r *Row) bool {
 		Payload:    int64(o.payload.Uint64()),
 		Truth:      Truth{Copies: 1},
 	}
-	if o.uuids {
-		writeUUID(&r.EventID, o.ids.Uint64(), o.ids.Uint64())
-	}
 	o.advance()
 	return true
 }
 
 func (o *originals) save(e *encoder) {
 	e.pcg(o.arrivals)
-	e.pcg(o.ids)
 	e.pcg(o.custSrc)
 	e.pcg(o.payload)
 	e.f64(o.t)
@@ -152,7 +144,6 @@ func (o *originals) save(e *encoder) {
 
 func (o *originals) load(d *decoder) {
 	d.pcg(o.arrivals)
-	d.pcg(o.ids)
 	d.pcg(o.custSrc)
 	d.pcg(o.payload)
 	o.t = d.f64()

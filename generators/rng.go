@@ -16,7 +16,6 @@ const (
 	partRetryDelay   = "retryDelay"
 	partJitter       = "jitter"
 	partBadClock     = "futureTimestamps"
-	partHeartbeats   = "heartbeats"
 	partInjected     = "badClockFaults"
 )
 

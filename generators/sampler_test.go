@@ -97,7 +97,7 @@ func TestStreamsDiffer(t *testing.T) {
 	seen := map[uint64]string{}
 	for _, seed := range []uint64{0, 1, 2} {
 		for _, part := range []string{partArrivals, partIDs, partCustomers, partPayload, partArrivalDelay,
-			partRetries, partRetryDelay, partJitter, partBadClock, partHeartbeats} {
+			partRetries, partRetryDelay, partJitter, partBadClock} {
 			v := newStream(seed, part).Uint64()
 			if other, dup := seen[v]; dup {
 				t.Errorf("streams %s and %d/%s start alike", other, seed, part)

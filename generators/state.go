@@ -10,7 +10,7 @@ import (
 
 // stateMagic starts every generator state; the last byte is the format
 // version.
-const stateMagic = "dedupsim-generator\x01"
+const stateMagic = "dedupsim-generator\x02"
 
 // encoder appends the fixed-width little-endian form of a generator's
 // position to a buffer.

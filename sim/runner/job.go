@@ -50,6 +50,11 @@ type jobEnv struct {
 	// from (see backend).
 	stateFiles func(dir string, version int64) ([]string, error)
 	storeName  string
+	// numbering, when not nil, reads the event numbers from keys of the
+	// given columns (generators.KeyNumbering): set for jobs on the memory
+	// backend over the scenario's generator, without a store hook, so that
+	// a never-evicting dedup keeps its keys as bits (numberedStore).
+	numbering func(cols []int) func(key []byte) (uint64, bool)
 	// jobDir is the folder where the job keeps its query checkpoints and,
 	// when resumable, its own state and part files; "" keeps no
 	// checkpoint.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/engines/interval"
+	"github.com/dedupsim/dedupsim/generators"
 	"github.com/dedupsim/dedupsim/metrics"
 	"github.com/dedupsim/dedupsim/sim"
 	"github.com/dedupsim/dedupsim/sim/scenario"
@@ -350,6 +351,10 @@ func (r *execution) runJob(ctx context.Context, i int, newSource func() (Source,
 		badClock:      i == 0,
 		notify:        r.opts.Notify,
 		pool:          r.pool,
+	}
+	if j.Store == stores.Memory && r.opts.NewSource == nil && r.opts.StoreHook == nil {
+		gen := r.sc.Generator()
+		env.numbering = func(cols []int) func([]byte) (uint64, bool) { return generators.KeyNumbering(gen, cols) }
 	}
 	if r.ckRoot != "" {
 		env.jobDir = filepath.Join(r.ckRoot, j.FileName)

@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/dedupsim/dedupsim/engines"
+	"github.com/dedupsim/dedupsim/engines/memstore"
 	"github.com/dedupsim/dedupsim/generators"
 	"github.com/dedupsim/dedupsim/metrics"
 	"github.com/dedupsim/dedupsim/sim"
@@ -93,8 +94,11 @@ func (c *checkpointer) partitions() int {
 // its stores opened by open at state's version.
 func (c *checkpointer) newQuery(cp *sim.Checkpoint, partitions int, open StoreOpener, state sim.State) (*sim.Query, error) {
 	if partitions == 0 {
-		stores := func(op int, _ chain.Node) (engines.Store, error) {
+		stores := func(op int, n chain.Node) (engines.Store, error) {
 			if cp == nil {
+				if s := c.numberedStore(n); s != nil {
+					return s, nil
+				}
 				return open("", op, 0)
 			}
 			return open(cp.StateDir(op), op, state.NextBatchID)
@@ -111,8 +115,11 @@ func (c *checkpointer) newQuery(cp *sim.Checkpoint, partitions int, open StoreOp
 		}
 		return q, nil
 	}
-	stores := func(op, part int, _ chain.Node) (engines.Store, error) {
+	stores := func(op, part int, n chain.Node) (engines.Store, error) {
 		if cp == nil {
+			if s := c.numberedStore(n); s != nil {
+				return s, nil
+			}
 			return open("", op, 0)
 		}
 		return open(cp.PartitionDir(op, part), op, state.NextBatchID)
@@ -123,6 +130,23 @@ func (c *checkpointer) newQuery(cp *sim.Checkpoint, partitions int, open StoreOp
 	}
 	q.SetPool(c.env.pool)
 	return q, nil
+}
+
+// numberedStore returns the store of dedup operator n when its keys can be
+// held as numbers (memstore.Numbered), or nil: in a job without a
+// checkpoint on the memory backend (jobEnv.numbering), a dropDuplicates
+// that never evicts whose keys the generator numbers (event_id alone).
+// Its counters are the hash table's exactly; only the simulator's own
+// memory differs (a bit a key instead of 60 to 70 bytes).
+func (c *checkpointer) numberedStore(n chain.Node) engines.Store {
+	if c.env.numbering == nil || n.Op.Kind != chain.DropDuplicates || n.EventTimeInKeys && n.WatermarkReaches {
+		return nil
+	}
+	number := c.env.numbering(n.KeyColumns)
+	if number == nil {
+		return nil
+	}
+	return memstore.NewNumbered(number)
 }
 
 // keepPartitions returns the partition count of an existing checkpoint,
