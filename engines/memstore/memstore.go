@@ -8,6 +8,10 @@
 // eviction cost what it evicts. The garbage
 // collector scans none of it but a pointer per arena slab (256 KiB) and per
 // index chunk (256 keys).
+//
+// Numbered is its twin for keys that never expire and decode to numbers
+// (the generator's event ids): a Roaring bitmap holds them in about a bit
+// each, the hash table the keys that do not decode.
 package memstore
 
 import (

@@ -88,6 +88,9 @@ type Options struct {
 	// goroutine: what the run did differently from what the scenario
 	// asks, as Spark would (a checkpoint that keeps its partition count).
 	Notify func(msg string)
+	// numberedSeen, if set, is told the job of every store opened as
+	// numbers (memstore.Numbered), from the job's goroutine: for tests.
+	numberedSeen func(job string)
 }
 
 // Progress receives a run's progress, in simulated seconds over all jobs.
@@ -354,7 +357,14 @@ func (r *execution) runJob(ctx context.Context, i int, newSource func() (Source,
 	}
 	if j.Store == stores.Memory && r.opts.NewSource == nil && r.opts.StoreHook == nil {
 		gen := r.sc.Generator()
-		env.numbering = func(cols []int) func([]byte) (uint64, bool) { return generators.KeyNumbering(gen, cols) }
+		seen := r.opts.numberedSeen
+		env.numbering = func(cols []int) func([]byte) (uint64, bool) {
+			number := generators.KeyNumbering(gen, cols)
+			if number != nil && seen != nil {
+				seen(j.FileName)
+			}
+			return number
+		}
 	}
 	if r.ckRoot != "" {
 		env.jobDir = filepath.Join(r.ckRoot, j.FileName)
