@@ -107,13 +107,22 @@ func New(cfg Config) (*Operator, error) {
 	o := &Operator{
 		cfg:    cfg,
 		fn:     cfg.Function(),
-		tab:    newKeyTable(),
+		tab:    newKeyTable(tableBits(cfg)),
 		idx:    expiry.New(),
 		wm:     MinWatermark,
 		bundle: make(map[string][]Row),
 	}
 	o.popFn = o.onPopped
 	return o, nil
+}
+
+// tableBits is the key table's initial size: Flink's bucket positions
+// when incremental cleanup walks them, else small.
+func tableBits(cfg Config) uint32 {
+	if cfg.CleanupSize > 0 && cfg.TTL > 0 {
+		return flinkKeyTableBits
+	}
+	return minKeyTableBits
 }
 
 // Function returns the Flink function the operator models.
@@ -141,22 +150,32 @@ func (o *Operator) ttlOn() bool { return o.cfg.TTL > 0 }
 
 // access is the access callback of a state with TTL (TtlValueState's
 // value() and update() run it first): incremental cleanup
-// (TtlIncrementalCleanup.runCleanup) visits CleanupSize entries of the
-// state from where its pass stopped, removing the expired ones. A pass
-// is Flink's StateIncrementalVisitor over the state table: once it has
-// visited the last entry, the access stops and the next one starts a new
-// pass (initIteratorIfNot); an access that finds the rest of the pass
-// empty starts the new one at once. (Flink visits a bucket's chain at a
-// time, so an access may visit a few more than CleanupSize; the model's
-// table has no chains.)
+// (TtlIncrementalCleanup.runCleanup) goes on with its pass over the state
+// table until it has visited CleanupSize entries, removing the expired
+// ones. As Flink's StateIncrementalVisitor does, it looks for each entry
+// among at most CleanupSize bucket positions (CopyOnWriteStateMap's
+// StateEntryChainIterator, maxTraversedMapPositions) and ends the access
+// when they are all empty or its key group's map ends; it skips key
+// groups that hold nothing; once the pass has covered the table, the
+// next access starts a new one (initIteratorIfNot), at once if the
+// access visited nothing. (Flink visits a bucket's chain at a time; the
+// model's table has no chains, and its key groups are its table's
+// segments, by its own hash.)
 func (o *Operator) access() {
-	if o.cfg.CleanupSize <= 0 || !o.ttlOn() {
+	size := o.cfg.CleanupSize
+	if size <= 0 || !o.ttlOn() {
 		return
 	}
-	visited, restarted := 0, false
 	t := &o.tab
-	for visited < o.cfg.CleanupSize {
-		if o.cursor >= uint32(len(t.slots)) {
+	n := uint32(len(t.slots))
+	segSize := uint32(1) << t.segShift
+	visited, restarted := 0, false
+	for visited < size {
+		// hasNext: a key group holding entries, from the cursor on.
+		for o.cursor < n && o.cursor&(segSize-1) == 0 && t.occ[t.segOf(o.cursor)] == 0 {
+			o.cursor += segSize
+		}
+		if o.cursor >= n {
 			o.cursor = 0
 			if visited > 0 || restarted {
 				return
@@ -164,17 +183,21 @@ func (o *Operator) access() {
 			restarted = true
 			continue
 		}
-		s := t.slots[o.cursor]
-		if s.ref == 0 || !t.entries[s.ref-1].main.present {
+		// nextEntries: the next entry within size positions of the map.
+		end := min(o.cursor+uint32(size), (o.cursor|(segSize-1))+1)
+		for o.cursor < end && (t.slots[o.cursor].ref == 0 || !t.entries[t.slots[o.cursor].ref-1].main.present) {
 			o.cursor++
-			continue
 		}
-		e := &t.entries[s.ref-1]
+		if o.cursor == end {
+			return // no entry within reach: the access ends
+		}
+		ei := int(t.slots[o.cursor].ref - 1)
+		e := &t.entries[ei]
 		visited++
 		o.stats.CleanupVisited++
 		if expired(e.main.written, o.cfg.TTL, o.now) {
 			o.stats.CleanupRemoved++
-			if o.dropMain(int(s.ref-1), o.cursor) {
+			if o.dropMain(ei, o.cursor) {
 				continue // a later entry may have shifted into the slot
 			}
 		}

@@ -56,22 +56,54 @@ type slot struct {
 // and a cursor over the slots (incremental cleanup's) keeps its place in
 // hash order when the table doubles. Memory is the peak number of entries
 // held at once, never the number of keys ever seen.
+//
+// The slots are also split into keyGroups equal segments, the key groups
+// of Flink's heap backend (one CopyOnWriteStateMap each, its bucket array
+// a segment); occ counts the occupied slots of each, so that incremental
+// cleanup skips an empty key group as Flink's visitor does.
 type keyTable struct {
-	slots   []slot
-	shift   uint32 // 32 - log2(len(slots))
-	mask    uint32
-	n       int
-	limit   int
-	entries []entry
-	free    []uint32
+	slots    []slot
+	shift    uint32 // 32 - log2(len(slots))
+	mask     uint32
+	segShift uint32 // log2 of a segment's slots
+	n        int
+	limit    int
+	entries  []entry
+	free     []uint32
+	occ      [keyGroups]int32
 }
 
-const minKeyTableBits = 4
+// keyGroups is the key groups of a job at parallelism 1
+// (KeyGroupRangeAssignment's default max parallelism).
+const keyGroups = 128
 
-func newKeyTable() keyTable {
+// Table sizes: a replay's table starts small; a scenario's starts as
+// Flink's heap backend does, keyGroups maps of DEFAULT_CAPACITY (128)
+// buckets, so that incremental cleanup, which walks bucket positions,
+// walks as many.
+const (
+	minKeyTableBits   = 4
+	flinkKeyTableBits = 14
+)
+
+func newKeyTable(bits uint32) keyTable {
 	var t keyTable
-	t.resize(minKeyTableBits)
+	t.resize(bits)
 	return t
+}
+
+// segOf returns the segment of slot i.
+func (t *keyTable) segOf(i uint32) uint32 { return i >> t.segShift }
+
+// set writes slot i, keeping the occupancy counts.
+func (t *keyTable) set(i uint32, s slot) {
+	if t.slots[i].ref != 0 {
+		t.occ[t.segOf(i)]--
+	}
+	if s.ref != 0 {
+		t.occ[t.segOf(i)]++
+	}
+	t.slots[i] = s
 }
 
 func (t *keyTable) resize(b uint32) {
@@ -79,6 +111,11 @@ func (t *keyTable) resize(b uint32) {
 	t.slots = make([]slot, 1<<b)
 	t.shift = 32 - b
 	t.mask = 1<<b - 1
+	t.segShift = 0
+	if b > 7 {
+		t.segShift = b - 7
+	}
+	t.occ = [keyGroups]int32{}
 	t.limit = len(t.slots) / 4 * 3
 	for _, s := range old {
 		if s.ref == 0 {
@@ -88,7 +125,7 @@ func (t *keyTable) resize(b uint32) {
 		for t.slots[i].ref != 0 {
 			i = (i + 1) & t.mask
 		}
-		t.slots[i] = s
+		t.set(i, s)
 	}
 }
 
@@ -161,7 +198,7 @@ func (t *keyTable) findOrInsert(key []byte, h uint64) int {
 	e.key = append(e.key[:0], key...)
 	e.tag = tag
 	e.used = true
-	t.slots[i] = slot{tag: tag, ref: ei + 1}
+	t.set(i, slot{tag: tag, ref: ei + 1})
 	t.n++
 	return int(ei)
 }
@@ -180,7 +217,7 @@ func (t *keyTable) removeAt(i uint32) {
 	t.n--
 	j := i
 	for {
-		t.slots[i] = slot{}
+		t.set(i, slot{})
 		for {
 			j = (j + 1) & t.mask
 			s := t.slots[j]
@@ -189,7 +226,7 @@ func (t *keyTable) removeAt(i uint32) {
 			}
 			home := s.tag >> t.shift
 			if (j-home)&t.mask >= (j-i)&t.mask {
-				t.slots[i] = s
+				t.set(i, s)
 				i = j
 				break
 			}
