@@ -156,7 +156,8 @@ func (o *Operator) ttlOn() bool { return o.cfg.TTL > 0 }
 // among at most CleanupSize bucket positions (CopyOnWriteStateMap's
 // StateEntryChainIterator, maxTraversedMapPositions) and ends the access
 // when they are all empty or its key group's map ends; it skips key
-// groups that hold nothing; once the pass has covered the table, the
+// groups that hold nothing, and leaves one as soon as it holds nothing
+// (the map's visitor has no next once the map is empty); once the pass has covered the table, the
 // next access starts a new one (initIteratorIfNot), at once if the
 // access visited nothing. (Flink visits a bucket's chain at a time; the
 // model's table has no chains, and its key groups are its table's
@@ -171,9 +172,10 @@ func (o *Operator) access() {
 	segSize := uint32(1) << t.segShift
 	visited, restarted := 0, false
 	for visited < size {
-		// hasNext: a key group holding entries, from the cursor on.
-		for o.cursor < n && o.cursor&(segSize-1) == 0 && t.occ[t.segOf(o.cursor)] == 0 {
-			o.cursor += segSize
+		// hasNext: a key group holding entries, from the cursor on (a
+		// map the cleanup has just emptied is left at once).
+		for o.cursor < n && t.occ[t.segOf(o.cursor)] == 0 {
+			o.cursor = (o.cursor | (segSize - 1)) + 1
 		}
 		if o.cursor >= n {
 			o.cursor = 0
