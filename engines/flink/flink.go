@@ -143,6 +143,12 @@ type Config struct {
 	MiniBatchSize int64
 	// Version selects the planner's choice for rowtime keep-first.
 	Version Version
+	// CleanupSize is the entries the heap backend's incremental TTL
+	// cleanup visits at every access of a state with TTL:
+	// DefaultCleanupSize is Flink's; 0 models no cleanup, so that an
+	// expired entry stays until a read clears it (the upper bound a
+	// replay's physicalState reports).
+	CleanupSize int
 }
 
 // Function returns the runtime function the planner of c.Version picks
@@ -174,6 +180,9 @@ func (c Config) Validate() error {
 	if c.MiniBatch && c.MiniBatchSize <= 0 {
 		return fmt.Errorf("table.exec.mini-batch.size should be greater than 0 when mini-batch is enabled, got %d", c.MiniBatchSize)
 	}
+	if c.CleanupSize < 0 {
+		return fmt.Errorf("incremental cleanup size must not be negative, got %d", c.CleanupSize)
+	}
 	if _, err := ParseVersion(c.Version.String()); err != nil {
 		return err
 	}
@@ -184,9 +193,15 @@ func (c Config) Validate() error {
 // expired at now once lastWrite + ttl <= now (the sum saturates instead of
 // overflowing).
 func expired(lastWrite, ttl, now int64) bool {
+	return expiryOf(lastWrite, ttl) <= now
+}
+
+// expiryOf is the TTL clock at which an entry written at lastWrite
+// expires: lastWrite + ttl, saturated at math.MaxInt64.
+func expiryOf(lastWrite, ttl int64) int64 {
 	exp := lastWrite + ttl
 	if lastWrite > 0 && ttl > 0 && exp < 0 {
 		exp = math.MaxInt64
 	}
-	return exp <= now
+	return exp
 }

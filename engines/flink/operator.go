@@ -1,9 +1,12 @@
 package flink
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/dedupsim/dedupsim/engines/internal/expiry"
 )
 
 // Row is one input row as the operator sees it. Key is the encoding of the
@@ -20,7 +23,8 @@ type Row struct {
 }
 
 // Change is one emitted changelog row: its kind and the input row it
-// carries (a -U carries the row emitted before).
+// carries (a -U carries the row emitted before, from state: its ID and
+// RowTime).
 type Change struct {
 	Kind Kind
 	Row  Row
@@ -30,34 +34,57 @@ type Change struct {
 // Long.MIN_VALUE): no row is late against it.
 const MinWatermark int64 = math.MinInt64
 
-// ttlValue is one entry of a keyed ValueState: present, its value, and the
-// TTL clock of its last write.
-type ttlValue struct {
-	present bool
-	row     Row
-	written int64
-}
+// DefaultCleanupSize is the entries Flink's heap backend visits for
+// incremental TTL cleanup at every access of a state with TTL:
+// StateTtlConfig's default IncrementalCleanupStrategy(5, false), which
+// the table runtime's TTL config (StateConfigUtil.createTtlConfig) keeps,
+// cleanup in background being on by default. The false is
+// runCleanupForEveryRecord: only state accesses run it.
+const DefaultCleanupSize = 5
 
-// keyState is the state of one key: the function's "deduplicate-state"
-// (a flag for proctime keep-first, the kept row otherwise), or, for the
-// insert-only rowtime keep-first, the waiting row (no TTL) and the
-// already-emitted flag (with TTL).
-type keyState struct {
-	main    ttlValue
-	waiting ttlValue
-	// timer is the event-time timer of the waiting row (valid while
-	// waiting.present); seq orders timers of equal time by registration.
-	seq int64
+// Stats counts the work of the state model, for tests and benchmarks.
+type Stats struct {
+	// IndexPopped is the items the expiry index handed back: one per entry
+	// found expired, plus one per entry rewritten after its item was
+	// placed (re-placed at its new expiry). Counting logical state costs
+	// these and nothing else.
+	IndexPopped int64
+	// CleanupVisited and CleanupRemoved are incremental cleanup's entries
+	// visited and expired entries it removed.
+	CleanupVisited, CleanupRemoved int64
 }
 
 // Operator is one keyed dedup operator at parallelism 1.
+//
+// State: the keys' entries live in a byte-keyed table (no allocation per
+// lookup); with TTL on, every held main entry is also in an expiry index
+// (engines/internal/expiry) until the TTL clock passes its expiry, so
+// that LogicalEntries costs the entries expired since the last count, not
+// a scan. Physical removal follows Flink's heap backend: a read clears an
+// expired entry, and, with Config.CleanupSize > 0, incremental cleanup
+// visits that many entries of the state at every access, in hash order.
 type Operator struct {
-	cfg   Config
-	fn    Function
-	state map[string]*keyState
-	now   int64 // the TTL clock
-	wm    int64
-	late  int64
+	cfg  Config
+	fn   Function
+	tab  keyTable
+	idx  expiry.Index
+	now  int64 // the TTL clock
+	wm   int64
+	late int64
+	// physical is the entries held (main and waiting values); expired is
+	// the held mains the index has found expired at countedAt.
+	physical  int
+	expired   int
+	countedAt int64
+	// cursor is incremental cleanup's slot: its pass over the table in
+	// hash order.
+	cursor uint32
+	stats  Stats
+	popFn  func([]expiry.Item)
+	repush []expiry.Item
+	// kbuf and vbuf hold a string row's key and value as bytes.
+	kbuf, vbuf []byte
+	due        []timer
 	// bundle holds the rows of the current mini-batch, per key, keys in
 	// order of first arrival; count is the CountBundleTrigger's count.
 	bundle     map[string][]Row
@@ -66,19 +93,36 @@ type Operator struct {
 	timerSeq   int64
 }
 
+type timer struct {
+	ei      int
+	at, seq int64
+}
+
 // New returns an operator for cfg, its TTL clock at 0 and its watermark
 // at MinWatermark, as a fresh harness.
 func New(cfg Config) (*Operator, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Operator{
+	o := &Operator{
 		cfg:    cfg,
 		fn:     cfg.Function(),
-		state:  make(map[string]*keyState),
+		tab:    newKeyTable(tableBits(cfg)),
+		idx:    expiry.New(),
 		wm:     MinWatermark,
 		bundle: make(map[string][]Row),
-	}, nil
+	}
+	o.popFn = o.onPopped
+	return o, nil
+}
+
+// tableBits is the key table's initial size: Flink's bucket positions
+// when incremental cleanup walks them, else small.
+func tableBits(cfg Config) uint32 {
+	if cfg.CleanupSize > 0 && cfg.TTL > 0 {
+		return flinkKeyTableBits
+	}
+	return minKeyTableBits
 }
 
 // Function returns the Flink function the operator models.
@@ -98,40 +142,235 @@ func (o *Operator) CurrentWatermark() int64 { return o.wm }
 // keep-first dropped because their rowtime was below the watermark.
 func (o *Operator) LateDropped() int64 { return o.late }
 
+// Stats returns the work counters of the state model.
+func (o *Operator) Stats() Stats { return o.stats }
+
 // ttlOn reports whether a state with TTL enabled is read here.
 func (o *Operator) ttlOn() bool { return o.cfg.TTL > 0 }
 
-// read is ValueState.value() of a TTL state: an expired entry is cleared
-// (physically removed) and reads as absent (NeverReturnExpired); reads do
-// not refresh the timestamp (OnCreateAndWrite).
-func (o *Operator) read(v *ttlValue, withTTL bool) (Row, bool) {
-	if !v.present {
-		return Row{}, false
+// access is the access callback of a state with TTL (TtlValueState's
+// value() and update() run it first): incremental cleanup
+// (TtlIncrementalCleanup.runCleanup) goes on with its pass over the state
+// table until it has visited CleanupSize entries, removing the expired
+// ones. As Flink's StateIncrementalVisitor does, it looks for each entry
+// among at most CleanupSize bucket positions (CopyOnWriteStateMap's
+// StateEntryChainIterator, maxTraversedMapPositions) and ends the access
+// when they are all empty or its key group's map ends; it skips key
+// groups that hold nothing, and leaves one as soon as it holds nothing
+// (the map's visitor has no next once the map is empty); once the pass has covered the table, the
+// next access starts a new one (initIteratorIfNot), at once if the
+// access visited nothing. (Flink visits a bucket's chain at a time; the
+// model's table has no chains, and its key groups are its table's
+// segments, by its own hash.)
+func (o *Operator) access() {
+	size := o.cfg.CleanupSize
+	if size <= 0 || !o.ttlOn() {
+		return
 	}
-	if withTTL && o.ttlOn() && expired(v.written, o.cfg.TTL, o.now) {
-		*v = ttlValue{}
-		return Row{}, false
+	t := &o.tab
+	n := uint32(len(t.slots))
+	segSize := uint32(1) << t.segShift
+	visited, restarted := 0, false
+	for visited < size {
+		// hasNext: a key group holding entries, from the cursor on (a
+		// map the cleanup has just emptied is left at once).
+		for o.cursor < n && t.occ[t.segOf(o.cursor)] == 0 {
+			o.cursor = (o.cursor | (segSize - 1)) + 1
+		}
+		if o.cursor >= n {
+			o.cursor = 0
+			if visited > 0 || restarted {
+				return
+			}
+			restarted = true
+			continue
+		}
+		// nextEntries: the next entry within size positions of the map.
+		end := min(o.cursor+uint32(size), (o.cursor|(segSize-1))+1)
+		for o.cursor < end && (t.slots[o.cursor].ref == 0 || !t.entries[t.slots[o.cursor].ref-1].main.present) {
+			o.cursor++
+		}
+		if o.cursor == end {
+			return // no entry within reach: the access ends
+		}
+		ei := int(t.slots[o.cursor].ref - 1)
+		e := &t.entries[ei]
+		visited++
+		o.stats.CleanupVisited++
+		if expired(e.main.written, o.cfg.TTL, o.now) {
+			o.stats.CleanupRemoved++
+			if o.dropMain(ei, o.cursor) {
+				continue // a later entry may have shifted into the slot
+			}
+		}
+		o.cursor++
 	}
-	return v.row, true
 }
 
-// write is ValueState.update(): the value and the TTL clock of the write.
-func (o *Operator) write(v *ttlValue, r Row) {
-	*v = ttlValue{present: true, row: r, written: o.now}
+// noSlot asks dropMain to find the entry's slot itself.
+const noSlot = ^uint32(0)
+
+// dropMain clears entry ei's main value and frees the entry when it
+// holds nothing else (at slot, or found); it reports whether it freed it.
+func (o *Operator) dropMain(ei int, slot uint32) bool {
+	e := &o.tab.entries[ei]
+	if !e.main.present {
+		return false
+	}
+	e.main.present = false
+	o.physical--
+	if e.expired {
+		o.expired--
+		e.expired = false
+	}
+	e.indexed = false
+	e.gen++
+	if e.wait.present {
+		return false
+	}
+	if slot == noSlot {
+		slot = o.tab.slotOf(ei)
+	}
+	o.tab.removeAt(slot)
+	return true
 }
 
-func (o *Operator) key(k string) *keyState {
-	s := o.state[k]
-	if s == nil {
-		s = &keyState{}
-		o.state[k] = s
+// readMain is value() of the main state: an expired entry is cleared
+// (physically removed) and reads as absent (NeverReturnExpired); reads
+// do not refresh the timestamp (OnCreateAndWrite). It returns the
+// entry's index, -1 when the key holds no entry.
+func (o *Operator) readMain(key []byte, h uint64) (int, bool) {
+	o.access()
+	ei := o.tab.find(key, h)
+	if ei < 0 {
+		return -1, false
 	}
-	return s
+	e := &o.tab.entries[ei]
+	if !e.main.present {
+		return ei, false
+	}
+	if o.ttlOn() && expired(e.main.written, o.cfg.TTL, o.now) {
+		if o.dropMain(ei, noSlot) {
+			return -1, false
+		}
+		return ei, false
+	}
+	return ei, true
+}
+
+// writeMain is update() of the main state: the row and the TTL clock of
+// the write. It returns the entry's index.
+func (o *Operator) writeMain(key []byte, h uint64, id int, rowTime int64, val []byte) int {
+	o.access()
+	ei := o.tab.findOrInsert(key, h)
+	e := &o.tab.entries[ei]
+	switch {
+	case !e.main.present:
+		o.physical++
+	case e.expired:
+		o.expired--
+		e.expired = false
+	}
+	e.main.present, e.main.id, e.main.rowTime, e.main.written = true, id, rowTime, o.now
+	e.main.val = append(e.main.val[:0], val...)
+	if o.ttlOn() {
+		at := expiry.OrderKey(expiryOf(o.now, o.cfg.TTL))
+		if e.indexed && at < e.itemAt {
+			// An earlier expiry than the item's (the clock went back):
+			// retire the item, place a new one.
+			e.gen++
+			e.indexed = false
+		}
+		if !e.indexed {
+			o.idx.Push(expiry.Item{At: at, Ref: uint32(ei), Tag: e.gen})
+			e.indexed, e.itemAt = true, at
+		}
+	}
+	return ei
+}
+
+// advance brings the count of expired mains to the TTL clock: the
+// expiry index hands back the items at or below it. An item whose entry
+// was rewritten since is placed again at its new expiry (the index holds
+// one item per held main, whatever the number of writes).
+func (o *Operator) advance() {
+	if !o.ttlOn() {
+		return
+	}
+	if o.now < o.countedAt {
+		o.recount()
+	}
+	o.countedAt = o.now
+	if o.idx.Len() == 0 {
+		return
+	}
+	o.idx.PopUpTo(expiry.OrderKey(o.now), o.popFn)
+	for _, it := range o.repush {
+		o.idx.Push(it)
+	}
+	o.repush = o.repush[:0]
+}
+
+// onPopped takes the index's items expired at the TTL clock.
+func (o *Operator) onPopped(its []expiry.Item) {
+	w := expiry.OrderKey(o.now)
+	for _, it := range its {
+		o.stats.IndexPopped++
+		e := &o.tab.entries[it.Ref]
+		if !e.used || e.gen != it.Tag || !e.indexed {
+			continue // the main it stood for was cleared
+		}
+		if at := expiry.OrderKey(expiryOf(e.main.written, o.cfg.TTL)); at > w {
+			e.itemAt = at // rewritten since: not expired yet
+			o.repush = append(o.repush, expiry.Item{At: at, Ref: it.Ref, Tag: e.gen})
+			continue
+		}
+		e.indexed, e.expired = false, true
+		o.expired++
+	}
+}
+
+// recount handles a TTL clock moved back: mains counted expired that are
+// alive again at the clock go back into the index. A scan, but only when
+// the clock goes back (never in a scenario).
+func (o *Operator) recount() {
+	for ei := range o.tab.entries {
+		e := &o.tab.entries[ei]
+		if !e.used || !e.expired || expired(e.main.written, o.cfg.TTL, o.now) {
+			continue
+		}
+		e.expired = false
+		o.expired--
+		at := expiry.OrderKey(expiryOf(e.main.written, o.cfg.TTL))
+		o.idx.Push(expiry.Item{At: at, Ref: uint32(ei), Tag: e.gen})
+		e.indexed, e.itemAt = true, at
+	}
 }
 
 // Process handles one input row (an INSERT) at the current TTL clock and
-// watermark and appends what the operator emits to out.
+// watermark and appends what the operator emits to out. Emitted rows
+// that come from state (a -U's previous row, a fired timer's waiting
+// row) carry the stored row's ID and RowTime only.
 func (o *Operator) Process(r Row, out []Change) []Change {
+	o.kbuf = append(o.kbuf[:0], r.Key...)
+	o.vbuf = append(o.vbuf[:0], r.Value...)
+	return o.process(o.kbuf, o.vbuf, r, out)
+}
+
+// ProcessBytes is Process for a row given as bytes: key encodes the
+// PARTITION BY columns, val the row (compared by keep-last without TTL;
+// nil otherwise will do). The emitted rows carry id and rowTime only. It
+// allocates nothing once the state has reached its size (except under
+// mini-batch, which buffers rows by string key).
+func (o *Operator) ProcessBytes(key, val []byte, rowTime int64, id int, out []Change) []Change {
+	r := Row{RowTime: rowTime, ID: id}
+	if o.fn.MiniBatch() {
+		r.Key, r.Value = string(key), string(val)
+	}
+	return o.process(key, val, r, out)
+}
+
+func (o *Operator) process(key, val []byte, r Row, out []Change) []Change {
 	switch {
 	case o.fn.MiniBatch():
 		return o.addToBundle(r, out)
@@ -141,32 +380,41 @@ func (o *Operator) Process(r Row, out []Change) []Change {
 		o.late++ // late, before any state access
 		return out
 	}
-	s := o.key(r.Key)
+	h := hashKey(key)
 	switch o.fn {
 	case ProcTimeKeepFirst:
-		out = o.firstRowOnProcTime(s, r, out)
+		out = o.firstRowOnProcTime(key, h, r, out)
 	case ProcTimeKeepLast:
-		out = o.lastRowOnProcTime(s, r, out)
+		out = o.lastRowOnProcTime(key, h, r, val, out)
 	case RowTimeChangelog:
-		pre, ok := o.read(&s.main, true)
+		pre, ok := o.readRow(key, h)
 		if o.keep(pre, ok, r) {
 			out = o.updateResult(pre, ok, r, out)
-			o.write(&s.main, r)
+			o.writeMain(key, h, r.ID, r.RowTime, val)
 		}
 	case RowTimeKeepFirstInsertOnly:
-		out = o.insertOnlyKeepFirst(s, r, out)
+		out = o.insertOnlyKeepFirst(key, h, r, val, out)
 	}
-	o.dropEmpty(r.Key, s)
 	return out
+}
+
+// readRow reads the main state's row: its ID and RowTime.
+func (o *Operator) readRow(key []byte, h uint64) (Row, bool) {
+	ei, ok := o.readMain(key, h)
+	if !ok {
+		return Row{}, false
+	}
+	m := &o.tab.entries[ei].main
+	return Row{ID: m.id, RowTime: m.rowTime}, true
 }
 
 // firstRowOnProcTime is DeduplicateFunctionHelper.processFirstRowOnProcTime:
 // a duplicate only reads the flag, so TTL counts from the first copy.
-func (o *Operator) firstRowOnProcTime(s *keyState, r Row, out []Change) []Change {
-	if _, ok := o.read(&s.main, true); ok {
+func (o *Operator) firstRowOnProcTime(key []byte, h uint64, r Row, out []Change) []Change {
+	if _, ok := o.readMain(key, h); ok {
 		return out
 	}
-	o.write(&s.main, Row{})
+	o.writeMain(key, h, 0, 0, nil)
 	return append(out, Change{Insert, r})
 }
 
@@ -174,16 +422,23 @@ func (o *Operator) firstRowOnProcTime(s *keyState, r Row, out []Change) []Change
 // for an insert-only input: every row writes, so TTL counts from the last
 // copy; with TTL on, an identical row still emits -U/+U ("to prevent too
 // early state eviction of downstream operators").
-func (o *Operator) lastRowOnProcTime(s *keyState, r Row, out []Change) []Change {
+func (o *Operator) lastRowOnProcTime(key []byte, h uint64, r Row, val []byte, out []Change) []Change {
 	if !o.cfg.GenerateUpdateBefore && !o.cfg.GenerateInsert {
 		return append(out, Change{UpdateAfter, r})
 	}
-	pre, ok := o.read(&s.main, true)
-	o.write(&s.main, r)
+	ei, ok := o.readMain(key, h)
+	var pre Row
+	same := false
+	if ok {
+		m := &o.tab.entries[ei].main
+		pre = Row{ID: m.id, RowTime: m.rowTime}
+		same = !o.ttlOn() && bytes.Equal(m.val, val)
+	}
+	o.writeMain(key, h, r.ID, r.RowTime, val)
 	switch {
 	case !ok:
 		return append(out, Change{Insert, r})
-	case !o.ttlOn() && pre.Value == r.Value:
+	case same:
 		return out
 	}
 	if o.cfg.GenerateUpdateBefore {
@@ -223,26 +478,26 @@ func (o *Operator) updateResult(pre Row, ok bool, r Row, out []Change) []Change 
 // (Flink 2.1+) for a row not below the watermark (Process drops and counts
 // those first): a key already emitted (flag alive) drops the row silently;
 // otherwise the row with the smallest rowtime waits, with an event-time
-// timer at its rowtime.
-func (o *Operator) insertOnlyKeepFirst(s *keyState, r Row, out []Change) []Change {
-	if _, ok := o.read(&s.main, true); ok {
+// timer at its rowtime. The waiting row's state has no TTL, so reading it
+// runs no cleanup.
+func (o *Operator) insertOnlyKeepFirst(key []byte, h uint64, r Row, val []byte, out []Change) []Change {
+	if _, ok := o.readMain(key, h); ok {
 		return out
 	}
-	pre, ok := o.read(&s.waiting, false)
-	if !ok || r.RowTime < pre.RowTime {
-		o.timerSeq++
-		s.seq = o.timerSeq
-		o.write(&s.waiting, r)
+	ei := o.tab.find(key, h)
+	if ei >= 0 && o.tab.entries[ei].wait.present && r.RowTime >= o.tab.entries[ei].wait.rowTime {
+		return out
 	}
+	o.timerSeq++
+	ei = o.tab.findOrInsert(key, h)
+	e := &o.tab.entries[ei]
+	if !e.wait.present {
+		o.physical++
+	}
+	e.wait.present, e.wait.id, e.wait.rowTime, e.wait.written = true, r.ID, r.RowTime, o.now
+	e.wait.val = append(e.wait.val[:0], val...)
+	e.seq = o.timerSeq
 	return out
-}
-
-// dropEmpty forgets a key that holds no entry at all (only to bound the
-// model's memory; an absent key and an empty one behave alike).
-func (o *Operator) dropEmpty(k string, s *keyState) {
-	if !s.main.present && !s.waiting.present {
-		delete(o.state, k)
-	}
 }
 
 // addToBundle is AbstractMapBundleOperator.processElement with the
@@ -279,27 +534,29 @@ func (o *Operator) flush(out []Change) []Change {
 	o.count = 0
 	for _, k := range o.bundleKeys {
 		rows := o.bundle[k]
-		s := o.key(k)
+		key := append(o.kbuf[:0], k...)
+		o.kbuf = key
+		h := hashKey(key)
 		switch o.fn {
 		case ProcTimeMiniBatchKeepFirst:
-			out = o.firstRowOnProcTime(s, rows[0], out)
+			out = o.firstRowOnProcTime(key, h, rows[0], out)
 		case ProcTimeMiniBatchKeepLast:
-			out = o.lastRowOnProcTime(s, rows[0], out)
+			o.vbuf = append(o.vbuf[:0], rows[0].Value...)
+			out = o.lastRowOnProcTime(key, h, rows[0], o.vbuf, out)
 		case RowTimeMiniBatch:
 			// RowTimeMiniBatchDeduplicateFunction: every buffered row is
 			// compared with the kept one (all changes are sent), and the
 			// kept row is written once per bundle, even when unchanged,
 			// which refreshes its TTL.
-			pre, ok := o.read(&s.main, true)
+			pre, ok := o.readRow(key, h)
 			for _, r := range rows {
 				if o.keep(pre, ok, r) {
 					out = o.updateResult(pre, ok, r, out)
-					pre, ok = r, true
+					pre, ok = Row{ID: r.ID, RowTime: r.RowTime}, true
 				}
 			}
-			o.write(&s.main, pre)
+			o.writeMain(key, h, pre.ID, pre.RowTime, nil)
 		}
-		o.dropEmpty(k, s)
 		delete(o.bundle, k)
 	}
 	o.bundleKeys = o.bundleKeys[:0]
@@ -318,14 +575,11 @@ func (o *Operator) Watermark(wm int64, out []Change) []Change {
 	if o.fn != RowTimeKeepFirstInsertOnly {
 		return out
 	}
-	type timer struct {
-		key     string
-		at, seq int64
-	}
-	var due []timer
-	for k, s := range o.state {
-		if s.waiting.present && s.waiting.row.RowTime <= wm {
-			due = append(due, timer{k, s.waiting.row.RowTime, s.seq})
+	due := o.due[:0]
+	for ei := range o.tab.entries {
+		e := &o.tab.entries[ei]
+		if e.used && e.wait.present && e.wait.rowTime <= wm {
+			due = append(due, timer{ei, e.wait.rowTime, e.seq})
 		}
 	}
 	slices.SortFunc(due, func(a, b timer) int {
@@ -335,12 +589,19 @@ func (o *Operator) Watermark(wm int64, out []Change) []Change {
 		return cmpInt(a.seq, b.seq)
 	})
 	for _, t := range due {
-		s := o.state[t.key]
-		r := s.waiting.row
-		out = append(out, Change{Insert, r})
-		s.waiting = ttlValue{}
-		o.write(&s.main, Row{})
+		e := &o.tab.entries[t.ei]
+		out = append(out, Change{Insert, Row{ID: e.wait.id, RowTime: e.wait.rowTime}})
+		// onTimer: emit, clear the waiting row, update the flag. The flag
+		// is written first here so that the entry, still holding the
+		// waiting row, is not freed in between; cleanup visits only the
+		// flag state, where this key has no entry, so the order changes
+		// nothing.
+		o.kbuf = append(o.kbuf[:0], e.key...)
+		o.writeMain(o.kbuf, hashKey(o.kbuf), 0, 0, nil)
+		o.tab.entries[t.ei].wait.present = false
+		o.physical--
 	}
+	o.due = due[:0]
 	return out
 }
 
@@ -353,38 +614,21 @@ func (o *Operator) EndOfInput(out []Change) []Change {
 // LogicalEntries returns the number of state entries a read would see:
 // entries without TTL, and TTL entries not expired at the TTL clock. The
 // insert-only rowtime keep-first has two per key at most (waiting row,
-// emitted flag).
+// emitted flag). It costs the entries expired since the last call (the
+// expiry index), not a scan of the state.
 func (o *Operator) LogicalEntries() int {
-	n := 0
-	for _, s := range o.state {
-		if s.main.present && !(o.ttlOn() && expired(s.main.written, o.cfg.TTL, o.now)) {
-			n++
-		}
-		if s.waiting.present {
-			n++
-		}
-	}
-	return n
+	o.advance()
+	return o.physical - o.expired
 }
 
 // PhysicalEntries returns the number of entries still held: the logical
-// ones plus expired entries no read has removed yet. Flink's heap backend
-// also removes expired entries by incremental cleanup (at every state
-// access it visits up to 5 entries of that state's table, in hash order),
-// which the model does not follow: Flink's count lies between
-// LogicalEntries and PhysicalEntries.
-func (o *Operator) PhysicalEntries() int {
-	n := 0
-	for _, s := range o.state {
-		if s.main.present {
-			n++
-		}
-		if s.waiting.present {
-			n++
-		}
-	}
-	return n
-}
+// ones plus expired entries not removed yet. Without incremental cleanup
+// (CleanupSize 0) only a read removes an expired entry, and the count is
+// an upper bound of Flink's heap backend (numKeyedStateEntries); with
+// DefaultCleanupSize the model also removes them as Flink's incremental
+// cleanup does, at the same rate, in the model's hash order (Flink's
+// follows its key hashes, so which expired entries go first differs).
+func (o *Operator) PhysicalEntries() int { return o.physical }
 
 func cmpInt(a, b int64) int {
 	switch {

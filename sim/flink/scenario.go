@@ -7,6 +7,7 @@ import (
 
 	"github.com/dedupsim/dedupsim/engines"
 	ef "github.com/dedupsim/dedupsim/engines/flink"
+	"github.com/dedupsim/dedupsim/generators"
 )
 
 // OptVersion is the key of a scenario query's options that selects the
@@ -56,7 +57,11 @@ func ParseScenarioQuery(sql string, opts map[string]string) (ScenarioQuery, erro
 	if len(q.Keys) == 0 {
 		return ScenarioQuery{}, fmt.Errorf("a dedup without PARTITION BY (one global key) is not yet supported in scenarios: want PARTITION BY event_id or other columns")
 	}
-	return ScenarioQuery{Keys: q.Keys, Config: Config(q, o, false, v)}, nil
+	cfg := Config(q, o, false, v)
+	// A job's heap backend runs incremental cleanup with Flink's default
+	// settings (a replay's physicalState leaves it out: an upper bound).
+	cfg.CleanupSize = ef.DefaultCleanupSize
+	return ScenarioQuery{Keys: q.Keys, Config: cfg}, nil
 }
 
 // ScenarioOperator runs one ScenarioQuery's operator row by row.
@@ -67,6 +72,12 @@ type ScenarioOperator struct {
 	// compare is set when the function compares rows (keep-last without
 	// TTL): only then is the row's value copied.
 	compare bool
+	// keys is the number of PARTITION BY columns; entryBytes the heap
+	// bytes of one entry (HeapEntryBytes), set at the first row, when the
+	// key's and the row's sizes are known.
+	keys       int
+	entryBytes int64
+	cfg        ef.Config
 }
 
 // NewOperator returns a fresh operator for sq, its TTL clock at 0.
@@ -75,7 +86,7 @@ func (sq ScenarioQuery) NewOperator() (*ScenarioOperator, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &ScenarioOperator{op: op, compare: sq.Config.KeepLast && sq.Config.TTL == 0}, nil
+	return &ScenarioOperator{op: op, compare: sq.Config.KeepLast && sq.Config.TTL == 0, keys: len(sq.Keys), cfg: sq.Config}, nil
 }
 
 // Function returns the Java class name of the runtime function.
@@ -87,13 +98,16 @@ func (s *ScenarioOperator) Function() string { return s.op.Function().ClassName(
 // operator emitted a row carrying it (+I, or keep-last's +U), else
 // DroppedDuplicate, and the number of changelog rows emitted.
 func (s *ScenarioOperator) Process(key, value []byte, procMs int64) (engines.Outcome, int) {
+	if s.entryBytes == 0 {
+		s.entryBytes = s.heapEntryBytes(len(key), len(value))
+	}
 	s.op.SetTTLTime(procMs)
 	s.seq++
-	r := ef.Row{Key: string(key), ID: s.seq}
+	var v []byte
 	if s.compare {
-		r.Value = string(value)
+		v = value
 	}
-	s.out = s.op.Process(r, s.out[:0])
+	s.out = s.op.ProcessBytes(key, v, 0, s.seq, s.out[:0])
 	for _, c := range s.out {
 		if c.Row.ID == s.seq && c.Kind != ef.UpdateBefore {
 			return engines.Emitted, len(s.out)
@@ -103,9 +117,54 @@ func (s *ScenarioOperator) Process(key, value []byte, procMs int64) (engines.Out
 }
 
 // State returns the operator's entries at processing time procMs: logical
-// (a read would see them) and physical (expired entries no read removed
-// yet are counted too).
+// (a read would see them) and physical (expired entries that neither a
+// read nor incremental cleanup removed yet are counted too).
 func (s *ScenarioOperator) State(procMs int64) (logical, physical int64) {
 	s.op.SetTTLTime(procMs)
 	return int64(s.op.LogicalEntries()), int64(s.op.PhysicalEntries())
+}
+
+// StateBytes returns the estimated heap bytes of the state held (the
+// physical entries: the heap holds an expired entry until it is
+// removed) and of one entry, as of the last State call. The total adds
+// the state's bucket arrays (HeapTableBytes); a function that keeps no
+// state has none. Both are 0 before the first row.
+func (s *ScenarioOperator) StateBytes() (total, perEntry int64) {
+	if s.entryBytes == 0 || !keepsState(s.cfg) {
+		return 0, 0
+	}
+	n := int64(s.op.PhysicalEntries())
+	return n*s.entryBytes + ef.HeapTableBytes(n), s.entryBytes
+}
+
+// keepsState reports whether the function keeps state: all but keep-last
+// that needs neither -U nor +I (every row is +U).
+func keepsState(c ef.Config) bool {
+	return !(c.Function() == ef.ProcTimeKeepLast && !c.GenerateUpdateBefore && !c.GenerateInsert)
+}
+
+// heapEntryBytes estimates one entry's heap bytes (ef.HeapEntryBytes)
+// from the sizes of the generated key and row encodings (generators'
+// AppendKey): every column is 8 bytes there but a UUID event_id, 36
+// bytes of text. In Flink's BinaryRowData an 8-byte column is a fixed
+// field (BIGINT, INT, TIMESTAMP(3)) and the UUID a STRING (a fixed field
+// plus 36 bytes of variable-length data). The row the keep-last state
+// holds has the generated columns plus proc_time.
+func (s *ScenarioOperator) heapEntryBytes(keyLen, rowLen int) int64 {
+	key := ef.HeapRowBytes(binaryRowBytes(s.keys, keyLen))
+	var val int64 // keep-first's flag: the shared Boolean.TRUE
+	if s.cfg.KeepLast {
+		val = ef.HeapRowBytes(binaryRowBytes(generators.NumColumns+1, rowLen+8))
+	}
+	return ef.HeapEntryBytes(key, val, s.cfg.TTL > 0)
+}
+
+// binaryRowBytes is ef.BinaryRowBytes of an encoding of arity columns n
+// bytes long: the bytes beyond 8 per column are one string column's.
+func binaryRowBytes(arity, n int) int {
+	varBytes := 0
+	if extra := n - 8*arity; extra > 0 {
+		varBytes = extra + 8
+	}
+	return ef.BinaryRowBytes(arity, varBytes)
 }

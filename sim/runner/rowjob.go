@@ -29,6 +29,13 @@ import (
 // emitted row, so a +U for an event already emitted is a missed
 // duplicate (docs/flink.md, "In a scenario").
 
+// stateBytesOperator is a ScenarioOperator that models its state's bytes
+// (Flink's heap backend: sim/flink's StateBytes), as of its last State
+// call: the state held and one entry.
+type stateBytesOperator interface {
+	StateBytes() (total, perEntry int64)
+}
+
 // FlinkHeapStore is the summary's store of a Flink query: Flink's heap
 // state backend, which engines/flink follows.
 const FlinkHeapStore = "heap"
@@ -146,6 +153,9 @@ func runRowJob(ctx context.Context, env jobEnv, j Job) (*jobResult, error) {
 	env.progress(max(0, sc.Duration.Std().Seconds()-float64(lastReported-start)/1e6))
 	setTotals(s, &r.acct)
 	s.FinalStateRows, _ = op.State(r.sampledAt)
+	if sb, ok := op.(stateBytesOperator); ok {
+		s.FinalStateBytes, s.BytesPerEntry[0] = sb.StateBytes()
+	}
 	s.WallSeconds = engineTime.Seconds()
 	if s.WallSeconds > 0 {
 		s.EventsPerSecond = float64(s.InputRows) / s.WallSeconds
@@ -171,13 +181,18 @@ func (r *rowJob) sample(batch *generators.Batch, outcomes []engines.Outcome, emi
 	}
 	sum.Batches++
 	sum.SinkWrites += int64(emitted)
+	var stateBytes int64
+	if sb, ok := r.op.(stateBytesOperator); ok {
+		stateBytes, _ = sb.StateBytes()
+	}
 	if t <= r.trafficLast {
 		sum.PeakStateRows = max(sum.PeakStateRows, logical)
+		sum.PeakStateBytes = max(sum.PeakStateBytes, stateBytes)
 	}
 	rec := metrics.BatchRecord{
 		Query: r.job.Name, BatchID: sum.Batches - 1, ProcessingTime: t / 1000,
 		InputRows: int64(len(batch.Rows)), EmittedRows: int64(emitted), DroppedDuplicates: dropped,
-		StateRows: logical, MissedDuplicates: r.acct.MissedDuplicates, FalseDrops: r.acct.FalseDrops,
+		StateRows: logical, StateBytes: stateBytes, MissedDuplicates: r.acct.MissedDuplicates, FalseDrops: r.acct.FalseDrops,
 	}
 	line, err := json.Marshal(metrics.ProgressLine{
 		BatchID: rec.BatchID, Timestamp: metrics.FormatMillis(t / 1000), NumInputRows: len(batch.Rows),

@@ -1,0 +1,78 @@
+package flink
+
+import (
+	"encoding/binary"
+	"testing"
+
+	ef "github.com/dedupsim/dedupsim/engines/flink"
+	"github.com/dedupsim/dedupsim/generators"
+)
+
+const keepFirstSQL = "SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY event_id ORDER BY proc_time ASC) AS rn FROM events) WHERE rn = 1"
+
+// TestScenarioOperatorAllocatesNothingPerRow: a scenario row, new key or
+// duplicate, allocates nothing once the state has its size (the key was
+// copied into a string per row before).
+func TestScenarioOperatorAllocatesNothingPerRow(t *testing.T) {
+	sq, err := ParseScenarioQuery(keepFirstSQL, map[string]string{"table.exec.state.ttl": "100 ms"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sq.Config.CleanupSize != ef.DefaultCleanupSize {
+		t.Fatalf("a scenario's operator runs cleanup size %d, want Flink's default %d", sq.Config.CleanupSize, ef.DefaultCleanupSize)
+	}
+	op, err := sq.NewOperator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, value := make([]byte, 36), make([]byte, 36+8*(generators.NumColumns-1))
+	i := 0
+	step := func() {
+		k := i
+		if i%4 == 0 {
+			k = i - 30
+		}
+		binary.BigEndian.PutUint64(key, uint64(k))
+		op.Process(key, value, int64(i))
+		if i%50 == 0 {
+			op.State(int64(i))
+		}
+		i++
+	}
+	for range 10_000 {
+		step()
+	}
+	if a := testing.AllocsPerRun(2000, step); a != 0 {
+		t.Errorf("%v allocations per row", a)
+	}
+}
+
+// TestScenarioStateBytes: a keep-first query on UUID keys with TTL costs
+// 264 bytes per entry (ef.TestHeapBytes derives it), and its state bytes
+// are the physical entries' plus the bucket arrays (128 key groups of
+// 128 buckets while each holds at most 96 entries).
+func TestScenarioStateBytes(t *testing.T) {
+	sq, err := ParseScenarioQuery(keepFirstSQL, map[string]string{"table.exec.state.ttl": "60 s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	op, err := sq.NewOperator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total, per := op.StateBytes(); total != 0 || per != 0 {
+		t.Errorf("before any row: %d bytes, %d per entry, want 0 and 0", total, per)
+	}
+	key, value := make([]byte, 36), make([]byte, 36+8*(generators.NumColumns-1))
+	for i := range 3 {
+		key[0] = byte(i)
+		op.Process(key, value, 0)
+	}
+	if _, physical := op.State(0); physical != 3 {
+		t.Fatalf("physical %d, want 3", physical)
+	}
+	total, per := op.StateBytes()
+	if per != 264 || total != 3*264+128*(16+4*128) {
+		t.Errorf("state bytes %d, %d per entry; want %d and 264", total, per, 3*264+128*(16+4*128))
+	}
+}
