@@ -97,6 +97,3 @@ func (s *ScenarioOperator) State() (logical, physical int64) {
 // DroppedRecords returns the task's dropped-records-total: puts into an
 // expired segment.
 func (s *ScenarioOperator) DroppedRecords() int64 { return s.d.Store().DroppedRecords() }
-
-// StreamTime returns the task's stream time, -1 before the first record.
-func (s *ScenarioOperator) StreamTime() int64 { return s.d.StreamTime() }
