@@ -92,18 +92,26 @@ type scenarioEngine struct {
 	keys []string
 	// state says what keeps the engine's state in its model; store
 	// names it in the summary.
-	state   string
-	store   string
-	resolve func(QuerySpec) (ScenarioQuery, error)
+	state string
+	store string
+	// defaults are the values of the keys a query leaves out.
+	defaults QuerySpec
+	resolve  func(QuerySpec) (ScenarioQuery, error)
 }
 
 func scenarioEngines() []scenarioEngine {
 	return []scenarioEngine{
 		{name: flink.Engine, title: "Flink", keys: []string{"query", "options"}, state: "Flink's heap backend", store: "heap", resolve: flinkQuery},
-		{name: kstreams.Engine, title: "Kafka Streams", keys: []string{"window", "time"}, state: "a persistent (RocksDB) window store", store: "rocksdb-window-store", resolve: kstreamsQuery},
-		{name: beam.Engine, title: "Beam", keys: []string{"timeDomain", "duration"}, state: "the DirectRunner's in-memory state", store: "direct-runner", resolve: beamQuery},
+		{name: kstreams.Engine, title: "Kafka Streams", keys: []string{"window", "time"}, state: "a persistent (RocksDB) window store", store: "rocksdb-window-store",
+			defaults: QuerySpec{Time: "stream"}, resolve: kstreamsQuery},
+		{name: beam.Engine, title: "Beam", keys: []string{"timeDomain", "duration"}, state: "the DirectRunner's in-memory state", store: "direct-runner",
+			defaults: QuerySpec{TimeDomain: "processing", Duration: &beamDefaultDuration}, resolve: beamQuery},
 	}
 }
+
+// beamDefaultDuration is Deduplicate's default duration; ScenarioDefaults
+// hands out copies.
+var beamDefaultDuration = time.Duration(ebeam.DefaultDuration) * time.Millisecond
 
 func scenarioEngineFor(engine string) (scenarioEngine, bool) {
 	i := slices.IndexFunc(scenarioEngines(), func(e scenarioEngine) bool { return e.name == engine })
@@ -147,14 +155,16 @@ func ScenarioInfoFor(engine string) (info ScenarioInfo, ok bool) {
 // (processing) and duration (10 minutes, Deduplicate's default); the
 // zero QuerySpec for another engine.
 func ScenarioDefaults(engine string) QuerySpec {
-	switch engine {
-	case kstreams.Engine:
-		return QuerySpec{Time: "stream"}
-	case beam.Engine:
-		d := time.Duration(ebeam.DefaultDuration) * time.Millisecond
-		return QuerySpec{TimeDomain: "processing", Duration: &d}
+	e, _ := scenarioEngineFor(engine)
+	def := e.defaults
+	// Copies: the caller may change what they point to.
+	for _, p := range []**time.Duration{&def.Window, &def.Duration} {
+		if *p != nil {
+			d := **p
+			*p = &d
+		}
 	}
-	return QuerySpec{}
+	return def
 }
 
 // ScenarioQueryFor resolves the query of a scenario whose engine key is
