@@ -207,6 +207,13 @@ type QuerySummary struct {
 	EventsPerSecond float64 `json:"eventsPerSecond"`
 	WallSeconds     float64 `json:"wallSeconds"`
 
+	// EngineCounters are the numbers of an engine other than Spark that
+	// the fields above do not hold, by name: the physical state rows
+	// (peak over the traffic window and final) and the engine's own
+	// counters (Kafka Streams' droppedRecordsTotal, Beam's timersFired);
+	// absent for a Spark query.
+	EngineCounters map[string]int64 `json:"engineCounters,omitempty"`
+
 	// SparkSummary holds the fields a spark: block adds (see
 	// SparkSummary); nil, and absent from the JSON, without one.
 	*SparkSummary

@@ -63,6 +63,10 @@ const DefaultDuration int64 = 10 * 60 * 1000
 // BoundedWindow.TIMESTAMP_MIN_VALUE in ms.
 const MinTimestamp int64 = -9223372036854775
 
+// maxTimestamp is Beam's BoundedWindow.TIMESTAMP_MAX_VALUE in ms: past
+// every timer.
+const maxTimestamp int64 = 9223372036854775
+
 // globalGC is the garbage-collection time of the global window:
 // GlobalWindow.maxTimestamp(), TIMESTAMP_MAX_VALUE less a day.
 const globalGC int64 = 9223372036854775 - 24*60*60*1000
@@ -80,10 +84,18 @@ type Dedup struct {
 	// window is the fixed windows' size, 0 for the global window.
 	window int64
 	// expiry maps a seen key and window to the time its timer is set for.
-	expiry         map[stateKey]int64
+	expiry map[stateKey]int64
+	// queue holds, in the global window, the seen keys in the order their
+	// timers were set, from queue[head]: there a later timer is never
+	// earlier (processing time and the watermark only move forward, d is
+	// fixed), so firing pops from the front and costs what it fires, not
+	// the size of the state. Fixed windows scan expiry instead.
+	queue          []stateKey
+	head           int
 	watermark      int64
 	processingTime int64
 	droppedLate    int64
+	fired          int64
 }
 
 // NewDedup returns the transform with the given domain, duration d (ms,
@@ -133,7 +145,36 @@ func (d *Dedup) Process(key string, ts int64) engines.Outcome {
 	} else {
 		d.expiry[k] = d.processingTime + d.duration
 	}
+	if d.window == 0 {
+		d.queue = append(d.queue, k)
+	}
 	return engines.Emitted
+}
+
+// fireQueue fires, in the global window, the timers at the front of the
+// queue that have fired once their domain's time is now, and returns how
+// many it cleared.
+func (d *Dedup) fireQueue(now int64) int {
+	n := 0
+	for d.head < len(d.queue) {
+		k := d.queue[d.head]
+		if !fires(d.expiry[k], now) {
+			break
+		}
+		delete(d.expiry, k)
+		d.queue[d.head] = stateKey{}
+		d.head++
+		n++
+	}
+	// Reuse the queue's front once half of it is spent, so that it holds
+	// the live keys and no more than as many spent slots.
+	if d.head > 0 && d.head >= len(d.queue)/2 {
+		live := copy(d.queue, d.queue[d.head:])
+		clear(d.queue[live:])
+		d.queue, d.head = d.queue[:live], 0
+	}
+	d.fired += int64(n)
+	return n
 }
 
 // AdvanceWatermark moves the input watermark to wm (never back), fires the
@@ -141,6 +182,17 @@ func (d *Dedup) Process(key string, ts int64) engines.Outcome {
 // returns how many keys it cleared.
 func (d *Dedup) AdvanceWatermark(wm int64) int {
 	d.watermark = max(d.watermark, wm)
+	if d.window == 0 {
+		switch {
+		case d.domain == EventTime:
+			// Every timer is capped at the window's GC time.
+			return d.fireQueue(d.watermark)
+		case fires(globalGC, d.watermark):
+			// The end of the global window clears every key.
+			return d.fireQueue(maxTimestamp)
+		}
+		return 0
+	}
 	n := 0
 	for k, at := range d.expiry {
 		_, gc := d.windowOf(k.start)
@@ -149,6 +201,7 @@ func (d *Dedup) AdvanceWatermark(wm int64) int {
 			n++
 		}
 	}
+	d.fired += int64(n)
 	return n
 }
 
@@ -159,6 +212,9 @@ func (d *Dedup) AdvanceProcessingTime(delta int64) int {
 	if d.domain != ProcessingTime {
 		return 0
 	}
+	if d.window == 0 {
+		return d.fireQueue(d.processingTime)
+	}
 	n := 0
 	for k, at := range d.expiry {
 		if fires(at, d.processingTime) {
@@ -166,6 +222,7 @@ func (d *Dedup) AdvanceProcessingTime(delta int64) int {
 			n++
 		}
 	}
+	d.fired += int64(n)
 	return n
 }
 
@@ -175,6 +232,10 @@ func fires(at, now int64) bool { return now > at }
 
 // Len returns the number of seen (key, window) pairs: the state rows.
 func (d *Dedup) Len() int { return len(d.expiry) }
+
+// TimersFired returns how many expiry timers have fired (each clearing
+// its key), counting a window's garbage collection as its keys' timers.
+func (d *Dedup) TimersFired() int64 { return d.fired }
 
 // Watermark returns the input watermark.
 func (d *Dedup) Watermark() int64 { return d.watermark }

@@ -91,13 +91,9 @@ func load(data []byte, needSteps bool) (*Trace, error) {
 	}
 	t := &Trace{Name: rt.Name, Domain: beam.ProcessingTime, Duration: beam.DefaultDuration}
 	if rt.TimeDomain != nil {
-		switch *rt.TimeDomain {
-		case "processing":
-			t.Domain = beam.ProcessingTime
-		case "event":
-			t.Domain = beam.EventTime
-		default:
-			return nil, fmt.Errorf("timeDomain: %s, want \"processing\" (Beam's default) or \"event\"", fileio.Quote(*rt.TimeDomain))
+		var err error
+		if t.Domain, err = ParseTimeDomain(*rt.TimeDomain); err != nil {
+			return nil, fmt.Errorf("timeDomain: %v", err)
 		}
 	}
 	if rt.Duration != nil {
@@ -105,8 +101,8 @@ func load(data []byte, needSteps bool) (*Trace, error) {
 		if err != nil {
 			return nil, fmt.Errorf("duration: %v", err)
 		}
-		if d < 1 {
-			return nil, errors.New("duration: must be at least 1 ms")
+		if err := CheckDuration(d); err != nil {
+			return nil, fmt.Errorf("duration: %v", err)
 		}
 		t.Duration = d
 	}

@@ -126,21 +126,16 @@ func load(data []byte, needSteps bool) (*Trace, error) {
 		if err != nil {
 			return nil, fmt.Errorf("window: %v", err)
 		}
-		if w < 1 {
-			return nil, errors.New("window: must be at least 1 ms (the processor's maintain duration per event must be >= 1)")
+		if err := CheckWindow(w); err != nil {
+			return nil, fmt.Errorf("window: %v", err)
 		}
 		t.Window = w
 		base := "stream"
 		if rt.Time != nil {
 			base = *rt.Time
 		}
-		switch base {
-		case "stream":
-			t.Time = kstreams.StreamTime
-		case "record":
-			t.Time = kstreams.RecordTime
-		default:
-			return nil, fmt.Errorf("time: %s, want \"stream\" (the task's stream time) or \"record\" (the record's timestamp)", fileio.Quote(base))
+		if t.Time, err = ParseTime(base); err != nil {
+			return nil, fmt.Errorf("time: %v", err)
 		}
 	}
 	if rt.Steps == nil {

@@ -1,51 +1,339 @@
 package registry
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
+	"slices"
+	"strings"
+	"time"
 
 	"github.com/dedupsim/dedupsim/engines"
+	ebeam "github.com/dedupsim/dedupsim/engines/beam"
+	"github.com/dedupsim/dedupsim/engines/fileio"
+	"github.com/dedupsim/dedupsim/engines/interval"
+	"github.com/dedupsim/dedupsim/sim/beam"
 	"github.com/dedupsim/dedupsim/sim/flink"
+	"github.com/dedupsim/dedupsim/sim/kstreams"
 )
 
 // ScenarioOperator is an engine's dedup operator as a scenario's job runs
 // it: the generated rows one at a time, in arrival order, each at its
 // processing time.
 type ScenarioOperator interface {
-	// Process feeds one row at processing time procMs: key encodes its
-	// key columns, value the whole row. It returns the row's outcome and
-	// the number of changelog rows the operator emitted for it.
-	Process(key, value []byte, procMs int64) (engines.Outcome, int)
+	// Process feeds one row at processing time procMs (its arrival) with
+	// event time eventMs: key encodes its key columns, value the whole
+	// row. It returns the row's outcome and the number of rows the
+	// operator emitted for it.
+	Process(key, value []byte, procMs, eventMs int64) (engines.Outcome, int)
 	// State returns the operator's state entries at processing time
 	// procMs: logical (not expired) and physical (still held).
 	State(procMs int64) (logical, physical int64)
 	// Function names the engine's runtime function.
 	Function() string
+	// Counters returns the engine's own cumulative counters, as of the
+	// last State call, always in the same order; nil when it has none.
+	Counters() []Counter
+}
+
+// Counter is one of an engine's own counters (Kafka Streams'
+// dropped-records-total, Beam's fired timers).
+type Counter struct {
+	Name  string
+	Value int64
 }
 
 // ScenarioQuery is one of an engine's queries, resolved for a scenario.
 type ScenarioQuery struct {
 	// Keys are the generated columns that key the dedup.
 	Keys []string
+	// Text is the query as the results show it: the query as written, or
+	// the query object `simulate explain` takes.
+	Text string
+	// Store names the state the engine's model keeps, for the summary.
+	Store string
+	// Warnings are the pitfalls the engine's explain reports, without
+	// their "warning: " prefix.
+	Warnings []string
 	// NewOperator returns a fresh operator.
 	NewOperator func() (ScenarioOperator, error)
 }
 
-// ScenarioQueryFor resolves the query of a scenario whose engine key is
-// engine (not Spark, whose queries sim/spark/chain plans) with its
-// options. An engine the harness cannot run yet is an error saying so.
-func ScenarioQueryFor(engine, query string, options map[string]string) (ScenarioQuery, error) {
-	switch engine {
-	case flink.Engine:
-		sq, err := flink.ParseScenarioQuery(query, options)
-		if err != nil {
-			return ScenarioQuery{}, err
+// QuerySpec is a scenario query's engine keys, as the scenario gives
+// them: an unset key is "" or nil.
+type QuerySpec struct {
+	// Query and Options are a Flink query's SQL and options.
+	Query   string
+	Options map[string]string
+	// Window and Time are a Kafka Streams query's window W and time base.
+	Window *time.Duration
+	Time   string
+	// TimeDomain and Duration are a Beam query's.
+	TimeDomain string
+	Duration   *time.Duration
+}
+
+// KeyError is a problem with one key of a scenario query.
+type KeyError struct {
+	// Key is the query's key ("window", "time", ...).
+	Key string
+	Err error
+}
+
+func (e *KeyError) Error() string { return e.Key + ": " + e.Err.Error() }
+func (e *KeyError) Unwrap() error { return e.Err }
+
+// scenarioEngine is the scenario part of an engine.
+type scenarioEngine struct {
+	name string
+	// title names the engine in messages.
+	title string
+	// keys are the query keys the engine takes, besides name and engine.
+	keys []string
+	// state says what keeps the engine's state in its model; store
+	// names it in the summary.
+	state string
+	store string
+	// defaults are the values of the keys a query leaves out.
+	defaults QuerySpec
+	resolve  func(QuerySpec) (ScenarioQuery, error)
+}
+
+func scenarioEngines() []scenarioEngine {
+	return []scenarioEngine{
+		{name: flink.Engine, title: "Flink", keys: []string{"query", "options"}, state: "Flink's heap backend", store: "heap", resolve: flinkQuery},
+		{name: kstreams.Engine, title: "Kafka Streams", keys: []string{"window", "time"}, state: "a persistent (RocksDB) window store", store: "rocksdb-window-store",
+			defaults: QuerySpec{Time: "stream"}, resolve: kstreamsQuery},
+		{name: beam.Engine, title: "Beam", keys: []string{"timeDomain", "duration"}, state: "the DirectRunner's in-memory state", store: "direct-runner",
+			defaults: QuerySpec{TimeDomain: "processing", Duration: &beamDefaultDuration}, resolve: beamQuery},
+	}
+}
+
+// beamDefaultDuration is Deduplicate's default duration; ScenarioDefaults
+// hands out copies.
+var beamDefaultDuration = time.Duration(ebeam.DefaultDuration) * time.Millisecond
+
+func scenarioEngineFor(engine string) (scenarioEngine, bool) {
+	i := slices.IndexFunc(scenarioEngines(), func(e scenarioEngine) bool { return e.name == engine })
+	if i < 0 {
+		return scenarioEngine{}, false
+	}
+	return scenarioEngines()[i], true
+}
+
+// ScenarioEngines returns the engines a scenario's queries may name
+// besides Spark.
+func ScenarioEngines() []string {
+	var out []string
+	for _, e := range scenarioEngines() {
+		out = append(out, e.name)
+	}
+	return out
+}
+
+// ScenarioInfo is what the scenario loader needs to know of an engine
+// besides Spark.
+type ScenarioInfo struct {
+	// Title names the engine in messages ("Kafka Streams").
+	Title string
+	// Keys are the query keys the engine's queries take, besides name
+	// and engine.
+	Keys []string
+	// State says what keeps the engine's state in its model.
+	State string
+}
+
+// ScenarioInfoFor returns the scenario part of engine (not Spark); ok is
+// false for an engine scenarios cannot run.
+func ScenarioInfoFor(engine string) (info ScenarioInfo, ok bool) {
+	e, ok := scenarioEngineFor(engine)
+	return ScenarioInfo{Title: e.title, Keys: e.keys, State: e.state}, ok
+}
+
+// ScenarioDefaults returns the values engine's queries take for the keys
+// a scenario leaves out: Kafka Streams' time (stream), Beam's timeDomain
+// (processing) and duration (10 minutes, Deduplicate's default); the
+// zero QuerySpec for another engine.
+func ScenarioDefaults(engine string) QuerySpec {
+	e, _ := scenarioEngineFor(engine)
+	def := e.defaults
+	// Copies: the caller may change what they point to.
+	for _, p := range []**time.Duration{&def.Window, &def.Duration} {
+		if *p != nil {
+			d := **p
+			*p = &d
 		}
-		return ScenarioQuery{Keys: sq.Keys, NewOperator: func() (ScenarioOperator, error) { return sq.NewOperator() }}, nil
-	case Spark:
+	}
+	return def
+}
+
+// ScenarioQueryFor resolves the query of a scenario whose engine key is
+// engine (not Spark, whose queries sim/spark/chain plans) from its keys.
+// A problem with one key is a *KeyError (several are joined); a problem
+// with a Flink query's SQL or options is a plain error. An engine the
+// harness cannot run is an error saying so.
+func ScenarioQueryFor(engine string, spec QuerySpec) (ScenarioQuery, error) {
+	if engine == Spark {
 		return ScenarioQuery{}, fmt.Errorf("a Spark query is planned by sim/spark/chain, not resolved here")
 	}
-	if _, err := Lookup(engine); err != nil {
+	e, ok := scenarioEngineFor(engine)
+	if !ok {
+		if _, err := Lookup(engine); err != nil {
+			return ScenarioQuery{}, err
+		}
+		return ScenarioQuery{}, fmt.Errorf("engine %s is not yet supported in scenarios: want spark, %s", engine, strings.Join(ScenarioEngines(), ", "))
+	}
+	sq, err := e.resolve(spec)
+	if err != nil {
 		return ScenarioQuery{}, err
 	}
-	return ScenarioQuery{}, fmt.Errorf("engine %s is not yet supported in scenarios: want spark or flink", engine)
+	sq.Store = e.store
+	return sq, nil
+}
+
+func flinkQuery(spec QuerySpec) (ScenarioQuery, error) {
+	sq, err := flink.ParseScenarioQuery(spec.Query, spec.Options)
+	if err != nil {
+		return ScenarioQuery{}, err
+	}
+	return ScenarioQuery{Keys: sq.Keys, Text: spec.Query, NewOperator: func() (ScenarioOperator, error) {
+		op, err := sq.NewOperator()
+		if err != nil {
+			return nil, err
+		}
+		return flinkOperator{op}, nil
+	}}, nil
+}
+
+// flinkOperator runs a Flink query, whose proctime functions read no
+// event time.
+type flinkOperator struct{ op *flink.ScenarioOperator }
+
+func (f flinkOperator) Process(key, value []byte, procMs, _ int64) (engines.Outcome, int) {
+	return f.op.Process(key, value, procMs)
+}
+func (f flinkOperator) State(procMs int64) (logical, physical int64) { return f.op.State(procMs) }
+func (f flinkOperator) Function() string                             { return f.op.Function() }
+func (f flinkOperator) Counters() []Counter                          { return nil }
+
+// millis returns d in whole milliseconds; a nil d is a missing key, what
+// says how to set it.
+func millis(key string, d *time.Duration, what string) (int64, error) {
+	if d == nil {
+		return 0, &KeyError{Key: key, Err: fmt.Errorf("must be set to %s", what)}
+	}
+	if *d%time.Millisecond != 0 {
+		return 0, &KeyError{Key: key, Err: fmt.Errorf("must be a whole number of milliseconds, got %s", *d)}
+	}
+	return d.Milliseconds(), nil
+}
+
+// eventID is the key of the Kafka Streams and Beam queries: the record
+// key, the element's key.
+var eventID = []string{"event_id"}
+
+func kstreamsQuery(spec QuerySpec) (ScenarioQuery, error) {
+	var errs []error
+	w, err := millis("window", spec.Window, "the window store's retention and window size W, such as 2 minutes")
+	if err == nil {
+		if err = kstreams.CheckWindow(w); err != nil {
+			err = &KeyError{Key: "window", Err: fmt.Errorf("%v, got %s", err, interval.Format(*spec.Window))}
+		}
+	}
+	errs = append(errs, err)
+	base, err := kstreams.ParseTime(cmp.Or(spec.Time, ScenarioDefaults(kstreams.Engine).Time))
+	if err != nil {
+		errs = append(errs, &KeyError{Key: "time", Err: fmt.Errorf("must be stream (the task's stream time) or record (the record's timestamp), got %s", fileio.Show(spec.Time))})
+	}
+	if err := errors.Join(errs...); err != nil {
+		return ScenarioQuery{}, err
+	}
+	t := kstreams.ScenarioQuery(w, base)
+	return ScenarioQuery{Keys: eventID, Text: t.QueryText(), Warnings: warnings(t.Explain()), NewOperator: func() (ScenarioOperator, error) {
+		op, err := t.NewScenarioOperator()
+		if err != nil {
+			return nil, err
+		}
+		return &kstreamsOperator{op: op}, nil
+	}}, nil
+}
+
+// kstreamsOperator runs a Kafka Streams query on one task; the record's
+// timestamp is the row's event time.
+type kstreamsOperator struct {
+	op       *kstreams.ScenarioOperator
+	counters [1]Counter
+}
+
+func (k *kstreamsOperator) Process(key, _ []byte, _, eventMs int64) (engines.Outcome, int) {
+	if o := k.op.Process(key, eventMs); o != engines.Emitted {
+		return o, 0
+	}
+	return engines.Emitted, 1
+}
+func (k *kstreamsOperator) State(int64) (logical, physical int64) { return k.op.State() }
+func (k *kstreamsOperator) Function() string                      { return k.op.Function() }
+func (k *kstreamsOperator) Counters() []Counter {
+	k.counters = [1]Counter{{"droppedRecordsTotal", k.op.DroppedRecords()}}
+	return k.counters[:]
+}
+
+func beamQuery(spec QuerySpec) (ScenarioQuery, error) {
+	var errs []error
+	def := ScenarioDefaults(beam.Engine)
+	spec.Duration = cmp.Or(spec.Duration, def.Duration)
+	d, err := millis("duration", spec.Duration, "")
+	if err == nil {
+		if err = beam.CheckDuration(d); err != nil {
+			err = &KeyError{Key: "duration", Err: fmt.Errorf("%v, got %s", err, interval.Format(*spec.Duration))}
+		}
+	}
+	errs = append(errs, err)
+	domain, err := beam.ParseTimeDomain(cmp.Or(spec.TimeDomain, def.TimeDomain))
+	if err != nil {
+		errs = append(errs, &KeyError{Key: "timeDomain", Err: fmt.Errorf("must be processing (Beam's default) or event, got %s", fileio.Show(spec.TimeDomain))})
+	}
+	if err := errors.Join(errs...); err != nil {
+		return ScenarioQuery{}, err
+	}
+	t := beam.ScenarioQuery(domain, d)
+	return ScenarioQuery{Keys: eventID, Text: t.QueryText(), Warnings: warnings(t.Explain()), NewOperator: func() (ScenarioOperator, error) {
+		op, err := t.NewScenarioOperator()
+		if err != nil {
+			return nil, err
+		}
+		return &beamOperator{op: op}, nil
+	}}, nil
+}
+
+// beamOperator runs a Beam query: processing time is the row's arrival,
+// the element's timestamp its event time.
+type beamOperator struct {
+	op       *beam.ScenarioOperator
+	counters [1]Counter
+}
+
+func (b *beamOperator) Process(key, _ []byte, procMs, eventMs int64) (engines.Outcome, int) {
+	if o := b.op.Process(key, procMs, eventMs); o != engines.Emitted {
+		return o, 0
+	}
+	return engines.Emitted, 1
+}
+func (b *beamOperator) State(procMs int64) (logical, physical int64) { return b.op.State(procMs) }
+func (b *beamOperator) Function() string                             { return b.op.Function() }
+func (b *beamOperator) Counters() []Counter {
+	b.counters = [1]Counter{{"timersFired", b.op.TimersFired()}}
+	return b.counters[:]
+}
+
+// warnings returns the lines of an explanation that start "warning: ",
+// without it.
+func warnings(lines []string) []string {
+	out := []string{}
+	for _, l := range lines {
+		if w, ok := strings.CutPrefix(l, "warning: "); ok {
+			out = append(out, w)
+		}
+	}
+	return out
 }

@@ -47,11 +47,11 @@ func Jobs(s *scenario.Scenario) ([]Job, error) {
 	var jobs []Job
 	for qi, q := range s.Queries {
 		if !q.IsSpark() {
-			sq, err := registry.ScenarioQueryFor(q.Engine, q.Query, q.Options)
+			sq, err := registry.ScenarioQueryFor(q.Engine, q.Spec())
 			if err != nil {
-				return nil, fmt.Errorf("queries[%d].query: %w", qi, err)
+				return nil, fmt.Errorf("queries[%d]: %w", qi, err)
 			}
-			jobs = append(jobs, Job{Index: len(jobs), Name: q.Name, Query: q.Query, FileName: q.Name, Store: s.QueryStore(qi), Engine: q.Engine, Rows: &sq})
+			jobs = append(jobs, Job{Index: len(jobs), Name: q.Name, Query: sq.Text, FileName: q.Name, Store: s.QueryStore(qi), Engine: q.Engine, Rows: &sq})
 			continue
 		}
 		c, err := chain.Parse(q.Query)

@@ -15,11 +15,13 @@ import (
 	"github.com/dedupsim/dedupsim/sim/runfolder"
 )
 
-// A row job runs a query of an engine other than Spark (Flink) whose
-// operator takes the generated rows one at a time (registry.
-// ScenarioOperator): each row at its arrival, the operator's
-// processing-time clock (Flink's TTL clock) set to that arrival in
-// milliseconds. Nothing batches the rows; the scenario's trigger only
+// A row job runs a query of an engine other than Spark (Flink, Kafka
+// Streams, Beam) whose operator takes the generated rows one at a time
+// (registry.ScenarioOperator): each row at its arrival, the operator's
+// processing-time clock (Flink's TTL clock, Beam's processing time) set
+// to that arrival in milliseconds, with its event time in milliseconds
+// (Kafka Streams' record timestamp, Beam's element timestamp). Nothing
+// batches the rows; the scenario's trigger only
 // paces the measurements: at each trigger at which rows arrived, the rows
 // since the last one are accounted for against ground truth, the
 // operator's state is sampled at the trigger's time, and one timeseries
@@ -35,10 +37,6 @@ import (
 type stateBytesOperator interface {
 	StateBytes() (total, perEntry int64)
 }
-
-// FlinkHeapStore is the summary's store of a Flink query: Flink's heap
-// state backend, which engines/flink follows.
-const FlinkHeapStore = "heap"
 
 // rowJob is one row job in progress.
 type rowJob struct {
@@ -56,6 +54,11 @@ type rowJob struct {
 	// sampledAt is the processing time of the last sample (ms), at
 	// which the final state is read.
 	sampledAt int64
+	// peakPhysical is the largest physical state over the samples of the
+	// traffic window; physical the last sample's.
+	peakPhysical, physical int64
+	// counters are the engine's own counters at the last sample.
+	counters []registry.Counter
 }
 
 // runRowJob runs j, a row job, over its own copy of the scenario's stream.
@@ -82,10 +85,11 @@ func runRowJob(ctx context.Context, env jobEnv, j Job) (*jobResult, error) {
 	}
 	r := &rowJob{env: env, job: j, op: op, function: op.Function(), trafficLast: sc.Start.UnixMicro() + sc.LastTrafficTrigger().Microseconds()}
 	s := &r.sum
-	// The state is the engine's model of Flink's heap state backend
-	// (HashMapStateBackend), not the job's store, which stays unused.
-	s.Name, s.Query, s.Engine, s.Store = j.Name, j.Query, j.Engine, FlinkHeapStore
-	s.Warnings, s.BytesPerEntry = []string{}, []int64{0}
+	// The state is the engine's model (Flink's heap state backend, Kafka
+	// Streams' window store, the DirectRunner's state), not the job's
+	// store, which stays unused.
+	s.Name, s.Query, s.Engine, s.Store = j.Name, j.Query, j.Engine, j.Rows.Store
+	s.Warnings, s.BytesPerEntry = append([]string{}, j.Rows.Warnings...), []int64{0}
 	s.Flavour = metrics.FlavourOther
 	tsPath := filepath.Join(env.partsDir, fmt.Sprintf("%d.%s", j.Index, runfolder.TimeseriesPart))
 	progPath := filepath.Join(env.partsDir, fmt.Sprintf("%d.%s", j.Index, runfolder.ProgressPart))
@@ -134,7 +138,7 @@ func runRowJob(ctx context.Context, env jobEnv, j Job) (*jobResult, error) {
 			i := len(batch.Rows) - 1
 			key = batch.AppendKey(key[:0], i, keyCols)
 			value = batch.AppendKey(value[:0], i, allCols)
-			o, n := op.Process(key, value, look.Arrival/1000)
+			o, n := op.Process(key, value, look.Arrival/1000, look.EventTime/1000)
 			outcomes = append(outcomes, o)
 			emitted += n
 			if has = src.Next(&look); has {
@@ -156,6 +160,10 @@ func runRowJob(ctx context.Context, env jobEnv, j Job) (*jobResult, error) {
 	if sb, ok := op.(stateBytesOperator); ok {
 		s.FinalStateBytes, s.BytesPerEntry[0] = sb.StateBytes()
 	}
+	s.EngineCounters = map[string]int64{"peakPhysicalStateRows": r.peakPhysical, "finalPhysicalStateRows": r.physical}
+	for _, c := range r.counters {
+		s.EngineCounters[c.Name] = c.Value
+	}
 	s.WallSeconds = engineTime.Seconds()
 	if s.WallSeconds > 0 {
 		s.EventsPerSecond = float64(s.InputRows) / s.WallSeconds
@@ -172,7 +180,7 @@ func (r *rowJob) sample(batch *generators.Batch, outcomes []engines.Outcome, emi
 	sum := &r.sum
 	r.acct.ObserveBatch(batch.Rows, outcomes, false)
 	logical, physical := r.op.State(t / 1000)
-	r.sampledAt = t / 1000
+	r.sampledAt, r.physical, r.counters = t/1000, physical, r.op.Counters()
 	dropped := int64(0)
 	for _, o := range outcomes {
 		if o == engines.DroppedDuplicate {
@@ -188,19 +196,25 @@ func (r *rowJob) sample(batch *generators.Batch, outcomes []engines.Outcome, emi
 	if t <= r.trafficLast {
 		sum.PeakStateRows = max(sum.PeakStateRows, logical)
 		sum.PeakStateBytes = max(sum.PeakStateBytes, stateBytes)
+		r.peakPhysical = max(r.peakPhysical, physical)
 	}
 	rec := metrics.BatchRecord{
 		Query: r.job.Name, BatchID: sum.Batches - 1, ProcessingTime: t / 1000,
 		InputRows: int64(len(batch.Rows)), EmittedRows: int64(emitted), DroppedDuplicates: dropped,
 		StateRows: logical, StateBytes: stateBytes, MissedDuplicates: r.acct.MissedDuplicates, FalseDrops: r.acct.FalseDrops,
 	}
+	custom := map[string]int64{"numDroppedDuplicateRows": dropped, "numPhysicalEntries": physical}
+	for _, c := range r.counters {
+		custom[c.Name] = c.Value
+	}
 	line, err := json.Marshal(metrics.ProgressLine{
 		BatchID: rec.BatchID, Timestamp: metrics.FormatMillis(t / 1000), NumInputRows: len(batch.Rows),
 		// numRowsTotal is the live (logical) entries; the physical ones,
-		// expired entries no read removed yet, are a custom metric.
+		// expired entries no read removed yet, are a custom metric, and
+		// so are the engine's own counters.
 		StateOperators: []metrics.StateOperator{{
 			OperatorName: r.function, NumRowsTotal: logical,
-			CustomMetrics: map[string]int64{"numDroppedDuplicateRows": dropped, "numPhysicalEntries": physical},
+			CustomMetrics: custom,
 		}},
 		Sink: metrics.SinkProgress{NumOutputRows: emitted},
 	})

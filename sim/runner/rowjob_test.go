@@ -152,13 +152,13 @@ func TestFlinkQueriesRefusedInScenarios(t *testing.T) {
 		{"rowtime", "ORDER BY proc_time ASC", "queries[0].query: must be a Flink dedup a scenario can run: ORDER BY event_time: rowtime dedups are not yet supported in scenarios"},
 		{"bad option", "{table.exec.state.ttl: 60 s}", `queries[0].query: must be a Flink dedup a scenario can run: option "table.exec.state.tll" is not one dedupsim reads`},
 		{"top-n", "WHERE rn = 1", "queries[0].query: must be a Flink dedup a scenario can run: a Top-N rank, not a dedup"},
-		{"engine", "engine: flink", "queries[0].engine: must be spark or flink, got beam"},
+		{"engine", "engine: flink", "queries[0].engine: must be spark, flink, kafka-streams or beam, got storm"},
 	} {
 		repl := map[string]string{
 			"rowtime":    "ORDER BY event_time ASC",
 			"bad option": "{table.exec.state.tll: 60 s}",
 			"top-n":      "WHERE rn <= 2",
-			"engine":     "engine: beam",
+			"engine":     "engine: storm",
 		}[c.name]
 		_, err := scenario.Parse([]byte(strings.Replace(flinkScenario, c.edit, repl, 1)), "test.yaml")
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Count(err.Error(), "\n") > 0 {

@@ -78,6 +78,7 @@ func parse(data []byte, file string, opt options) (*Scenario, error) {
 		p.sortByLine()
 		return nil, p.err()
 	}
+	s.fillEngineDefaults()
 	return &s, nil
 }
 

@@ -22,6 +22,7 @@ import (
 	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/generators"
+	"github.com/dedupsim/dedupsim/sim/registry"
 	"github.com/dedupsim/dedupsim/sim/spark/chain"
 	"github.com/dedupsim/dedupsim/sim/spark/sparkmodel"
 	"github.com/dedupsim/dedupsim/sim/stores"
@@ -100,7 +101,7 @@ type Query struct {
 	// Name names the query's results; it is safe as a file name.
 	Name string `json:"name" yaml:"name" want:"a name"`
 	// Query is the PySpark-style chain, as sim/spark/chain parses it.
-	Query string `json:"query" yaml:"query" want:"a query such as dropDuplicates([\"event_id\"])"`
+	Query string `json:"query,omitempty" yaml:"query" want:"a query such as dropDuplicates([\"event_id\"])"`
 	// Store, when set, is the state store backend of this query's
 	// operators (StoreMemory or StorePebble), in place of the scenario's
 	// Store; "" runs the query on the scenario's. It is left out of the
@@ -108,13 +109,78 @@ type Query struct {
 	Store string `json:"store,omitempty" yaml:"store" want:"memory or pebble"`
 	// Engine is the engine that runs the query: "" or EngineSpark for a
 	// PySpark-style chain, EngineFlink for Flink SQL's ROW_NUMBER() = 1
-	// dedup (docs/flink.md, "In a scenario"). Left out of the JSON form
-	// when unset, so Spark scenarios resolve as before.
-	Engine string `json:"engine,omitempty" yaml:"engine" want:"spark or flink"`
+	// dedup (docs/flink.md, "In a scenario"), "kafka-streams" for the
+	// window-store dedup (docs/kafka-streams.md), "beam" for Deduplicate
+	// (docs/beam.md): registry.ScenarioEngines. Left out of the JSON form when unset, so
+	// Spark scenarios resolve as before.
+	Engine string `json:"engine,omitempty" yaml:"engine" want:"spark, flink, kafka-streams or beam"`
 	// Options are the engine's options: Flink's configuration keys
 	// verbatim (table.exec.state.ttl, ...) and "version"; only a Flink
 	// query takes them.
 	Options map[string]string `json:"options,omitempty" yaml:"options" want:"a mapping of option keys to values"`
+	// Window and Time are a kafka-streams query's: the window store's
+	// retention and window size W, and the time its processor looks up
+	// and stores at ("stream", the default, or "record").
+	Window *interval.Duration `json:"window,omitempty" yaml:"window"`
+	Time   string             `json:"time,omitempty" yaml:"time" want:"stream or record"`
+	// TimeDomain and Duration are a beam query's: Deduplicate's time
+	// domain ("processing", the default, or "event") and duration d
+	// (default 10 minutes).
+	TimeDomain string             `json:"timeDomain,omitempty" yaml:"timeDomain" want:"processing or event"`
+	Duration   *interval.Duration `json:"duration,omitempty" yaml:"duration"`
+}
+
+// engineKeys returns the keys of q, besides name, engine and store, that
+// are set: those an engine's query takes (registry.ScenarioKeys).
+func (q Query) engineKeys() []string {
+	var out []string
+	for _, k := range []struct {
+		name string
+		set  bool
+	}{
+		{"query", strings.TrimSpace(q.Query) != ""}, {"options", len(q.Options) > 0},
+		{"window", q.Window != nil}, {"time", q.Time != ""},
+		{"timeDomain", q.TimeDomain != ""}, {"duration", q.Duration != nil},
+	} {
+		if k.set {
+			out = append(out, k.name)
+		}
+	}
+	return out
+}
+
+// fillEngineDefaults writes the defaults of the engines' query keys
+// (registry.ScenarioDefaults: Kafka Streams' time, Beam's timeDomain and
+// duration) into the resolved scenario's unset ones.
+func (s *Scenario) fillEngineDefaults() {
+	for i := range s.Queries {
+		q := &s.Queries[i]
+		def := registry.ScenarioDefaults(q.Engine)
+		q.Time, q.TimeDomain = cmp.Or(q.Time, def.Time), cmp.Or(q.TimeDomain, def.TimeDomain)
+		if q.Window == nil && def.Window != nil {
+			w := interval.Duration(*def.Window)
+			q.Window = &w
+		}
+		if q.Duration == nil && def.Duration != nil {
+			d := interval.Duration(*def.Duration)
+			q.Duration = &d
+		}
+	}
+}
+
+// Spec returns the engine keys of q, a query of another engine than
+// Spark, for registry.ScenarioQueryFor.
+func (q Query) Spec() registry.QuerySpec {
+	spec := registry.QuerySpec{Query: q.Query, Options: q.Options, Time: q.Time, TimeDomain: q.TimeDomain}
+	if q.Window != nil {
+		w := q.Window.Std()
+		spec.Window = &w
+	}
+	if q.Duration != nil {
+		d := q.Duration.Std()
+		spec.Duration = &d
+	}
+	return spec
 }
 
 // The engines a scenario's queries may name.

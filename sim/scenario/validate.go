@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -77,7 +78,7 @@ func (s *Scenario) checkQueries(p *problems, opt options) {
 		return
 	}
 	first := map[string]int{}
-	flinkQuery := -1 // the first flink query
+	engineQuery := -1 // the first query of an engine other than Spark
 	for i, q := range s.Queries {
 		path := index("queries", i)
 		switch lower := strings.ToLower(q.Name); {
@@ -93,41 +94,104 @@ func (s *Scenario) checkQueries(p *problems, opt options) {
 		if q.Store != "" && !slices.Contains(stores.Names(), q.Store) {
 			p.add(key(path, "store"), "must be one of %s (or left out for the scenario's store), got %s", strings.Join(stores.Names(), ", "), fileio.Show(q.Store))
 		}
-		if strings.TrimSpace(q.Query) == "" {
-			p.add(key(path, "query"), "must be set to a query such as dropDuplicates([\"event_id\"]), got nothing")
-			continue
-		}
 		switch {
 		case q.IsSpark():
-			if len(q.Options) > 0 {
-				p.add(key(path, "options"), "must be left out for a Spark query (only a flink query takes options), got %s", strings.Join(slices.Sorted(maps.Keys(q.Options)), ", "))
+			for _, k := range q.engineKeys() {
+				if k != "query" {
+					p.add(key(path, k), "must be left out for a Spark query (only a %s query takes %s)%s", takerOf(k), k, showOptions(k, q))
+				}
+			}
+			if strings.TrimSpace(q.Query) == "" {
+				p.add(key(path, "query"), "must be set to a query such as dropDuplicates([\"event_id\"]), got nothing")
+				continue
 			}
 			if err := opt.checkQuery(q.Query); err != nil {
 				p.add(key(path, "query"), "must be a query Spark can run: %s", strings.Join(strings.Fields(err.Error()), " "))
 			}
-		case q.Engine == EngineFlink:
-			if q.Store != "" {
-				p.add(key(path, "store"), "must be left out for a flink query (its state is Flink's heap backend, in the model), got %s", fileio.Show(q.Store))
-			}
-			sq, err := registry.ScenarioQueryFor(q.Engine, q.Query, q.Options)
-			if err != nil {
-				p.add(key(path, "query"), "must be a Flink dedup a scenario can run: %s", strings.Join(strings.Fields(err.Error()), " "))
-			}
-			for _, k := range sq.Keys {
-				if !slices.ContainsFunc(generators.Columns(), func(c generators.Column) bool { return c.Name == k }) {
-					p.add(key(path, "query"), "must partition by generated columns (%s), got PARTITION BY %s", strings.Join(generatedNames(), ", "), k)
-				}
-			}
-			if flinkQuery < 0 {
-				flinkQuery = i
+		case slices.Contains(registry.ScenarioEngines(), q.Engine):
+			s.checkEngineQuery(p, path, q)
+			if engineQuery < 0 {
+				engineQuery = i
 			}
 		default:
-			p.add(key(path, "engine"), "must be spark or flink, got %s", fileio.Show(q.Engine))
+			p.add(key(path, "engine"), "must be %s, got %s", orList(append([]string{EngineSpark}, registry.ScenarioEngines()...)), fileio.Show(q.Engine))
 		}
 	}
-	if flinkQuery >= 0 {
-		s.checkFlinkScenario(p, flinkQuery)
+	if engineQuery >= 0 {
+		s.checkEngineScenario(p, engineQuery)
 	}
+}
+
+// checkEngineQuery checks the query at path, of an engine other than
+// Spark: the keys its engine takes, then the query as the engine
+// resolves it (registry.ScenarioQueryFor).
+func (s *Scenario) checkEngineQuery(p *problems, path string, q Query) {
+	info, _ := registry.ScenarioInfoFor(q.Engine)
+	keys := info.Keys
+	if q.Store != "" {
+		p.add(key(path, "store"), "must be left out for a %s query (its state is %s, in the model), got %s", q.Engine, info.State, fileio.Show(q.Store))
+	}
+	bad := false
+	for _, k := range q.engineKeys() {
+		if !slices.Contains(keys, k) {
+			p.add(key(path, k), "must be left out for a %s query (it takes %s)", q.Engine, strings.Join(keys, " and "))
+			bad = true
+		}
+	}
+	if slices.Contains(keys, "query") && strings.TrimSpace(q.Query) == "" {
+		p.add(key(path, "query"), "must be set to a query such as dropDuplicates([\"event_id\"]), got nothing")
+		return
+	}
+	if bad {
+		return
+	}
+	sq, err := registry.ScenarioQueryFor(q.Engine, q.Spec())
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	for _, err := range errs {
+		var ke *registry.KeyError
+		switch {
+		case err == nil:
+		case errors.As(err, &ke):
+			p.add(key(path, ke.Key), "%s", strings.Join(strings.Fields(ke.Err.Error()), " "))
+		default:
+			p.add(key(path, "query"), "must be a %s dedup a scenario can run: %s", info.Title, strings.Join(strings.Fields(err.Error()), " "))
+		}
+	}
+	for _, k := range sq.Keys {
+		if !slices.ContainsFunc(generators.Columns(), func(c generators.Column) bool { return c.Name == k }) {
+			p.add(key(path, "query"), "must partition by generated columns (%s), got PARTITION BY %s", strings.Join(generatedNames(), ", "), k)
+		}
+	}
+}
+
+// takerOf returns the engine whose queries take the key k.
+func takerOf(k string) string {
+	for _, e := range registry.ScenarioEngines() {
+		if info, _ := registry.ScenarioInfoFor(e); slices.Contains(info.Keys, k) {
+			return e
+		}
+	}
+	return "non-Spark"
+}
+
+// showOptions returns ", got KEY, KEY" for the options key of q, the
+// option keys it sets; "" for another key.
+func showOptions(k string, q Query) string {
+	if k != "options" {
+		return ""
+	}
+	return ", got " + strings.Join(slices.Sorted(maps.Keys(q.Options)), ", ")
+}
+
+// orList joins names as "a, b or c".
+func orList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 func (s *Scenario) checkFaults(p *problems) {
@@ -334,21 +398,23 @@ func (s *Scenario) WarningLines() []string {
 	return out
 }
 
-// checkFlinkScenario reports, once, the parts of the scenario a Flink
-// query (queries[qi], the first) cannot run with yet: restart faults,
-// sink failures and the spark: block (docs/flink.md, "In a scenario").
-func (s *Scenario) checkFlinkScenario(p *problems, qi int) {
+// checkEngineScenario reports, once, the parts of the scenario that a
+// query of an engine other than Spark (queries[qi], the first) cannot run
+// with yet: restart faults, sink failures and the spark: block
+// (docs/scenario.md, docs/flink.md, "In a scenario").
+func (s *Scenario) checkEngineScenario(p *problems, qi int) {
+	engine := s.Queries[qi].Engine
 	for i, f := range s.Faults {
 		if f.IsRestart() {
-			p.add(index("faults", i)+".kind", "must not be %s with a flink query (queries[%d]): not yet supported", f.Kind, qi)
+			p.add(index("faults", i)+".kind", "must not be %s with a %s query (queries[%d]): not yet supported", f.Kind, engine, qi)
 			break
 		}
 	}
 	if s.Sink.FailureProbability > 0 {
-		p.add("sink.failureProbability", "must be 0 with a flink query (queries[%d]): sink failures are not yet supported for it, got %g", qi, s.Sink.FailureProbability)
+		p.add("sink.failureProbability", "must be 0 with a %s query (queries[%d]): sink failures are not yet supported for it, got %g", engine, qi, s.Sink.FailureProbability)
 	}
 	if s.Spark != nil {
-		p.add("spark", "must be left out with a flink query (queries[%d]): it models Spark's cluster", qi)
+		p.add("spark", "must be left out with a %s query (queries[%d]): it models Spark's cluster", engine, qi)
 	}
 }
 

@@ -1,0 +1,49 @@
+package kstreams
+
+import (
+	"testing"
+
+	"github.com/dedupsim/dedupsim/engines"
+	"github.com/dedupsim/dedupsim/engines/kstreams"
+)
+
+// TestScenarioQueryTextIsAQuery checks that the query object a scenario's
+// results show is one `simulate explain` takes, and means the same query.
+func TestScenarioQueryTextIsAQuery(t *testing.T) {
+	for _, q := range []*Trace{ScenarioQuery(120_000, kstreams.StreamTime), ScenarioQuery(1, kstreams.RecordTime), ScenarioQuery(90_500, kstreams.StreamTime)} {
+		back, err := LoadQuery([]byte(q.QueryText()))
+		if err != nil {
+			t.Fatalf("%s: %v", q.QueryText(), err)
+		}
+		if back.Mode != KeepFirst || back.Window != q.Window || back.Time != q.Time {
+			t.Errorf("%s loads as %+v, want %+v", q.QueryText(), back, q)
+		}
+	}
+}
+
+// TestScenarioOperator checks the operator a scenario runs against the
+// worked example of kstreams.Dedup (W = 2 min, stream time): a@0, b@100 s,
+// then a@100 s is forwarded again; its state and dropped puts.
+func TestScenarioOperator(t *testing.T) {
+	op, err := ScenarioQuery(120_000, kstreams.StreamTime).NewScenarioOperator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []engines.Outcome
+	for _, r := range []struct {
+		key string
+		ts  int64
+	}{{"a", 0}, {"a", 30_000}, {"b", 100_000}, {"a", 100_000}} {
+		got = append(got, op.Process([]byte(r.key), r.ts))
+	}
+	want := []engines.Outcome{engines.Emitted, engines.DroppedDuplicate, engines.Emitted, engines.Emitted}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("outcomes %v, want %v", got, want)
+		}
+	}
+	// Rows a@0, a@30, b@100, a@100: all visible (ts >= 100 - 120 + 1 s).
+	if l, p := op.State(); l != 4 || p != 4 || op.DroppedRecords() != 0 || op.Function() != "FindDistinctEvents" {
+		t.Errorf("state %d, %d, dropped %d, function %s; want 4, 4, 0, FindDistinctEvents", l, p, op.DroppedRecords(), op.Function())
+	}
+}
