@@ -254,9 +254,9 @@ func (s *Scenario) checkSweptValue(p *problems, path string, d interval.Duration
 		}
 		var ke *registry.KeyError
 		if errors.As(err, &ke) {
-			p.add(path, "sets %s of %s (a %s query) to %s, which %s", ke.Key, index("queries", qi), q.Engine, d, strings.Join(strings.Fields(ke.Err.Error()), " "))
+			p.add(path, "sets %s of %s (a %s query), which %s", ke.Key, index("queries", qi), q.Engine, strings.Join(strings.Fields(ke.Err.Error()), " "))
 		} else {
-			p.add(path, "sets %s of %s (a %s query) to %s, which it refuses: %s", registry.HorizonKey(q.Engine), index("queries", qi), q.Engine, d, strings.Join(strings.Fields(err.Error()), " "))
+			p.add(path, "sets %s of %s (a %s query), which refuses %s: %s", registry.HorizonKey(q.Engine), index("queries", qi), q.Engine, d, strings.Join(strings.Fields(err.Error()), " "))
 		}
 	}
 }
