@@ -24,8 +24,8 @@ const enginesScenario = smallScenario + `  - name: kstreams
 // file and summary entry (its engine, the same rows and ground truth as
 // Spark's, copies past the short horizons missed, the engine's own
 // counters), two runs with different workers write the same bytes, a
-// sweep runs the Kafka Streams and Beam queries once beside the swept
-// Spark query, report redraws the folder, and plan, export, bench-stores
+// sweep runs the Kafka Streams and Beam queries once per delay, as the
+// swept Spark query (TestSweepEveryEnginesHorizon), report redraws the folder, and plan, export, bench-stores
 // and --checkpoint refuse them in one line, writing nothing.
 func TestRunWithKafkaStreamsAndBeamQueries(t *testing.T) {
 	dir := t.TempDir()
@@ -94,7 +94,7 @@ func TestRunWithKafkaStreamsAndBeamQueries(t *testing.T) {
 	if code, _, errs := simulate(t, "sweep", sc, "--delay", "30s,1m", "--quiet", "--out", sweep); code != 0 {
 		t.Fatalf("sweep: exit %d: %s", code, errs)
 	}
-	for _, f := range []string{"progress/within@30s.jsonl", "progress/within@1m.jsonl", "progress/kstreams.jsonl", "progress/beam.jsonl"} {
+	for _, f := range []string{"progress/within@30s.jsonl", "progress/within@1m.jsonl", "progress/kstreams@30s.jsonl", "progress/beam@1m.jsonl"} {
 		if _, err := os.Stat(filepath.Join(sweep, f)); err != nil {
 			t.Errorf("sweep: missing %s", f)
 		}

@@ -89,10 +89,12 @@ func newSweepCmd(stdout, stderr io.Writer) *cobra.Command {
 	var delays string
 	cmd := &cobra.Command{
 		Use:   "sweep FILE --delay 1m,5m,20m",
-		Short: "Rerun every query of a scenario with each watermark delay",
-		Long: `sweep runs a scenario once per watermark delay: every query that has a
-withWatermark is rerun with its delay replaced (queries without a watermark run
-once). The delays come from --delay or, without it, the scenario's sweep: block.
+		Short: "Rerun every query of a scenario with each horizon (watermark delay, TTL, window, duration)",
+		Long: `sweep runs a scenario once per horizon: every query that has a withWatermark
+is rerun with its delay replaced (Spark queries without a watermark run once),
+and every Flink, Kafka Streams and Beam query with its table.exec.state.ttl,
+window or duration set to the same value, as it is (docs/scenario.md, Sweeps).
+The values come from --delay or, without it, the scenario's sweep: block.
 Runs execute in parallel on all cores; the results are identical whatever the
 number of workers. The report gains the horizon-tradeoff chart: delay against
 missed duplicates, false drops and peak state. With --shard K/N it runs only
@@ -129,7 +131,7 @@ combines the N shards into the folder the whole sweep writes (docs/sharding.md).
 		},
 	}
 	f.register(cmd)
-	cmd.Flags().StringVar(&delays, "delay", "", "comma-separated watermark delays (default: the scenario's sweep.delay)")
+	cmd.Flags().StringVar(&delays, "delay", "", "comma-separated horizons: watermark delays, and the other engines' TTL, window or duration (default: the scenario's sweep.delay)")
 	cmd.Flags().StringVar(&f.shard, "shard", "", "run only shard K of N of the sweep's jobs (K from 0 to N-1, as $JOB_COMPLETION_INDEX/N) into a shard folder; combine them with simulate merge")
 	return cmd
 }

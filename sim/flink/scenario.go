@@ -168,3 +168,18 @@ func binaryRowBytes(arity, n int) int {
 	}
 	return ef.BinaryRowBytes(arity, varBytes)
 }
+
+// FormatDuration renders ms milliseconds as a Flink duration option in its
+// largest exact unit, as Flink's TimeUtils.formatWithHighestUnit does:
+// "2 min", "90 s", "1500 ms", "1 d". ParseDuration reads it back.
+func FormatDuration(ms int64) string {
+	for _, u := range []struct {
+		ms   int64
+		name string
+	}{{86_400_000, "d"}, {3_600_000, "h"}, {60_000, "min"}, {1000, "s"}} {
+		if ms != 0 && ms%u.ms == 0 {
+			return fmt.Sprintf("%d %s", ms/u.ms, u.name)
+		}
+	}
+	return fmt.Sprintf("%d ms", ms)
+}

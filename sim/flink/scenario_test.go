@@ -76,3 +76,15 @@ func TestScenarioStateBytes(t *testing.T) {
 		t.Errorf("state bytes %d, %d per entry; want %d and 264", total, per, 3*264+128*(16+4*128))
 	}
 }
+
+// TestFormatDuration checks that a swept TTL is written in its largest
+// exact unit and reads back as the same milliseconds.
+func TestFormatDuration(t *testing.T) {
+	for ms, want := range map[int64]string{1: "1 ms", 1500: "1500 ms", 20_000: "20 s", 150_000: "150 s", 120_000: "2 min", 7_200_000: "2 h", 86_400_000: "1 d", 90_000_000: "25 h"} {
+		got := FormatDuration(ms)
+		back, err := ParseDuration(got)
+		if got != want || err != nil || back != ms {
+			t.Errorf("FormatDuration(%d) = %q (reads back as %d, %v), want %q", ms, got, back, err, want)
+		}
+	}
+}

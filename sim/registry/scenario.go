@@ -97,15 +97,22 @@ type scenarioEngine struct {
 	// defaults are the values of the keys a query leaves out.
 	defaults QuerySpec
 	resolve  func(QuerySpec) (ScenarioQuery, error)
+	// horizon is the key a sweep sets (HorizonKey); withHorizon returns
+	// the spec with it set to a swept value.
+	horizon     string
+	withHorizon func(QuerySpec, time.Duration) (QuerySpec, error)
 }
 
 func scenarioEngines() []scenarioEngine {
 	return []scenarioEngine{
-		{name: flink.Engine, title: "Flink", keys: []string{"query", "options"}, state: "Flink's heap backend", store: "heap", resolve: flinkQuery},
+		{name: flink.Engine, title: "Flink", keys: []string{"query", "options"}, state: "Flink's heap backend", store: "heap", resolve: flinkQuery,
+			horizon: "options." + flink.OptStateTTL, withHorizon: flinkHorizon},
 		{name: kstreams.Engine, title: "Kafka Streams", keys: []string{"window", "time"}, state: "a persistent (RocksDB) window store", store: "rocksdb-window-store",
-			defaults: QuerySpec{Time: "stream"}, resolve: kstreamsQuery},
+			defaults: QuerySpec{Time: "stream"}, resolve: kstreamsQuery,
+			horizon: "window", withHorizon: func(spec QuerySpec, d time.Duration) (QuerySpec, error) { spec.Window = &d; return spec, nil }},
 		{name: beam.Engine, title: "Beam", keys: []string{"timeDomain", "duration"}, state: "the DirectRunner's in-memory state", store: "direct-runner",
-			defaults: QuerySpec{TimeDomain: "processing", Duration: &beamDefaultDuration}, resolve: beamQuery},
+			defaults: QuerySpec{TimeDomain: "processing", Duration: &beamDefaultDuration}, resolve: beamQuery,
+			horizon: "duration", withHorizon: func(spec QuerySpec, d time.Duration) (QuerySpec, error) { spec.Duration = &d; return spec, nil }},
 	}
 }
 
@@ -189,6 +196,51 @@ func ScenarioQueryFor(engine string, spec QuerySpec) (ScenarioQuery, error) {
 	}
 	sq.Store = e.store
 	return sq, nil
+}
+
+// HorizonKey returns the key of engine's queries that a sweep sets to
+// each swept value (SweptQueryFor): Flink's options.table.exec.state.ttl,
+// Kafka Streams' window, Beam's duration; "" for Spark (the delay of
+// every withWatermark, set by the runner) and an unknown engine.
+func HorizonKey(engine string) string {
+	e, _ := scenarioEngineFor(engine)
+	return e.horizon
+}
+
+// SweptQueryFor resolves the query of engine (not Spark) whose keys are
+// spec with its horizon (HorizonKey) set to d, a swept value taken as it
+// is: the TTL, the window W or the duration d. A value the engine refuses
+// is a *KeyError on the horizon key, as ScenarioQueryFor reports it (a
+// Kafka Streams window or a Beam duration below 1 ms); so is a Flink TTL
+// of 0, which Flink reads as no TTL at all (state kept forever), not as
+// the shortest horizon.
+func SweptQueryFor(engine string, spec QuerySpec, d time.Duration) (ScenarioQuery, error) {
+	e, ok := scenarioEngineFor(engine)
+	if !ok {
+		return ScenarioQueryFor(engine, spec)
+	}
+	spec, err := e.withHorizon(spec, d)
+	if err != nil {
+		return ScenarioQuery{}, &KeyError{Key: e.horizon, Err: err}
+	}
+	return ScenarioQueryFor(engine, spec)
+}
+
+// flinkHorizon sets table.exec.state.ttl to d, in a copy of the options.
+func flinkHorizon(spec QuerySpec, d time.Duration) (QuerySpec, error) {
+	if d <= 0 {
+		return spec, fmt.Errorf("must be above 0 in a sweep (a TTL of 0 turns state expiry off: every key kept forever), got %s", interval.Format(d))
+	}
+	if d%time.Millisecond != 0 {
+		return spec, fmt.Errorf("must be a whole number of milliseconds, got %s", d)
+	}
+	opts := make(map[string]string, len(spec.Options)+1)
+	for k, v := range spec.Options {
+		opts[k] = v
+	}
+	opts[flink.OptStateTTL] = flink.FormatDuration(d.Milliseconds())
+	spec.Options = opts
+	return spec, nil
 }
 
 func flinkQuery(spec QuerySpec) (ScenarioQuery, error) {

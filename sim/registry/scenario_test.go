@@ -98,3 +98,44 @@ func TestScenarioOperatorsThroughTheRegistry(t *testing.T) {
 		}
 	}
 }
+
+// TestSweptQueryFor checks that a sweep sets each engine's horizon key to
+// the swept value as it is (the query text shows Kafka Streams' window
+// and Beam's duration; Flink's TTL is the option, which keeps the
+// query's others) and refuses 0 on the horizon key.
+func TestSweptQueryFor(t *testing.T) {
+	for e, k := range map[string]string{"flink": "options.table.exec.state.ttl", "kafka-streams": "window", "beam": "duration", "spark": ""} {
+		if got := HorizonKey(e); got != k {
+			t.Errorf("HorizonKey(%s) = %q, want %q", e, got, k)
+		}
+	}
+	sq, err := SweptQueryFor("kafka-streams", QuerySpec{Window: dur(time.Hour), Time: "record"}, 90*time.Second)
+	if err != nil || sq.Text != `{"engine":"kafka-streams","window":"1m30s","time":"record"}` {
+		t.Errorf("kafka-streams: %q, %v", sq.Text, err)
+	}
+	sq, err = SweptQueryFor("beam", QuerySpec{TimeDomain: "event"}, 20*time.Second)
+	if err != nil || sq.Text != `{"engine":"beam","timeDomain":"event","duration":"20s"}` {
+		t.Errorf("beam: %q, %v", sq.Text, err)
+	}
+	opts := map[string]string{"version": "2.0"}
+	spec := QuerySpec{Query: "SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY event_id ORDER BY proc_time ASC) AS rn FROM events) WHERE rn = 1", Options: opts}
+	swept, err := flinkHorizon(spec, 150*time.Second)
+	if err != nil || len(swept.Options) != 2 || swept.Options["table.exec.state.ttl"] != "150 s" || swept.Options["version"] != "2.0" || len(opts) != 1 {
+		t.Errorf("flink options %v (the query's %v), %v", swept.Options, opts, err)
+	}
+	if _, err := SweptQueryFor("flink", spec, time.Minute); err != nil {
+		t.Errorf("flink: %v", err)
+	}
+	for _, e := range []string{"flink", "kafka-streams", "beam"} {
+		spec := spec
+		spec.Options, spec.Window = nil, dur(time.Minute)
+		if e == "flink" {
+			spec.Window = nil
+		}
+		_, err := SweptQueryFor(e, spec, 0)
+		var ke *KeyError
+		if !errors.As(err, &ke) || ke.Key != HorizonKey(e) {
+			t.Errorf("%s swept to 0: %v, want a KeyError on %s", e, err, HorizonKey(e))
+		}
+	}
+}

@@ -26,6 +26,9 @@ type Job struct {
 	Query string
 	Plan  chain.Plan
 	// Delay is the watermark delay in seconds; nil without a watermark.
+	// A sweep job of another engine's query has the swept value here, the
+	// horizon it set (registry.HorizonKey); its results show it as the
+	// job's delay.
 	Delay *float64
 	// FileName names the job's progress file (without extension).
 	FileName string
@@ -40,18 +43,35 @@ type Job struct {
 }
 
 // Jobs expands s into jobs. Without a sweep, one job per query. With a
-// sweep, every query that has a withWatermark runs once per delay (its
-// delay replaced); a query without a watermark runs once, since no delay
-// changes it. Every job of a query runs on the query's store.
+// sweep, every query that has a horizon (scenario.Query.IsSwept) runs once
+// per swept value, taken as it is as the horizon: a Spark query's
+// withWatermark delays are replaced, another engine's horizon key
+// (registry.HorizonKey: Flink's TTL, Kafka Streams' window, Beam's
+// duration) is set; a Spark query without a watermark runs once, since no
+// delay changes it. A sweep job is named NAME@VALUE. Every job of a query
+// runs on the query's store.
 func Jobs(s *scenario.Scenario) ([]Job, error) {
 	var jobs []Job
 	for qi, q := range s.Queries {
 		if !q.IsSpark() {
-			sq, err := registry.ScenarioQueryFor(q.Engine, q.Spec())
-			if err != nil {
-				return nil, fmt.Errorf("queries[%d]: %w", qi, err)
+			if s.Sweep == nil || len(s.Sweep.Delay) == 0 {
+				sq, err := registry.ScenarioQueryFor(q.Engine, q.Spec())
+				if err != nil {
+					return nil, fmt.Errorf("queries[%d]: %w", qi, err)
+				}
+				jobs = append(jobs, Job{Index: len(jobs), Name: q.Name, Query: sq.Text, FileName: q.Name, Store: s.QueryStore(qi), Engine: q.Engine, Rows: &sq})
+				continue
 			}
-			jobs = append(jobs, Job{Index: len(jobs), Name: q.Name, Query: sq.Text, FileName: q.Name, Store: s.QueryStore(qi), Engine: q.Engine, Rows: &sq})
+			for _, v := range s.Sweep.Delay {
+				d := v.Std()
+				sq, err := registry.SweptQueryFor(q.Engine, q.Spec(), d)
+				if err != nil {
+					return nil, fmt.Errorf("queries[%d] with %s %s: %w", qi, registry.HorizonKey(q.Engine), interval.Format(d), err)
+				}
+				secs := d.Seconds()
+				jobs = append(jobs, Job{Index: len(jobs), Name: q.Name, Query: sq.Text, Delay: &secs, FileName: q.Name + "@" + interval.Format(d),
+					Store: s.QueryStore(qi), Engine: q.Engine, Rows: &sq})
+			}
 			continue
 		}
 		c, err := chain.Parse(q.Query)

@@ -89,6 +89,8 @@ func runRowJob(ctx context.Context, env jobEnv, j Job) (*jobResult, error) {
 	// Streams' window store, the DirectRunner's state), not the job's
 	// store, which stays unused.
 	s.Name, s.Query, s.Engine, s.Store = j.Name, j.Query, j.Engine, j.Rows.Store
+	// A sweep job's delay is the horizon the sweep set.
+	s.Delay = j.Delay
 	s.Warnings, s.BytesPerEntry = append([]string{}, j.Rows.Warnings...), []int64{0}
 	s.Flavour = metrics.FlavourOther
 	tsPath := filepath.Join(env.partsDir, fmt.Sprintf("%d.%s", j.Index, runfolder.TimeseriesPart))
@@ -199,7 +201,7 @@ func (r *rowJob) sample(batch *generators.Batch, outcomes []engines.Outcome, emi
 		r.peakPhysical = max(r.peakPhysical, physical)
 	}
 	rec := metrics.BatchRecord{
-		Query: r.job.Name, BatchID: sum.Batches - 1, ProcessingTime: t / 1000,
+		Query: r.job.Name, Delay: r.job.Delay, BatchID: sum.Batches - 1, ProcessingTime: t / 1000,
 		InputRows: int64(len(batch.Rows)), EmittedRows: int64(emitted), DroppedDuplicates: dropped,
 		StateRows: logical, StateBytes: stateBytes, MissedDuplicates: r.acct.MissedDuplicates, FalseDrops: r.acct.FalseDrops,
 	}

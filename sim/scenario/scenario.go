@@ -60,7 +60,8 @@ type Scenario struct {
 	Sink Sink `json:"sink" yaml:"sink"`
 	// Faults are the faults injected during the run, if any.
 	Faults []Fault `json:"faults,omitempty" yaml:"faults"`
-	// Sweep, when set, reruns every query with each delay.
+	// Sweep, when set, reruns every query that has a horizon with each
+	// of its values (Query.IsSwept).
 	Sweep *Sweep `json:"sweep,omitempty" yaml:"sweep"`
 	// Spark, when set, runs the queries on a modelled Spark cluster:
 	// partitioned state, batch durations, executor memory (spark.go).
@@ -195,6 +196,14 @@ const (
 // spark).
 func (q Query) IsSpark() bool { return q.Engine == "" || q.Engine == EngineSpark }
 
+// IsSwept reports whether a sweep reruns the query once per swept value,
+// with the value as its horizon: a Spark query that has a withWatermark
+// (its delay), and every query of another engine (its
+// registry.HorizonKey: Flink's TTL, Kafka Streams' window, Beam's
+// duration). A Spark query without a withWatermark runs once, since no
+// delay changes it.
+func (q Query) IsSwept() bool { return !q.IsSpark() || hasWatermark(q.Query) }
+
 // QueryStore returns the state store backend query i runs on when no
 // command line flag overrides it: the query's own store, else the
 // scenario's.
@@ -259,9 +268,13 @@ type Fault struct {
 // stream.
 func (f Fault) IsRestart() bool { return f.Kind == Restart || f.Kind == LoseCheckpoint }
 
-// Sweep reruns every query with each watermark delay.
+// Sweep reruns every query that has a horizon (Query.IsSwept) with each
+// of a list of values, taken as they are as each engine's horizon: Spark's
+// watermark delay, Flink's table.exec.state.ttl, Kafka Streams' window W,
+// Beam's duration d.
 type Sweep struct {
-	// Delay lists the watermark delays to run every query with.
+	// Delay lists the values of the horizon to run every swept query with
+	// (the key keeps its name from the Spark-only sweeps).
 	Delay []interval.Duration `json:"delay" yaml:"delay" want:"a list of delays such as [1m, 5m, 20m]" need:"a list of delays such as [1m, 5m, 20m]"`
 }
 
@@ -301,13 +314,12 @@ func Defaults() Scenario {
 func Schema() chain.Schema { return chain.GeneratedSchema() }
 
 // Jobs returns the number of jobs a run of s makes: one per query, and
-// with a sweep one per delay for every query with a withWatermark (a
-// query without one runs once, since no delay changes it). A query that
-// does not parse counts once.
+// with a sweep one per swept value for every query a sweep reruns
+// (Query.IsSwept). A Spark query that does not parse counts once.
 func (s *Scenario) Jobs() int {
 	n := 0
 	for _, q := range s.Queries {
-		if s.Sweep != nil && len(s.Sweep.Delay) > 0 && hasWatermark(q.Query) {
+		if s.Sweep != nil && len(s.Sweep.Delay) > 0 && q.IsSwept() {
 			n += len(s.Sweep.Delay)
 		} else {
 			n++

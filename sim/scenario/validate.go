@@ -229,6 +229,34 @@ func (s *Scenario) checkFaults(p *problems) {
 			p.add(path, "must be a whole number of milliseconds (Spark's watermark delays are), got %s", d)
 		case slices.Index(s.Sweep.Delay, d) < i:
 			p.add(path, "must be listed once, got %s again", d)
+		default:
+			s.checkSweptValue(p, path, d)
+		}
+	}
+}
+
+// checkSweptValue reports, at path, each query of another engine than
+// Spark that refuses d as its horizon (registry.SweptQueryFor): a Kafka
+// Streams window or a Beam duration below 1 ms, a Flink TTL of 0. A
+// query that is refused without the sweep is reported at its own keys
+// only.
+func (s *Scenario) checkSweptValue(p *problems, path string, d interval.Duration) {
+	for qi, q := range s.Queries {
+		if q.IsSpark() || !slices.Contains(registry.ScenarioEngines(), q.Engine) {
+			continue
+		}
+		if _, err := registry.ScenarioQueryFor(q.Engine, q.Spec()); err != nil {
+			continue
+		}
+		_, err := registry.SweptQueryFor(q.Engine, q.Spec(), d.Std())
+		if err == nil {
+			continue
+		}
+		var ke *registry.KeyError
+		if errors.As(err, &ke) {
+			p.add(path, "sets %s of %s (a %s query), which %s", ke.Key, index("queries", qi), q.Engine, strings.Join(strings.Fields(ke.Err.Error()), " "))
+		} else {
+			p.add(path, "sets %s of %s (a %s query), which refuses %s: %s", registry.HorizonKey(q.Engine), index("queries", qi), q.Engine, d, strings.Join(strings.Fields(err.Error()), " "))
 		}
 	}
 }
@@ -316,7 +344,7 @@ func (s *Scenario) checkLimits(p *problems) {
 		if s.Sweep != nil && len(s.Sweep.Delay) > 0 && len(s.Queries) <= MaxJobs {
 			path = "sweep.delay"
 		}
-		p.add(path, "must make at most %d jobs per run, the limit (a query with a withWatermark runs once per sweep delay, any other once), got %d jobs: split the scenario", MaxJobs, n)
+		p.add(path, "must make at most %d jobs per run, the limit (a Spark query with a withWatermark and every query of another engine run once per sweep value, any other once), got %d jobs: split the scenario", MaxJobs, n)
 	}
 	if !triggerOK {
 		return
