@@ -23,7 +23,8 @@ func withEngines(s *metrics.Summary, engines ...string) *metrics.Summary {
 		if e == "" {
 			continue
 		}
-		q.Engine, q.Store, q.Delay = e, stores[e], nil
+		// The delay stays: the fixture's timeseries is grouped by it.
+		q.Engine, q.Store = e, stores[e]
 		q.PeakStateBytes, q.FinalStateBytes = 0, 0
 		q.EngineCounters = map[string]int64{"peakPhysicalStateRows": q.PeakStateRows + 7, "finalPhysicalStateRows": 5}
 		switch e {
@@ -127,11 +128,17 @@ func TestSummaryTableShowsEngines(t *testing.T) {
 // A Spark-only report has neither the section nor the engine column.
 func TestReportShowsEngineCounters(t *testing.T) {
 	s, ts := singleRun(t)
+	var svg string
 	render := func(s *metrics.Summary) (md, page string) {
 		dir := writeResults(t, s, ts)
 		if err := Render(dir); err != nil {
 			t.Fatal(err)
 		}
+		rows, err := os.ReadFile(filepath.Join(dir, "state-rows.svg"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		svg = string(rows)
 		a, err := os.ReadFile(filepath.Join(dir, "report.md"))
 		if err != nil {
 			t.Fatal(err)
@@ -185,11 +192,22 @@ func TestReportShowsEngineCounters(t *testing.T) {
 			t.Errorf("counters row of engine %q", r[1])
 		}
 	}
+	// The state-bytes chart leaves out the queries without modelled
+	// bytes, and says so; the legends name the engines' dedups.
+	if !strings.Contains(md, "Not drawn: "+mixed.Queries[1].Name) {
+		t.Errorf("report.md does not say the state-bytes chart leaves out %s", mixed.Queries[1].Name)
+	}
+	for _, want := range []string{"Kafka Streams window store", "Beam Deduplicate"} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("state-rows.svg's legend lacks %q", want)
+		}
+	}
 	if !strings.Contains(md, "[Engine counters](#engine-counters)") {
 		t.Error("report.md's contents do not link the Engine counters section")
 	}
 	for _, want := range []string{`<h2 id="engine-counters">Engine counters</h2>`, `<a href="#engine-counters">`,
-		`<th class="text">engine</th><th class="text">store</th>`, `<td class="text">kafka-streams</td><td class="text">rocksdb-window-store</td>`,
+		`<th class="text">engine</th><th class="text">store</th>`,
+		`<td class="text" style="white-space: normal">kafka-streams</td><td class="text" style="white-space: normal">rocksdb-window-store</td>`,
 		`<td class="num">1,234</td>`, `<td class="num">4,321</td>`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("report.html lacks %s", want)

@@ -472,13 +472,16 @@ func writeHTML(b *bytes.Buffer, res *results, charts []chartFile, findings, recs
 		hc = append(hc, htmlChart{Title: c.Title, ID: slug(c.Title), Note: c.Note, SVG: inlineSVG(c.SVG)})
 	}
 	data := map[string]any{
-		"Title":       res.reportTitle(),
-		"Intro":       strings.ReplaceAll(res.intro(), "`", ""),
-		"Traffic":     res.trafficLine(),
-		"TOC":         toc,
-		"YAML":        yml,
-		"Header":      summaryHeader(res.sum),
-		"TextCols":    1 + labelsOf(res.sum).n(),
+		"Title":    res.reportTitle(),
+		"Intro":    strings.ReplaceAll(res.intro(), "`", ""),
+		"Traffic":  res.trafficLine(),
+		"TOC":      toc,
+		"YAML":     yml,
+		"Header":   summaryHeader(res.sum),
+		"TextCols": 1 + labelsOf(res.sum).n(),
+		// An engine column makes the table wider than the page: its
+		// labels may break at their hyphens ("rocksdb-window-store").
+		"WrapLabels":  otherEngines(res.sum),
 		"Rows":        summaryRows(res.sum),
 		"TableNote":   tableNoteFor(res.sum),
 		"Charts":      hc,
@@ -573,7 +576,7 @@ nav.toc a { color: #0969da; text-decoration: none; }
 <table>
 <thead><tr>{{range $i, $h := .Header}}<th class="{{if lt $i $.TextCols}}text{{else}}num{{end}}">{{$h}}</th>{{end}}</tr></thead>
 <tbody>
-{{range .Rows}}<tr>{{range $i, $c := .}}<td class="{{if lt $i $.TextCols}}text{{else}}num{{end}}">{{$c}}</td>{{end}}</tr>
+{{range .Rows}}<tr>{{range $i, $c := .}}<td class="{{if lt $i $.TextCols}}text{{else}}num{{end}}"{{if and $.WrapLabels (gt $i 0) (lt $i $.TextCols)}} style="white-space: normal"{{end}}>{{$c}}</td>{{end}}</tr>
 {{end}}</tbody>
 </table>
 </div>

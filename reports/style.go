@@ -177,9 +177,20 @@ func legendName(r *run, label string) string {
 	return apiWordsOf(r.sum) + " (" + label + ")"
 }
 
-// apiWordsOf names a query's API: its flavour's words, and for the other
-// flavour what the query text shows of it.
+// engineAPIWords names the dedup of each engine other than Spark.
+var engineAPIWords = map[string]string{
+	"flink":         "Flink ROW_NUMBER() = 1",
+	"kafka-streams": "Kafka Streams window store",
+	"beam":          "Beam Deduplicate",
+}
+
+// apiWordsOf names a query's API: its engine's dedup for an engine other
+// than Spark, else its flavour's words, and for the other flavour what
+// the query text shows of it.
 func apiWordsOf(q *metrics.QuerySummary) string {
+	if w, ok := engineAPIWords[q.Engine]; ok {
+		return w
+	}
 	f := flavourOf(q)
 	if f != metrics.FlavourOther {
 		return apiWords(f)
