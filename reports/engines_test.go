@@ -193,11 +193,11 @@ func TestReportShowsEngineCounters(t *testing.T) {
 		}
 	}
 	// The state-bytes chart leaves out the queries without modelled
-	// bytes, and says so; the legends name the engines' dedups.
+	// bytes, and says so; the legends name the engines.
 	if !strings.Contains(md, "Not drawn: "+mixed.Queries[1].Name) {
 		t.Errorf("report.md does not say the state-bytes chart leaves out %s", mixed.Queries[1].Name)
 	}
-	for _, want := range []string{"Kafka Streams window store", "Beam Deduplicate"} {
+	for _, want := range []string{"kafka-streams dedup", "beam dedup"} {
 		if !strings.Contains(svg, want) {
 			t.Errorf("state-rows.svg's legend lacks %q", want)
 		}

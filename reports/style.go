@@ -177,19 +177,12 @@ func legendName(r *run, label string) string {
 	return apiWordsOf(r.sum) + " (" + label + ")"
 }
 
-// engineAPIWords names the dedup of each engine other than Spark.
-var engineAPIWords = map[string]string{
-	"flink":         "Flink ROW_NUMBER() = 1",
-	"kafka-streams": "Kafka Streams window store",
-	"beam":          "Beam Deduplicate",
-}
-
-// apiWordsOf names a query's API: its engine's dedup for an engine other
-// than Spark, else its flavour's words, and for the other flavour what
-// the query text shows of it.
+// apiWordsOf names a query's API: for an engine other than Spark, its
+// engine's name (the reports know no engine's rules); else its flavour's
+// words, and for the other flavour what the query text shows of it.
 func apiWordsOf(q *metrics.QuerySummary) string {
-	if w, ok := engineAPIWords[q.Engine]; ok {
-		return w
+	if q.Engine != "" {
+		return q.Engine + " dedup"
 	}
 	f := flavourOf(q)
 	if f != metrics.FlavourOther {
