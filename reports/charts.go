@@ -172,6 +172,10 @@ type timelineSpec struct {
 	value               func(b metrics.BatchRecord) float64
 	// ticks labels the y axis.
 	ticks plot.Ticker
+	// leaveOut, when set, says which queries the chart leaves out, and
+	// why, for the caption.
+	leaveOut func(q *metrics.QuerySummary) bool
+	why      string
 }
 
 func stateRowsSpec() timelineSpec {
@@ -181,7 +185,8 @@ func stateRowsSpec() timelineSpec {
 
 func stateBytesSpec() timelineSpec {
 	return timelineSpec{name: "state-bytes", title: "State bytes over processing time (modelled)", yLabel: "state bytes (model)",
-		value: func(b metrics.BatchRecord) float64 { return float64(b.StateBytes) }, ticks: byteTicks{n: 6}}
+		value: func(b metrics.BatchRecord) float64 { return float64(b.StateBytes) }, ticks: byteTicks{n: 6},
+		leaveOut: func(q *metrics.QuerySummary) bool { return !bytesModelled(q) }, why: "the models of their engines give no state bytes"}
 }
 
 // timeAxis is the processing-time axis of the charts over time: from the
@@ -237,6 +242,16 @@ func (res *results) points(r *run, a timeAxis, value func(b metrics.BatchRecord)
 func timelineChart(res *results, spec timelineSpec) (d drawing, title, note string, ok bool) {
 	all, sweepNote := res.timelineRuns()
 	runs := slices.DeleteFunc(slices.Clone(all), func(r *run) bool { return len(r.batches) == 0 })
+	var leftOut []string
+	if spec.leaveOut != nil {
+		runs = slices.DeleteFunc(runs, func(r *run) bool {
+			if spec.leaveOut(r.sum) {
+				leftOut = append(leftOut, r.sum.Name)
+				return true
+			}
+			return false
+		})
+	}
 	if len(runs) == 0 {
 		return d, "", "", false
 	}
@@ -277,6 +292,9 @@ func timelineChart(res *results, spec timelineSpec) (d drawing, title, note stri
 		subtitle = res.subtitle(joinNotes(sweepNote, "lower panel: the small-state queries, zoomed"))
 	}
 	note = joinSentences(ax.note, note)
+	if len(leftOut) > 0 {
+		note = joinSentences(note, "Not drawn: "+joinNames(leftOut)+" ("+spec.why+").")
+	}
 	if sweepNote != "" {
 		note = joinSentences(capitalize(sweepNote)+".", note)
 	}

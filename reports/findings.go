@@ -396,8 +396,12 @@ func (res *results) stateFinding(r *run) (finding, bool) {
 		}
 		return n(s + ".")
 	case q.PeakStateRows > 0:
-		s := fmt.Sprintf("%s's state peaked at %s (%s, %s of the run's %s events) during the traffic window",
-			subject, rows(q.PeakStateRows), interval.Bytes(q.PeakStateBytes),
+		size := interval.Bytes(q.PeakStateBytes) + ", "
+		if !bytesModelled(q) {
+			size = ""
+		}
+		s := fmt.Sprintf("%s's state peaked at %s (%s%s of the run's %s events) during the traffic window",
+			subject, rows(q.PeakStateRows), size,
 			interval.Percent(rate(q.PeakStateRows, q.LogicalEvents)), interval.Count(q.LogicalEvents))
 		if res.stillGrowing(r) {
 			s += ", and was still growing when the traffic ended"

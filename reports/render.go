@@ -259,6 +259,17 @@ func tableNote() string {
 		"it is the only column that varies between identical runs."
 }
 
+// tableNoteFor explains the columns of the summary table of s: tableNote,
+// and, when some query ran on an engine other than Spark, what its delay
+// and state bytes cells mean.
+func tableNoteFor(s *metrics.Summary) string {
+	if !otherEngines(s) {
+		return tableNote()
+	}
+	return tableNote() + " The delay is Spark's watermark delay: the other engines' queries have none (their horizons, a state TTL, a window or a duration, are in the query: see Scenario as run); " +
+		"— in peak state bytes: the engine's model gives no state bytes."
+}
+
 // queryWarnings is the query text and the explain warnings of one query.
 type queryWarnings struct {
 	Name, Query string
@@ -355,10 +366,11 @@ func writeMarkdown(b *bytes.Buffer, res *results, charts []chartFile, findings, 
 	if err := SummaryTable(b, res.sum, true); err != nil {
 		return err
 	}
-	fmt.Fprintf(b, "\n%s\n\n", tableNote())
+	fmt.Fprintf(b, "\n%s\n\n", tableNoteFor(res.sum))
 	if res.hasSparkSummary() {
 		res.writeSparkMarkdown(b)
 	}
+	writeEngineCountersMarkdown(b, res.sum)
 	b.WriteString("## Charts\n\n")
 	if len(charts) == 0 {
 		b.WriteString("The timeseries holds no batches to draw.\n\n")
@@ -460,15 +472,18 @@ func writeHTML(b *bytes.Buffer, res *results, charts []chartFile, findings, recs
 		hc = append(hc, htmlChart{Title: c.Title, ID: slug(c.Title), Note: c.Note, SVG: inlineSVG(c.SVG)})
 	}
 	data := map[string]any{
-		"Title":       res.reportTitle(),
-		"Intro":       strings.ReplaceAll(res.intro(), "`", ""),
-		"Traffic":     res.trafficLine(),
-		"TOC":         toc,
-		"YAML":        yml,
-		"Header":      summaryHeader(res.sum),
-		"StoreCol":    mixedStores(res.sum),
+		"Title":    res.reportTitle(),
+		"Intro":    strings.ReplaceAll(res.intro(), "`", ""),
+		"Traffic":  res.trafficLine(),
+		"TOC":      toc,
+		"YAML":     yml,
+		"Header":   summaryHeader(res.sum),
+		"TextCols": 1 + labelsOf(res.sum).n(),
+		// An engine column makes the table wider than the page: its
+		// labels may break at their hyphens ("rocksdb-window-store").
+		"WrapLabels":  otherEngines(res.sum),
 		"Rows":        summaryRows(res.sum),
-		"TableNote":   tableNote(),
+		"TableNote":   tableNoteFor(res.sum),
 		"Charts":      hc,
 		"Findings":    findings,
 		"Recs":        recs,
@@ -480,6 +495,9 @@ func writeHTML(b *bytes.Buffer, res *results, charts []chartFile, findings, recs
 	}
 	if res.hasSparkSummary() {
 		data["SparkHeader"], data["SparkRows"], data["SparkNote"] = sparkHeader(), res.sparkRows(), res.sparkNote()
+	}
+	if rows := engineCountersRows(res.sum); len(rows) > 0 {
+		data["CountersHeader"], data["CountersRows"], data["CountersNote"] = engineCountersHeader(res.sum), rows, engineCountersNote()
 	}
 	return t.Execute(b, data)
 }
@@ -556,9 +574,9 @@ nav.toc a { color: #0969da; text-decoration: none; }
 <h2 id="summary">Summary</h2>
 <div class="table-wrap">
 <table>
-<thead><tr>{{range $i, $h := .Header}}<th class="{{if or (eq $i 0) (and $.StoreCol (eq $i 1))}}text{{else}}num{{end}}">{{$h}}</th>{{end}}</tr></thead>
+<thead><tr>{{range $i, $h := .Header}}<th class="{{if lt $i $.TextCols}}text{{else}}num{{end}}">{{$h}}</th>{{end}}</tr></thead>
 <tbody>
-{{range .Rows}}<tr>{{range $i, $c := .}}<td class="{{if or (eq $i 0) (and $.StoreCol (eq $i 1))}}text{{else}}num{{end}}">{{$c}}</td>{{end}}</tr>
+{{range .Rows}}<tr>{{range $i, $c := .}}<td class="{{if lt $i $.TextCols}}text{{else}}num{{end}}"{{if and $.WrapLabels (gt $i 0) (lt $i $.TextCols)}} style="white-space: normal"{{end}}>{{$c}}</td>{{end}}</tr>
 {{end}}</tbody>
 </table>
 </div>
@@ -575,7 +593,18 @@ nav.toc a { color: #0969da; text-decoration: none; }
 </div>
 <p class="note">{{.SparkNote}}</p>
 {{end}}
-<h2 id="charts">Charts</h2>
+{{if .CountersRows}}
+<h2 id="engine-counters">Engine counters</h2>
+<div class="table-wrap">
+<table>
+<thead><tr>{{range $i, $h := .CountersHeader}}<th class="{{if lt $i 2}}text{{else}}num{{end}}">{{$h}}</th>{{end}}</tr></thead>
+<tbody>
+{{range .CountersRows}}<tr>{{range $i, $c := .}}<td class="{{if lt $i 2}}text{{else}}num{{end}}">{{$c}}</td>{{end}}</tr>
+{{end}}</tbody>
+</table>
+</div>
+<p class="note">{{.CountersNote}}</p>
+{{end}}<h2 id="charts">Charts</h2>
 {{range .Charts}}<figure id="{{.ID}}" aria-label="{{.Title}}">
 {{.SVG}}
 {{if .Note}}<figcaption>{{.Note}}</figcaption>

@@ -177,9 +177,13 @@ func legendName(r *run, label string) string {
 	return apiWordsOf(r.sum) + " (" + label + ")"
 }
 
-// apiWordsOf names a query's API: its flavour's words, and for the other
-// flavour what the query text shows of it.
+// apiWordsOf names a query's API: for an engine other than Spark, its
+// engine's name (the reports know no engine's rules); else its flavour's
+// words, and for the other flavour what the query text shows of it.
 func apiWordsOf(q *metrics.QuerySummary) string {
+	if q.Engine != "" {
+		return q.Engine + " dedup"
+	}
 	f := flavourOf(q)
 	if f != metrics.FlavourOther {
 		return apiWords(f)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -28,32 +29,95 @@ func mixedStores(s *metrics.Summary) bool {
 	return false
 }
 
-// withStore inserts v after the first cell of cells when mixed.
-func withStore(cells []string, mixed bool, v string) []string {
-	if !mixed {
-		return cells
+// otherEngines reports whether some query of s ran on an engine other
+// than Spark (queries[].engine): the summary tables then gain an engine
+// column after the query's name. When every query is Spark's, the tables
+// have no engine column.
+func otherEngines(s *metrics.Summary) bool {
+	for _, q := range s.Queries {
+		if q.Engine != "" {
+			return true
+		}
 	}
-	return append([]string{cells[0], v}, cells[1:]...)
+	return false
+}
+
+// engineName names the engine of q in the reports: its summary's engine,
+// "spark" for a Spark query (whose summary leaves the engine out).
+func engineName(q *metrics.QuerySummary) string {
+	if q.Engine == "" {
+		return "spark"
+	}
+	return q.Engine
+}
+
+// labels says which label columns the summary tables of s have after the
+// query's name: engine (otherEngines), then store (mixedStores).
+type labels struct{ engine, store bool }
+
+func labelsOf(s *metrics.Summary) labels {
+	return labels{engine: otherEngines(s), store: mixedStores(s)}
+}
+
+// n is the number of label columns.
+func (l labels) n() int {
+	n := 0
+	for _, on := range []bool{l.engine, l.store} {
+		if on {
+			n++
+		}
+	}
+	return n
+}
+
+// with inserts the label columns engine and store after the first cell
+// of cells, those that l has.
+func (l labels) with(cells []string, engine, store string) []string {
+	out := append(make([]string, 0, len(cells)+2), cells[0])
+	if l.engine {
+		out = append(out, engine)
+	}
+	if l.store {
+		out = append(out, store)
+	}
+	return append(out, cells[1:]...)
+}
+
+// bytesModelled reports whether the state bytes of q are modelled: a
+// Spark query's always are; another engine's only when its model gives
+// them (a summary of such a query without them holds 0).
+func bytesModelled(q *metrics.QuerySummary) bool {
+	return q.Engine == "" || q.PeakStateBytes > 0 || q.FinalStateBytes > 0
+}
+
+// peakBytes is the peak state bytes of q for the tables: "—" when they
+// are not modelled.
+func peakBytes(q *metrics.QuerySummary) string {
+	if !bytesModelled(q) {
+		return "—"
+	}
+	return interval.Bytes(q.PeakStateBytes)
 }
 
 // summaryHeader names the columns of the summary table of s in the
-// reports: a store column after the query's when its queries ran on
-// different stores (mixedStores).
+// reports: engine and store columns after the query's when its queries
+// ran on other engines than Spark (otherEngines) or on different stores
+// (mixedStores).
 func summaryHeader(s *metrics.Summary) []string {
-	return withStore([]string{
+	return labelsOf(s).with([]string{
 		"query", "delay", "emitted", "missed duplicates", "false drops (late/bad clock/collision)",
 		"peak state rows", "peak state bytes", "sim speed (rows/s)",
-	}, mixedStores(s), "store")
+	}, "engine", "store")
 }
 
 // summaryRows returns one row per summary entry, in the summary's order.
 func summaryRows(s *metrics.Summary) [][]string {
 	rows := make([][]string, 0, len(s.Queries))
-	mixed := mixedStores(s)
+	l := labelsOf(s)
 	for i := range s.Queries {
 		q := &s.Queries[i]
 		c := q.FalseDropsByCause
-		rows = append(rows, withStore([]string{
+		rows = append(rows, l.with([]string{
 			q.Name,
 			formatDelay(q.Delay),
 			interval.Count(q.EmittedRows),
@@ -62,9 +126,9 @@ func summaryRows(s *metrics.Summary) [][]string {
 			fmt.Sprintf("%s (%s/%s/%s)", interval.Count(q.FalseDrops),
 				interval.Count(c.Late), interval.Count(c.BadClock), interval.Count(c.Collision)),
 			interval.Count(q.PeakStateRows),
-			interval.Bytes(q.PeakStateBytes),
+			peakBytes(q),
 			interval.Count(int64(math.Round(q.EventsPerSecond))),
-		}, mixed, q.Store))
+		}, engineName(q), q.Store))
 	}
 	return rows
 }
@@ -81,8 +145,9 @@ const TerminalWidth = 100
 // lost events with their rates, the main cause of the losses, peak state
 // and throughput, a cell wrapped onto a second line where the table would
 // be wider. Numbers are right-aligned so that rows of a sweep compare at a
-// glance. When the queries ran on different state stores, both tables
-// show each query's store after its name.
+// glance. When some query ran on an engine other than Spark, both tables
+// show each query's engine after its name; when the queries ran on
+// different state stores, each query's store (after the engine).
 func SummaryTable(w io.Writer, s *metrics.Summary, markdown bool) error {
 	if !markdown {
 		_, err := io.WriteString(w, terminalTable(s))
@@ -90,9 +155,9 @@ func SummaryTable(w io.Writer, s *metrics.Summary, markdown bool) error {
 	}
 	align := []tw.Align{tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight,
 		tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight}
-	if mixedStores(s) {
-		align = append(align, tw.AlignRight)
-		align[1] = tw.AlignLeft
+	// The label columns are text, left-aligned like the query's.
+	for range labelsOf(s).n() {
+		align = append([]tw.Align{tw.AlignLeft}, align...)
 	}
 	opts := []tablewriter.Option{
 		// Header auto-format would upper-case the headers and mangle
@@ -136,12 +201,12 @@ func mainCause(q *metrics.QuerySummary) string {
 // terminalTable renders the summary for a terminal: plain columns two
 // spaces apart under a ruled header, at most TerminalWidth wide.
 func terminalTable(s *metrics.Summary) string {
-	mixed := mixedStores(s)
-	header := withStore([]string{"query", "delay", "missed dups", "lost events", "cause", "peak rows", "peak bytes", "sim rows/s"}, mixed, "store")
-	// The text columns, left-aligned: the query, its store, the cause.
-	text := map[int]bool{0: true, 4: true}
-	if mixed {
-		text = map[int]bool{0: true, 1: true, 5: true}
+	l := labelsOf(s)
+	header := l.with([]string{"query", "delay", "missed dups", "lost events", "cause", "peak rows", "peak bytes", "sim rows/s"}, "engine", "store")
+	// The text columns, left-aligned: the query, its labels, the cause.
+	text := map[int]bool{0: true, 4 + l.n(): true}
+	for j := 1; j <= l.n(); j++ {
+		text[j] = true
 	}
 	// Each cell has a one-line form and a two-line one, used when the
 	// one-line table is too wide.
@@ -161,14 +226,32 @@ func terminalTable(s *metrics.Summary) string {
 			cause = "-"
 		}
 		plain := func(v string) cell { return cell{one: v, two1: v} }
+		// A label breaks at its middle hyphen in the two-line form
+		// ("rocksdb-" over "window-store").
+		label := func(v string) cell {
+			c := plain(v)
+			best := -1
+			for k, r := range v {
+				if r == '-' && (best < 0 || abs(len(v)-2*(k+1)) < abs(len(v)-2*(best+1))) {
+					best = k
+				}
+			}
+			if best >= 0 {
+				c.two1, c.two2 = v[:best+1], v[best+1:]
+			}
+			return c
+		}
 		name := []cell{plain(q.Name)}
-		if mixed {
-			name = append(name, plain(q.Store))
+		if l.engine {
+			name = append(name, label(engineName(q)))
+		}
+		if l.store {
+			name = append(name, label(q.Store))
 		}
 		rows = append(rows, append(name,
 			plain(formatDelay(q.Delay)),
 			count(q.MissedDuplicates, q.TrueDuplicates), count(q.FalseDrops, q.LogicalEvents),
-			plain(cause), plain(interval.Count(q.PeakStateRows)), plain(interval.Bytes(q.PeakStateBytes)),
+			plain(cause), plain(interval.Count(q.PeakStateRows)), plain(peakBytes(q)),
 			plain(interval.Count(int64(math.Round(q.EventsPerSecond)))),
 		))
 	}
@@ -200,6 +283,30 @@ func terminalTable(s *metrics.Summary) string {
 	ws := widths(false)
 	if total(ws) > TerminalWidth {
 		two, ws = true, widths(true)
+	}
+	// With an engine column the table may still be too wide: the headers
+	// then wrap at their spaces and the labels at every hyphen.
+	if l.engine && total(ws) > TerminalWidth {
+		longest := func(v string, seps string) int {
+			n := 0
+			for _, w := range strings.FieldsFunc(v, func(r rune) bool { return strings.ContainsRune(seps, r) }) {
+				n = max(n, utf8.RuneCountInString(w)+1)
+			}
+			return n
+		}
+		header = slices.Clone(header)
+		for j, h := range header {
+			ws[j] = longest(h, " ") - 1
+			header[j] = strings.ReplaceAll(h, " ", "\n")
+			for _, r := range rows {
+				c := r[j]
+				if j >= 1 && j <= l.n() {
+					ws[j] = max(ws[j], longest(c.one, "-"))
+				} else {
+					ws[j] = max(ws[j], utf8.RuneCountInString(c.two1), utf8.RuneCountInString(c.two2))
+				}
+			}
+		}
 	}
 	// The query column gives way last: long names wrap.
 	if over := total(ws) - TerminalWidth; over > 0 {
@@ -274,4 +381,12 @@ func wrapCell(s string, w int) []string {
 		out = append(out, string(r))
 	}
 	return out
+}
+
+// abs is |n|.
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }

@@ -18,10 +18,12 @@ import (
 // TestCommittedResultsRegenerate -timeout 60m.
 const regenerateEnv = "DEDUPSIM_REGENERATE"
 
-// shortRegenerate are the experiments the test reruns by default, two of
-// the quickest: a plain one with a bad clock, and one on the modelled
-// Spark cluster (partitions, executors, cost model, spark.csv).
-var shortRegenerate = []string{"bad-future-timestamp", "partition-skew"}
+// shortRegenerate are the experiments the test reruns by default, three
+// of the quickest: a plain one with a bad clock, one on the modelled
+// Spark cluster (partitions, executors, cost model, spark.csv), and the
+// one that puts the same traffic through every engine (Flink, Kafka
+// Streams and Beam beside Spark, the report's engine column and counters).
+var shortRegenerate = []string{"bad-future-timestamp", "partition-skew", "engines"}
 
 // experimentNames returns the experiments whose results are committed,
 // as experiments/regenerate.sh lists them: every experiments/*.yaml but

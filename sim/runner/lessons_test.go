@@ -49,6 +49,7 @@ var lessonFiles = []string{
 	"backlog-after-downtime.yaml",
 	"backlog-after-downtime-capped.yaml",
 	"production-day.yaml",
+	"engines.yaml",
 }
 
 func experimentFiles(t *testing.T) []string {
@@ -462,6 +463,132 @@ func TestLessonBadFutureTimestamp(t *testing.T) {
 				break
 			}
 		}
+	}
+}
+
+// TestLessonEngines: one traffic through every engine at a 10-minute
+// horizon, with one bad clock. Each claim follows from an engine's rules
+// (docs/flink.md, docs/kafka-streams.md, docs/beam.md, docs/semantics.md)
+// and is checked on the run and on the same traffic without the fault.
+func TestLessonEngines(t *testing.T) {
+	s := loadExperiment(t, "engines.yaml")
+	if len(s.Faults) != 1 || s.Faults[0].Kind != scenario.BadClock {
+		t.Fatalf("faults %+v; the experiment promises exactly one bad clock", s.Faults)
+	}
+	skew := s.Faults[0].Skew.Std()
+	names := []string{"spark-within", "spark-pair-keyed", "flink-keep-first", "flink-keep-last",
+		"kstreams-stream", "kstreams-record", "beam-processing", "beam-event"}
+	q := byName(t, runLesson(t, s), names...)
+	s.Faults = nil
+	c := byName(t, runLesson(t, s), names...)
+	dups := q["spark-within"].TrueDuplicates
+	if dups < 10_000 {
+		t.Fatalf("%d duplicate copies; the lesson needs thousands", dups)
+	}
+
+	// Spark's within-watermark keeps a key for about 2 x delay + trigger
+	// of event time, the others for 10 minutes: it misses the fewest
+	// copies, with and without the bad clock.
+	for _, r := range []map[string]metrics.QuerySummary{q, c} {
+		for _, n := range names[1:] {
+			if r["spark-within"].MissedDuplicates >= r[n].MissedDuplicates {
+				t.Errorf("spark-within missed %d copies, %s %d; want spark-within the fewest", r["spark-within"].MissedDuplicates, n, r[n].MissedDuplicates)
+			}
+		}
+	}
+	// ... and holds about twice the state of a 10-minute horizon.
+	for _, r := range []map[string]metrics.QuerySummary{q, c} {
+		ratio := float64(r["spark-within"].PeakStateRows) / float64(r["flink-keep-first"].PeakStateRows)
+		if ratio < 1.8 || ratio > 2.2 {
+			t.Errorf("spark-within peaked at %d rows, flink-keep-first at %d (x%.2f); want about x2", r["spark-within"].PeakStateRows, r["flink-keep-first"].PeakStateRows, ratio)
+		}
+	}
+
+	// Pair-keyed: a re-stamped copy is a new key, never dropped as a
+	// duplicate; without the bad clock every copy is missed.
+	if n := q["spark-pair-keyed"].DroppedDuplicates + c["spark-pair-keyed"].DroppedDuplicates; n != 0 {
+		t.Errorf("spark-pair-keyed dropped %d rows as duplicates; want none", n)
+	}
+	if x := c["spark-pair-keyed"]; x.MissedDuplicates != x.TrueDuplicates {
+		t.Errorf("spark-pair-keyed without the bad clock missed %d of %d copies; want all", x.MissedDuplicates, x.TrueDuplicates)
+	}
+
+	// Flink's proctime keep-last emits +I or +U for every row: the append
+	// sink receives every copy.
+	for _, r := range []map[string]metrics.QuerySummary{q, c} {
+		if x := r["flink-keep-last"]; x.MissedDuplicates != x.TrueDuplicates || x.DroppedDuplicates != 0 {
+			t.Errorf("flink-keep-last missed %d of %d copies and dropped %d; want every copy emitted", x.MissedDuplicates, x.TrueDuplicates, x.DroppedDuplicates)
+		}
+	}
+
+	// Flink's proctime keep-first (TTL from the first copy) and Beam in
+	// processing time (timer at the first copy + d, no refresh) forget a
+	// key 10 minutes of processing time after its first copy: they differ
+	// only for a copy exactly 10 minutes after, to the millisecond.
+	if a, b := q["flink-keep-first"], q["beam-processing"]; a.MissedDuplicates != b.MissedDuplicates || a.PeakStateRows != b.PeakStateRows {
+		t.Errorf("flink-keep-first missed %d and peaked at %d rows, beam-processing %d and %d; want the same", a.MissedDuplicates, a.PeakStateRows, b.MissedDuplicates, b.PeakStateRows)
+	}
+	// They read no event time: the bad clock changes nothing (the bad row
+	// is one more key, at most).
+	for _, n := range []string{"flink-keep-first", "flink-keep-last", "beam-processing"} {
+		if q[n].MissedDuplicates != c[n].MissedDuplicates || q[n].PeakStateRows-c[n].PeakStateRows > 1 || c[n].PeakStateRows > q[n].PeakStateRows {
+			t.Errorf("%s: missed %d, peak %d rows with the bad clock; %d and %d without; want the same", n, q[n].MissedDuplicates, q[n].PeakStateRows, c[n].MissedDuplicates, c[n].PeakStateRows)
+		}
+	}
+
+	// No engine but Spark drops a first copy: they lose no event. Spark
+	// loses about rate x (skew - delay) to the bad clock.
+	for _, n := range names[2:] {
+		if q[n].FalseDrops != 0 || c[n].FalseDrops != 0 {
+			t.Errorf("%s lost %d events (%d without the bad clock); want none", n, q[n].FalseDrops, c[n].FalseDrops)
+		}
+	}
+	for _, n := range names[:2] {
+		x := q[n]
+		want := float64(*s.Workload.Rate) * (skew - time.Duration(*x.Delay*float64(time.Second))).Seconds()
+		if got := float64(x.FalseDropsByCause.BadClock); got < 0.9*want || got > 1.1*want || x.FalseDrops != x.FalseDropsByCause.BadClock {
+			t.Errorf("%s lost %d events, %d to the bad clock; want all to it, about rate x (skew - delay) = %.0f", n, x.FalseDrops, x.FalseDropsByCause.BadClock, want)
+		}
+		if c[n].FalseDrops != 0 {
+			t.Errorf("%s lost %d events without the bad clock; want none", n, c[n].FalseDrops)
+		}
+	}
+
+	// Kafka Streams in record time: after the bad clock every put whose
+	// segment is behind the retention is dropped (dropped-records-total),
+	// its key never remembered, so it misses more copies; in stream time a
+	// put is at stream time and never dropped.
+	dropped := func(x metrics.QuerySummary) int64 { return x.EngineCounters["droppedRecordsTotal"] }
+	if dropped(q["kstreams-record"]) == 0 || dropped(c["kstreams-record"]) != 0 {
+		t.Errorf("kstreams-record dropped %d puts with the bad clock, %d without; want some, and none", dropped(q["kstreams-record"]), dropped(c["kstreams-record"]))
+	}
+	if dropped(q["kstreams-stream"]) != 0 {
+		t.Errorf("kstreams-stream dropped %d puts; want none", dropped(q["kstreams-stream"]))
+	}
+	if q["kstreams-record"].MissedDuplicates <= c["kstreams-record"].MissedDuplicates {
+		t.Errorf("kstreams-record missed %d copies with the bad clock, %d without; want more with it", q["kstreams-record"].MissedDuplicates, c["kstreams-record"].MissedDuplicates)
+	}
+	// Without a bad clock, both see a copy within W/2 of the last, W = 20
+	// minutes, and both keep W of rows: about twice a 10-minute state.
+	for _, n := range []string{"kstreams-stream", "kstreams-record"} {
+		ratio := float64(c[n].PeakStateRows) / float64(c["flink-keep-first"].PeakStateRows)
+		if ratio < 1.8 || ratio > 2.5 {
+			t.Errorf("%s without the bad clock peaked at %d rows, flink-keep-first at %d (x%.2f); want about x2", n, c[n].PeakStateRows, c["flink-keep-first"].PeakStateRows, ratio)
+		}
+	}
+
+	// Kafka Streams in stream time and Beam in event time: the bad clock
+	// moves their time ahead, after which nothing expires until event
+	// time catches up; the state grows far beyond its usual size.
+	for _, n := range []string{"kstreams-stream", "beam-event"} {
+		if q[n].PeakStateRows < 3*c[n].PeakStateRows/2 {
+			t.Errorf("%s peaked at %d rows with the bad clock, %d without; want the bad clock to grow it by half at least", n, q[n].PeakStateRows, c[n].PeakStateRows)
+		}
+	}
+	// Without it, Beam's event-time watermark follows the arrivals: it
+	// forgets keys about when processing time does.
+	if a, b := c["beam-event"].PeakStateRows, c["beam-processing"].PeakStateRows; a < b*98/100 || a > b*102/100 {
+		t.Errorf("without the bad clock beam-event peaked at %d rows, beam-processing at %d; want within 2%%", a, b)
 	}
 }
 

@@ -1,0 +1,216 @@
+package reports
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dedupsim/dedupsim/metrics"
+)
+
+// withEngines returns a copy of s whose query i runs on engines[i] (the
+// last repeats; "" is Spark) with that engine's store, no state bytes,
+// and, for an engine other than Spark, the counters the runner writes.
+func withEngines(s *metrics.Summary, engines ...string) *metrics.Summary {
+	c := *s
+	c.Queries = append([]metrics.QuerySummary(nil), s.Queries...)
+	stores := map[string]string{"flink": "heap", "kafka-streams": "rocksdb-window-store", "beam": "direct-runner"}
+	for i := range c.Queries {
+		q := &c.Queries[i]
+		e := engines[min(i, len(engines)-1)]
+		if e == "" {
+			continue
+		}
+		// The delay stays: the fixture's timeseries is grouped by it.
+		q.Engine, q.Store = e, stores[e]
+		q.PeakStateBytes, q.FinalStateBytes = 0, 0
+		q.EngineCounters = map[string]int64{"peakPhysicalStateRows": q.PeakStateRows + 7, "finalPhysicalStateRows": 5}
+		switch e {
+		case "kafka-streams":
+			q.EngineCounters["droppedRecordsTotal"] = 1234
+		case "beam":
+			q.EngineCounters["timersFired"] = 4321
+		}
+	}
+	return &c
+}
+
+// mdRows splits a Markdown table's lines into trimmed cells.
+func mdRows(md string) [][]string {
+	var out [][]string
+	for _, line := range strings.Split(strings.TrimSpace(md), "\n") {
+		cells := strings.Split(strings.Trim(line, "|"), "|")
+		for i := range cells {
+			cells[i] = strings.TrimSpace(cells[i])
+		}
+		out = append(out, cells)
+	}
+	return out
+}
+
+// TestSummaryTableShowsEngines: when some query ran on an engine other
+// than Spark, the summary tables gain an engine column after the query's
+// name ("spark" for a Spark query), before the store column, and show
+// "—" for state bytes the engine's model does not give; when every query
+// is Spark's, they have no engine column.
+func TestSummaryTableShowsEngines(t *testing.T) {
+	s, _ := singleRun(t)
+	if len(s.Queries) < 2 {
+		t.Fatalf("the fixture has %d queries, want at least 2", len(s.Queries))
+	}
+	tables := func(s *metrics.Summary) (md, term string) {
+		var a, b bytes.Buffer
+		if err := SummaryTable(&a, s, true); err != nil {
+			t.Fatal(err)
+		}
+		if err := SummaryTable(&b, s, false); err != nil {
+			t.Fatal(err)
+		}
+		return a.String(), b.String()
+	}
+	md, term := tables(s)
+	if strings.Contains(md, "engine") || strings.Contains(term, "engine") {
+		t.Errorf("an engine column with Spark queries only:\n%s%s", md, term)
+	}
+
+	mixed := withEngines(s, "", "kafka-streams")
+	md, term = tables(mixed)
+	rows := mdRows(md)
+	if h := rows[0]; len(h) < 3 || h[0] != "query" || h[1] != "engine" || h[2] != "store" {
+		t.Fatalf("Markdown header %q, want query, engine, store", rows[0])
+	}
+	if a := rows[1]; a[1] != ":--" && !strings.HasPrefix(a[1], ":") {
+		t.Errorf("the engine column is not left-aligned: %q", a)
+	}
+	bytesCol := len(rows[0]) - 2
+	for i := range mixed.Queries {
+		q := &mixed.Queries[i]
+		c := rows[i+2]
+		if len(c) != len(rows[0]) || c[0] != q.Name || c[1] != engineName(q) || c[2] != q.Store {
+			t.Errorf("Markdown row %d: %q, want %s, %s, %s", i, c, q.Name, engineName(q), q.Store)
+		}
+		wantBytes := c[bytesCol] == "—"
+		if wantBytes != (q.Engine != "") {
+			t.Errorf("Markdown row %d: peak state bytes %q; want — exactly for the other engine's query", i, c[bytesCol])
+		}
+	}
+	if rows[2][1] != "spark" {
+		t.Errorf("a Spark query's engine cell is %q, want spark", rows[2][1])
+	}
+	tl := strings.Split(term, "\n")
+	if f := strings.Fields(tl[0]); len(f) < 3 || f[0] != "query" || f[1] != "engine" || f[2] != "store" {
+		t.Fatalf("terminal header %q, want query, engine, store", tl[0])
+	}
+	if !strings.Contains(term, "kafka-") || !strings.Contains(term, "spark") {
+		t.Errorf("terminal table does not name both engines:\n%s", term)
+	}
+	for _, l := range tl {
+		if len([]rune(l)) > TerminalWidth {
+			t.Errorf("terminal line wider than %d: %q", TerminalWidth, l)
+		}
+	}
+
+	// Queries of one other engine on one store: an engine column, no
+	// store column.
+	one := withEngines(s, "beam")
+	md, _ = tables(one)
+	if h := mdRows(md)[0]; h[1] != "engine" || h[2] == "store" {
+		t.Errorf("beam only: header %q, want an engine column and no store column", h)
+	}
+}
+
+// TestReportShowsEngineCounters: a report whose queries carry engine
+// counters has an Engine counters section in report.md, report.html and
+// both contents, with a column per counter the queries carry and "—"
+// where an engine has none; the HTML summary's label columns are text.
+// A Spark-only report has neither the section nor the engine column.
+func TestReportShowsEngineCounters(t *testing.T) {
+	s, ts := singleRun(t)
+	var svg string
+	render := func(s *metrics.Summary) (md, page string) {
+		dir := writeResults(t, s, ts)
+		if err := Render(dir); err != nil {
+			t.Fatal(err)
+		}
+		rows, err := os.ReadFile(filepath.Join(dir, "state-rows.svg"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		svg = string(rows)
+		a, err := os.ReadFile(filepath.Join(dir, "report.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "report.html"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(a), string(b)
+	}
+	md, page := render(s)
+	for _, x := range []string{md, page} {
+		if strings.Contains(x, "Engine counters") || strings.Contains(x, "engine-counters") || strings.Contains(x, ">engine<") {
+			t.Errorf("a Spark-only report shows engine counters or an engine column")
+		}
+	}
+
+	mixed := withEngines(s, "", "kafka-streams", "beam")
+	md, page = render(mixed)
+	_, sec, ok := strings.Cut(md, "## Engine counters\n\n")
+	if !ok {
+		t.Fatalf("report.md has no Engine counters section:\n%s", md)
+	}
+	sec, _, _ = strings.Cut(sec, "\n\n")
+	rows := mdRows(sec)
+	wantHeader := []string{"query", "engine", "peak state rows", "final state rows", "peak physical state rows",
+		"final physical state rows", "dropped records (Kafka Streams)", "timers fired (Beam)"}
+	if strings.Join(rows[0], "|") != strings.Join(wantHeader, "|") {
+		t.Errorf("counters header %q, want %q", rows[0], wantHeader)
+	}
+	var others int
+	for _, q := range mixed.Queries {
+		if q.Engine != "" {
+			others++
+		}
+	}
+	if len(rows)-2 != others {
+		t.Fatalf("counters table has %d rows, want one per query of another engine (%d):\n%s", len(rows)-2, others, sec)
+	}
+	for _, r := range rows[2:] {
+		switch r[1] {
+		case "kafka-streams":
+			if r[6] != "1,234" || r[7] != "—" {
+				t.Errorf("kafka-streams row %q: want 1,234 dropped records and no timers", r)
+			}
+		case "beam":
+			if r[6] != "—" || r[7] != "4,321" {
+				t.Errorf("beam row %q: want no dropped records and 4,321 timers", r)
+			}
+		default:
+			t.Errorf("counters row of engine %q", r[1])
+		}
+	}
+	// The state-bytes chart leaves out the queries without modelled
+	// bytes, and says so; the legends name the engines.
+	if !strings.Contains(md, "Not drawn: "+mixed.Queries[1].Name) {
+		t.Errorf("report.md does not say the state-bytes chart leaves out %s", mixed.Queries[1].Name)
+	}
+	for _, want := range []string{"kafka-streams dedup", "beam dedup"} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("state-rows.svg's legend lacks %q", want)
+		}
+	}
+	if !strings.Contains(md, "[Engine counters](#engine-counters)") {
+		t.Error("report.md's contents do not link the Engine counters section")
+	}
+	for _, want := range []string{`<h2 id="engine-counters">Engine counters</h2>`, `<a href="#engine-counters">`,
+		`<th class="text">engine</th><th class="text">store</th>`,
+		`<td class="text" style="white-space: normal">kafka-streams</td><td class="text" style="white-space: normal">rocksdb-window-store</td>`,
+		`<td class="num">1,234</td>`, `<td class="num">4,321</td>`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report.html lacks %s", want)
+		}
+	}
+}
