@@ -268,6 +268,10 @@ func (f flinkOperator) State(procMs int64) (logical, physical int64) { return f.
 func (f flinkOperator) Function() string                             { return f.op.Function() }
 func (f flinkOperator) Counters() []Counter                          { return nil }
 
+// StateBytes is the Flink heap backend's modelled bytes (sim/flink), which
+// the runner reads through its stateBytesOperator.
+func (f flinkOperator) StateBytes() (total, perEntry int64) { return f.op.StateBytes() }
+
 // millis returns d in whole milliseconds; a nil d is a missing key, what
 // says how to set it.
 func millis(key string, d *time.Duration, what string) (int64, error) {

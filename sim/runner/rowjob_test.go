@@ -118,6 +118,11 @@ func TestFlinkKeepFirstTTLInARun(t *testing.T) {
 	if q.Engine != "flink" || q.Store != "heap" {
 		t.Errorf("engine %q, store %q, want flink on heap", q.Engine, q.Store)
 	}
+	// The heap backend's modelled bytes reach the summary (through the
+	// registry's operator): at least a modelled entry per row held.
+	if len(q.BytesPerEntry) != 1 || q.BytesPerEntry[0] <= 0 || q.FinalStateBytes < q.FinalStateRows*q.BytesPerEntry[0] || q.PeakStateBytes < q.FinalStateBytes {
+		t.Errorf("state bytes: per entry %v, final %d for %d rows, peak %d", q.BytesPerEntry, q.FinalStateBytes, q.FinalStateRows, q.PeakStateBytes)
+	}
 	var times, states []int64
 	recs, err := res.Records()
 	if err != nil {
