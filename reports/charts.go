@@ -545,6 +545,9 @@ func horizonChart(res *results) (d drawing, title, note string, ok bool) {
 	}
 	note = joinSentences(notes...)
 	title = "Horizon tradeoff: what each watermark delay costs"
+	if otherEngines(h.res.sum) {
+		title = "Horizon tradeoff: what each horizon costs"
+	}
 	items := h.legend()
 	d = drawing{w: 8 * vg.Inch, h: 7 * vg.Inch, draw: func(dc draw.Canvas) error {
 		area := frame(dc, title, subtitle, items)
@@ -857,8 +860,12 @@ func (h *horizon) panel(k int) (*plot.Plot, error) {
 	xl := ""
 	if bottomPanel {
 		xl = "watermark delay (min)"
+		if otherEngines(h.res.sum) {
+			// A sweep sets each engine's own horizon to the swept value.
+			xl = "horizon: watermark delay, TTL, window or duration (min)"
+		}
 		if h.logX {
-			xl = "watermark delay (min, log scale)"
+			xl = strings.TrimSuffix(xl, ")") + ", log scale)"
 		}
 	}
 	p := newPlot(xl, pn.yLabel)

@@ -214,3 +214,60 @@ func TestReportShowsEngineCounters(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepOfOtherEnginesNamesTheirHorizon: in a sweep where a query runs
+// on another engine (its own horizon swept), the horizon chart says
+// horizon, not watermark delay, and the recommendation for that query
+// does not send the reader to simulate plan, which searches Spark's delays
+// only; a Spark-only sweep keeps both as they were.
+func TestSweepOfOtherEnginesNamesTheirHorizon(t *testing.T) {
+	s, ts := sweepRun(t)
+	recs := func(s *metrics.Summary) (map[string]string, string) {
+		dir := writeResults(t, s, ts)
+		res, err := loadResults(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for _, r := range res.recommendations() {
+			name, _, _ := strings.Cut(r, ":")
+			out[name] = r
+		}
+		if err := Render(dir); err != nil {
+			t.Fatal(err)
+		}
+		svg, err := os.ReadFile(filepath.Join(dir, "horizon-tradeoff.svg"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out, string(svg)
+	}
+	spark, svg := recs(s)
+	if !strings.Contains(svg, "watermark delay (min") || strings.Contains(svg, "what each horizon costs") {
+		t.Error("a Spark-only sweep's chart does not speak of watermark delays")
+	}
+	if r := spark["global"]; !strings.Contains(r, "`simulate plan`") {
+		t.Errorf("global on Spark: %q does not point to simulate plan", r)
+	}
+	// The sweep fixture has five delays of each of three queries: put the
+	// last query's five runs on Flink.
+	mixed := *s
+	mixed.Queries = append([]metrics.QuerySummary(nil), s.Queries...)
+	for i := 10; i < 15; i++ {
+		mixed.Queries[i].Engine, mixed.Queries[i].Store = "flink", "heap"
+	}
+	other, svg := recs(&mixed)
+	if !strings.Contains(svg, "what each horizon costs") || !strings.Contains(svg, "horizon: watermark delay, TTL, window or duration") {
+		t.Error("a sweep with a Flink query: the chart still speaks of watermark delays only")
+	}
+	flink, ok := other["global"]
+	if !ok || len(other) != len(spark) {
+		t.Fatalf("recommendations %v, want one per query as in %v", other, spark)
+	}
+	if !strings.Contains(flink, "searches Spark's delays only") || strings.Contains(flink, "finds the delay to the second") {
+		t.Errorf("the Flink query's recommendation sends the reader to plan: %q", flink)
+	}
+	if other["within-watermark"] != spark["within-watermark"] {
+		t.Errorf("a Spark query's recommendation changed: %q", other["within-watermark"])
+	}
+}

@@ -745,6 +745,8 @@ func (res *results) recommendations() []string {
 				interval.Percent(rate(best.sum.FalseDrops, best.sum.LogicalEvents)))
 			if why := res.keyCause(best.sum.Query); why != "" && best.sum.MissedDuplicates > 0 {
 				s += ", and no delay can help: " + why + "."
+			} else if !isSpark(best.sum) {
+				s += "; a longer horizon than the sweep's may (`simulate plan` searches Spark's delays only)."
 			} else {
 				s += "; a delay longer than the sweep's may: `simulate plan` searches for it, across seeds."
 			}
@@ -761,6 +763,10 @@ func (res *results) recommendations() []string {
 		if res.saturated(r.sum) {
 			s += "; but that run is saturated (its key horizon reaches the run's length): lengthen the scenario before relying on it"
 		}
+		if !isSpark(r.sum) {
+			out = append(out, s+". The answer is one seed's and as fine as the sweep (`simulate plan` searches Spark's delays only).")
+			continue
+		}
 		out = append(out, s+". The answer is one seed's and as fine as the sweep: `simulate plan` finds the delay to the second, across seeds.")
 	}
 	return out
@@ -774,3 +780,7 @@ func change(from, to string) string {
 	}
 	return "went from " + from + " to " + to
 }
+
+// isSpark reports whether q ran on Spark (whose summary leaves the engine
+// out).
+func isSpark(q *metrics.QuerySummary) bool { return q.Engine == "" || q.Engine == "spark" }

@@ -266,7 +266,7 @@ func tableNoteFor(s *metrics.Summary) string {
 	if !otherEngines(s) {
 		return tableNote()
 	}
-	return tableNote() + " The delay is Spark's watermark delay: the other engines' queries have none (their horizons, a state TTL, a window or a duration, are in the query: see Scenario as run); " +
+	return tableNote() + " The delay is Spark's watermark delay; in a sweep, another engine's query runs with its own horizon set to the swept value (Flink's state TTL, Kafka Streams' window, Beam's duration), and outside a sweep it has none (its horizon is in the query: see Scenario as run); " +
 		"— in peak state bytes: the engine's model gives no state bytes."
 }
 
