@@ -50,7 +50,7 @@ func (t *Trace) Explain() []string {
 	}
 	if n := t.tasks(); n > 1 {
 		lines = append(lines,
-			fmt.Sprintf("  tasks: %d, one per partition of the repartition topic keyed by the event id (toPositive(murmur2(key bytes)) %% %d, the default partitioner); each has its own window store and stream time", n, n),
+			fmt.Sprintf("  tasks: %d, one per partition of the topic keyed by the event id, input or repartition (toPositive(murmur2(key bytes)) %% %d, the default partitioner); each has its own window store and stream time", n, n),
 			"warning: each task's stream time moves only with its own partition's records: a partition that gets none for a while expires nothing, while the others move on",
 		)
 	}

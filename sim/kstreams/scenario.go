@@ -37,7 +37,7 @@ const MaxPartitions = 1 << 16
 // CheckPartitions reports whether n is a partition count a query takes.
 func CheckPartitions(n int64) error {
 	if n < 1 || n > MaxPartitions {
-		return fmt.Errorf("must be from 1 to %d (the repartition topic's partitions, one task each)", MaxPartitions)
+		return fmt.Errorf("must be from 1 to %d (the partitions of the topic keyed by the event id, one task each)", MaxPartitions)
 	}
 	return nil
 }

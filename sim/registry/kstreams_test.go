@@ -29,7 +29,7 @@ func TestKafkaStreamsPartitions(t *testing.T) {
 	}
 	_, err = ScenarioQueryFor("kafka-streams", QuerySpec{Window: dur(time.Minute), Partitions: &zero})
 	var ke *KeyError
-	if !errors.As(err, &ke) || ke.Key != "partitions" || ke.Err.Error() != "must be from 1 to 65536 (the repartition topic's partitions, one task each), got 0" {
+	if !errors.As(err, &ke) || ke.Key != "partitions" || ke.Err.Error() != "must be from 1 to 65536 (the partitions of the topic keyed by the event id, one task each), got 0" {
 		t.Errorf("0 partitions: %v", err)
 	}
 	for _, c := range []struct {
