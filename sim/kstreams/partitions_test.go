@@ -8,6 +8,7 @@ import (
 
 	"github.com/dedupsim/dedupsim/engines"
 	"github.com/dedupsim/dedupsim/engines/kstreams"
+	"github.com/dedupsim/dedupsim/generators"
 )
 
 // rec is one record of a hand-written stream: key and timestamp in
@@ -261,6 +262,35 @@ func TestPartitionsInQueries(t *testing.T) {
 		_, err := LoadQuery([]byte(doc))
 		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: %v, want one line with %q", doc, err, want)
+		}
+	}
+}
+
+// TestScenarioKeysAreKafkaSerializedIDs checks that the key a scenario
+// hands the operator is the event id as Kafka's serializers write it, so
+// that the partition is the one Kafka would pick: a uuid event_id is its
+// 36 characters (StringSerializer), an int one 8 bytes big-endian
+// (LongSerializer). The partitions are those of
+// engines/kstreams/testdata/partitioner.tsv, checked against Kafka:
+// "3f1c6a0e-8b2d-4c71-9e43-5a7d2b19c0fe" goes to 0,1,0,1,0,3,5,5 and the
+// long 42 to 0,0,1,0,2,4,6,0 among 1..8 partitions.
+func TestScenarioKeysAreKafkaSerializedIDs(t *testing.T) {
+	uuid := generators.Batch{IDs: generators.UUIDIDs, Rows: []generators.Row{{}}}
+	copy(uuid.Rows[0].EventID[:], "3f1c6a0e-8b2d-4c71-9e43-5a7d2b19c0fe")
+	ints := generators.Batch{IDs: generators.IntIDs, Rows: []generators.Row{{EventNum: 42}}}
+	for _, c := range []struct {
+		b    *generators.Batch
+		want []int
+	}{{&uuid, []int{0, 1, 0, 1, 0, 3, 5, 5}}, {&ints, []int{0, 0, 1, 0, 2, 4, 6, 0}}} {
+		key := c.b.AppendKey(nil, 0, []int{generators.ColEventID})
+		for n := 1; n <= 8; n++ {
+			op, err := ScenarioQuery(60_000, kstreams.StreamTime, n).NewScenarioOperator()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p := op.Partition(key); p != c.want[n-1] {
+				t.Errorf("key %x among %d partitions: %d, Kafka %d", key, n, p, c.want[n-1])
+			}
 		}
 	}
 }
