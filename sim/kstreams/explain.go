@@ -48,6 +48,12 @@ func (t *Trace) Explain() []string {
 			fmt.Sprintf("warning: a record more than %s older than stream time finds nothing and is forwarded; its put is dropped (dropped-records-total), so a late first copy is never remembered", ms(w)),
 		)
 	}
+	if n := t.tasks(); n > 1 {
+		lines = append(lines,
+			fmt.Sprintf("  tasks: %d, one per partition of the topic keyed by the event id, input or repartition (toPositive(murmur2(key bytes)) %% %d, the default partitioner); each has its own window store and stream time", n, n),
+			"warning: each task's stream time moves only with its own partition's records: a partition that gets none for a while expires nothing, while the others move on",
+		)
+	}
 	lines = append(lines,
 		fmt.Sprintf("  physical state: segments are deleted whole on put, so rows stay on disk up to %s after they stop being visible (W + one segment of stream time in all)", ms(seg)),
 		"warning: copies of an id must reach the same task: key (repartition) the stream by the event id first",

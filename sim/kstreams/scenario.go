@@ -30,43 +30,74 @@ func CheckWindow(ms int64) error {
 	return nil
 }
 
-// ScenarioQuery returns the window-store dedup (keep-first) with window
-// W = window ms and the time base: the query a scenario runs, as a trace
-// without steps.
-func ScenarioQuery(window int64, base kstreams.TimeBase) *Trace {
-	return &Trace{Mode: KeepFirst, Window: window, Time: base}
+// MaxPartitions bounds a query's partitions: one window store and stream
+// time each, in memory.
+const MaxPartitions = 1 << 16
+
+// CheckPartitions reports whether n is a partition count a query takes.
+func CheckPartitions(n int64) error {
+	if n < 1 || n > MaxPartitions {
+		return fmt.Errorf("must be from 1 to %d (the partitions of the topic keyed by the event id, one task each)", MaxPartitions)
+	}
+	return nil
 }
 
+// ScenarioQuery returns the window-store dedup (keep-first) with window
+// W = window ms, the time base and the number of partitions (tasks, 0 or
+// 1 for one): the query a scenario runs, as a trace without steps.
+func ScenarioQuery(window int64, base kstreams.TimeBase, partitions int) *Trace {
+	return &Trace{Mode: KeepFirst, Window: window, Time: base, Partitions: partitions}
+}
+
+// tasks returns the number of tasks t runs on, at least 1.
+func (t *Trace) tasks() int { return max(t.Partitions, 1) }
+
 // QueryText returns t's query object, the JSON `simulate explain` takes:
-// {"engine": "kafka-streams", "window": "2m", "time": "stream"}.
+// {"engine": "kafka-streams", "window": "2m", "time": "stream"}, with
+// "partitions" when there are more than one.
 func (t *Trace) QueryText() string {
 	o := struct {
-		Engine string `json:"engine"`
-		Window string `json:"window"`
-		Time   string `json:"time"`
-	}{Engine, ms(t.Window), t.Time.String()}
+		Engine     string `json:"engine"`
+		Window     string `json:"window"`
+		Time       string `json:"time"`
+		Partitions int    `json:"partitions,omitempty"`
+	}{Engine, ms(t.Window), t.Time.String(), 0}
+	if t.tasks() > 1 {
+		o.Partitions = t.tasks()
+	}
 	b, _ := json.Marshal(o)
 	return string(b)
 }
 
-// ScenarioOperator runs the window-store dedup of a scenario query on one
-// task (every generated row reaches it: one partition): the record key is
-// the event id, its timestamp the row's event time.
+// ScenarioOperator runs the window-store dedup of a scenario query on its
+// tasks: the record key is the event id, its timestamp the row's event
+// time. With one partition every row reaches the one task; with N, the
+// stream is repartitioned by the event id: a row goes to the task of
+// partition kstreams.PartitionForKey(key, N), the producer's default
+// partitioner on the serialized key, and each task has its own window
+// store and stream time.
 type ScenarioOperator struct {
-	d    *kstreams.Dedup
-	base kstreams.TimeBase
+	tasks []*kstreams.Dedup
+	base  kstreams.TimeBase
 }
 
-// NewScenarioOperator returns a fresh task for the keep-first query t.
+// NewScenarioOperator returns fresh tasks for the keep-first query t.
 func (t *Trace) NewScenarioOperator() (*ScenarioOperator, error) {
 	if t.Mode != KeepFirst {
 		return nil, errors.New("kafka-streams: only the window-store dedup (keep-first) runs in scenarios")
 	}
-	d, err := kstreams.NewDedup(t.Window, t.Time)
-	if err != nil {
-		return nil, err
+	if err := CheckPartitions(int64(t.tasks())); err != nil {
+		return nil, fmt.Errorf("kafka-streams: partitions %v", err)
 	}
-	return &ScenarioOperator{d: d, base: t.Time}, nil
+	s := &ScenarioOperator{tasks: make([]*kstreams.Dedup, t.tasks()), base: t.Time}
+	for i := range s.tasks {
+		d, err := kstreams.NewDedup(t.Window, t.Time)
+		if err != nil {
+			return nil, err
+		}
+		s.tasks[i] = d
+	}
+	return s, nil
 }
 
 // Function names the processor: the Confluent tutorial's
@@ -79,21 +110,48 @@ func (s *ScenarioOperator) Function() string {
 	return "FindDistinctEvents"
 }
 
-// Process pipes one record of key (the event id) with timestamp eventMs
-// through the task and returns Emitted when it was forwarded, else
-// DroppedDuplicate.
+// Partition returns the partition, and so the task, that a record of key
+// (the serialized event id) goes to.
+func (s *ScenarioOperator) Partition(key []byte) int {
+	if len(s.tasks) == 1 {
+		return 0
+	}
+	return kstreams.PartitionForKey(key, len(s.tasks))
+}
+
+// Process pipes one record of key (the serialized event id) with
+// timestamp eventMs through its partition's task and returns Emitted when
+// it was forwarded, else DroppedDuplicate.
 func (s *ScenarioOperator) Process(key []byte, eventMs int64) engines.Outcome {
-	return s.d.Process(string(key), eventMs)
+	return s.tasks[s.Partition(key)].Process(string(key), eventMs)
 }
 
-// State returns the window store's rows: logical (those all() returns)
-// and physical (every row of a live segment). Wall-clock time does not
-// enter: stream time moves only with records.
+// State returns the window stores' rows, summed over the tasks: logical
+// (those all() returns) and physical (every row of a live segment).
+// Wall-clock time does not enter: stream time moves only with records.
 func (s *ScenarioOperator) State() (logical, physical int64) {
-	st := s.d.Store()
-	return int64(st.Len()), int64(st.PhysicalLen())
+	for _, d := range s.tasks {
+		st := d.Store()
+		logical += int64(st.Len())
+		physical += int64(st.PhysicalLen())
+	}
+	return logical, physical
 }
 
-// DroppedRecords returns the task's dropped-records-total: puts into an
-// expired segment.
-func (s *ScenarioOperator) DroppedRecords() int64 { return s.d.Store().DroppedRecords() }
+// TaskState returns the state of partition p's task alone: its stream
+// time (-1 before its first record) and its store's logical and physical
+// rows.
+func (s *ScenarioOperator) TaskState(p int) (streamTime, logical, physical int64) {
+	d := s.tasks[p]
+	return d.StreamTime(), int64(d.Store().Len()), int64(d.Store().PhysicalLen())
+}
+
+// DroppedRecords returns dropped-records-total summed over the tasks:
+// puts into an expired segment.
+func (s *ScenarioOperator) DroppedRecords() int64 {
+	var n int64
+	for _, d := range s.tasks {
+		n += d.Store().DroppedRecords()
+	}
+	return n
+}

@@ -10,12 +10,12 @@ import (
 // TestScenarioQueryTextIsAQuery checks that the query object a scenario's
 // results show is one `simulate explain` takes, and means the same query.
 func TestScenarioQueryTextIsAQuery(t *testing.T) {
-	for _, q := range []*Trace{ScenarioQuery(120_000, kstreams.StreamTime), ScenarioQuery(1, kstreams.RecordTime), ScenarioQuery(90_500, kstreams.StreamTime)} {
+	for _, q := range []*Trace{ScenarioQuery(120_000, kstreams.StreamTime, 0), ScenarioQuery(1, kstreams.RecordTime, 1), ScenarioQuery(90_500, kstreams.StreamTime, 0), ScenarioQuery(60_000, kstreams.RecordTime, 12)} {
 		back, err := LoadQuery([]byte(q.QueryText()))
 		if err != nil {
 			t.Fatalf("%s: %v", q.QueryText(), err)
 		}
-		if back.Mode != KeepFirst || back.Window != q.Window || back.Time != q.Time {
+		if back.Mode != KeepFirst || back.Window != q.Window || back.Time != q.Time || back.tasks() != q.tasks() {
 			t.Errorf("%s loads as %+v, want %+v", q.QueryText(), back, q)
 		}
 	}
@@ -25,7 +25,7 @@ func TestScenarioQueryTextIsAQuery(t *testing.T) {
 // worked example of kstreams.Dedup (W = 2 min, stream time): a@0, b@100 s,
 // then a@100 s is forwarded again; its state and dropped puts.
 func TestScenarioOperator(t *testing.T) {
-	op, err := ScenarioQuery(120_000, kstreams.StreamTime).NewScenarioOperator()
+	op, err := ScenarioQuery(120_000, kstreams.StreamTime, 1).NewScenarioOperator()
 	if err != nil {
 		t.Fatal(err)
 	}

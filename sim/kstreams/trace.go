@@ -37,6 +37,10 @@ type Trace struct {
 	// Window is W in ms (KeepFirst only).
 	Window int64
 	Time   kstreams.TimeBase
+	// Partitions is the number of partitions of the repartition topic
+	// keyed by the event id, one task each (KeepFirst queries only, not
+	// traces: TopologyTestDriver runs one task); 0 means 1.
+	Partitions int
 	// Reduce selects groupByKey().reduce for KeepLast.
 	Reduce bool
 	Steps  []Step
@@ -59,14 +63,16 @@ type Record struct {
 }
 
 type rawTrace struct {
-	Engine string            `json:"engine"`
-	Name   string            `json:"name"`
-	Source string            `json:"source"`
-	Mode   *string           `json:"mode"`
-	Window json.RawMessage   `json:"window"`
-	Time   *string           `json:"time"`
-	Form   *string           `json:"form"`
-	Steps  []json.RawMessage `json:"steps"`
+	Engine string          `json:"engine"`
+	Name   string          `json:"name"`
+	Source string          `json:"source"`
+	Mode   *string         `json:"mode"`
+	Window json.RawMessage `json:"window"`
+	Time   *string         `json:"time"`
+	Form   *string         `json:"form"`
+	// Partitions is a query's (not a trace's) partition count.
+	Partitions *float64          `json:"partitions"`
+	Steps      []json.RawMessage `json:"steps"`
 }
 
 type rawStep struct {
@@ -101,6 +107,13 @@ func load(data []byte, needSteps bool) (*Trace, error) {
 		t.Mode = KeepLast
 	default:
 		return nil, fmt.Errorf("mode: %s, want \"keep-first\" (the window-store pattern) or \"keep-last\" (toTable)", fileio.Quote(mode))
+	}
+	if rt.Partitions != nil {
+		n, err := checkPartitions(*rt.Partitions, t.Mode, rt.Steps != nil)
+		if err != nil {
+			return nil, fmt.Errorf("partitions: %v", err)
+		}
+		t.Partitions = n
 	}
 	if t.Mode == KeepLast {
 		if rt.Window != nil || rt.Time != nil {
@@ -152,6 +165,26 @@ func load(data []byte, needSteps bool) (*Trace, error) {
 		t.Steps = append(t.Steps, s)
 	}
 	return t, nil
+}
+
+// checkPartitions returns the partition count f of a query of mode m,
+// or why it is refused: a trace (withSteps) runs on one task, as
+// TopologyTestDriver does.
+func checkPartitions(f float64, m Mode, withSteps bool) (int, error) {
+	switch {
+	case m != KeepFirst:
+		return 0, errors.New("only keep-first (the window-store pattern) takes partitions")
+	case withSteps:
+		return 0, errors.New("a trace runs on one task (TopologyTestDriver's); only a query (explain, a scenario) takes partitions")
+	}
+	n := int(f)
+	if float64(n) != f {
+		return 0, fmt.Errorf("%v, want a whole number of partitions", f)
+	}
+	if err := CheckPartitions(int64(n)); err != nil {
+		return 0, fmt.Errorf("%v, got %d", err, n)
+	}
+	return n, nil
 }
 
 func parseStep(raw json.RawMessage) (Step, error) {

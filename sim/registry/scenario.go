@@ -65,9 +65,11 @@ type QuerySpec struct {
 	// Query and Options are a Flink query's SQL and options.
 	Query   string
 	Options map[string]string
-	// Window and Time are a Kafka Streams query's window W and time base.
-	Window *time.Duration
-	Time   string
+	// Window and Time are a Kafka Streams query's window W and time base;
+	// Partitions its partition count (nil: one).
+	Window     *time.Duration
+	Time       string
+	Partitions *int64
 	// TimeDomain and Duration are a Beam query's.
 	TimeDomain string
 	Duration   *time.Duration
@@ -107,7 +109,7 @@ func scenarioEngines() []scenarioEngine {
 	return []scenarioEngine{
 		{name: flink.Engine, title: "Flink", keys: []string{"query", "options"}, state: "Flink's heap backend", store: "heap", resolve: flinkQuery,
 			horizon: "options." + flink.OptStateTTL, withHorizon: flinkHorizon},
-		{name: kstreams.Engine, title: "Kafka Streams", keys: []string{"window", "time"}, state: "a persistent (RocksDB) window store", store: "rocksdb-window-store",
+		{name: kstreams.Engine, title: "Kafka Streams", keys: []string{"window", "time", "partitions"}, state: "a persistent (RocksDB) window store", store: "rocksdb-window-store",
 			defaults: QuerySpec{Time: "stream"}, resolve: kstreamsQuery,
 			horizon: "window", withHorizon: func(spec QuerySpec, d time.Duration) (QuerySpec, error) { spec.Window = &d; return spec, nil }},
 		{name: beam.Engine, title: "Beam", keys: []string{"timeDomain", "duration"}, state: "the DirectRunner's in-memory state", store: "direct-runner",
@@ -301,10 +303,17 @@ func kstreamsQuery(spec QuerySpec) (ScenarioQuery, error) {
 	if err != nil {
 		errs = append(errs, &KeyError{Key: "time", Err: fmt.Errorf("must be stream (the task's stream time) or record (the record's timestamp), got %s", fileio.Show(spec.Time))})
 	}
+	partitions := int64(1)
+	if spec.Partitions != nil {
+		partitions = *spec.Partitions
+		if err := kstreams.CheckPartitions(partitions); err != nil {
+			errs = append(errs, &KeyError{Key: "partitions", Err: fmt.Errorf("%v, got %d", err, partitions)})
+		}
+	}
 	if err := errors.Join(errs...); err != nil {
 		return ScenarioQuery{}, err
 	}
-	t := kstreams.ScenarioQuery(w, base)
+	t := kstreams.ScenarioQuery(w, base, int(partitions))
 	return ScenarioQuery{Keys: eventID, Text: t.QueryText(), Warnings: warnings(t.Explain()), NewOperator: func() (ScenarioOperator, error) {
 		op, err := t.NewScenarioOperator()
 		if err != nil {
@@ -314,8 +323,8 @@ func kstreamsQuery(spec QuerySpec) (ScenarioQuery, error) {
 	}}, nil
 }
 
-// kstreamsOperator runs a Kafka Streams query on one task; the record's
-// timestamp is the row's event time.
+// kstreamsOperator runs a Kafka Streams query on its tasks (one per
+// partition); the record's timestamp is the row's event time.
 type kstreamsOperator struct {
 	op       *kstreams.ScenarioOperator
 	counters [1]Counter

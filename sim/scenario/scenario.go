@@ -124,6 +124,11 @@ type Query struct {
 	// and stores at ("stream", the default, or "record").
 	Window *interval.Duration `json:"window,omitempty" yaml:"window"`
 	Time   string             `json:"time,omitempty" yaml:"time" want:"stream or record"`
+	// Partitions is a kafka-streams query's number of partitions of the
+	// repartition topic keyed by event_id, one task (window store and
+	// stream time) each; unset is one. Left out of the JSON form when
+	// unset.
+	Partitions *int64 `json:"partitions,omitempty" yaml:"partitions" want:"a whole number of partitions such as 4"`
 	// TimeDomain and Duration are a beam query's: Deduplicate's time
 	// domain ("processing", the default, or "event") and duration d
 	// (default 10 minutes).
@@ -140,7 +145,7 @@ func (q Query) engineKeys() []string {
 		set  bool
 	}{
 		{"query", strings.TrimSpace(q.Query) != ""}, {"options", len(q.Options) > 0},
-		{"window", q.Window != nil}, {"time", q.Time != ""},
+		{"window", q.Window != nil}, {"time", q.Time != ""}, {"partitions", q.Partitions != nil},
 		{"timeDomain", q.TimeDomain != ""}, {"duration", q.Duration != nil},
 	} {
 		if k.set {
@@ -172,7 +177,7 @@ func (s *Scenario) fillEngineDefaults() {
 // Spec returns the engine keys of q, a query of another engine than
 // Spark, for registry.ScenarioQueryFor.
 func (q Query) Spec() registry.QuerySpec {
-	spec := registry.QuerySpec{Query: q.Query, Options: q.Options, Time: q.Time, TimeDomain: q.TimeDomain}
+	spec := registry.QuerySpec{Query: q.Query, Options: q.Options, Time: q.Time, TimeDomain: q.TimeDomain, Partitions: q.Partitions}
 	if q.Window != nil {
 		w := q.Window.Std()
 		spec.Window = &w

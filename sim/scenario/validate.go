@@ -134,7 +134,7 @@ func (s *Scenario) checkEngineQuery(p *problems, path string, q Query) {
 	bad := false
 	for _, k := range q.engineKeys() {
 		if !slices.Contains(keys, k) {
-			p.add(key(path, k), "must be left out for a %s query (it takes %s)", q.Engine, strings.Join(keys, " and "))
+			p.add(key(path, k), "must be left out for a %s query (it takes %s)", q.Engine, andList(keys))
 			bad = true
 		}
 	}
@@ -192,6 +192,11 @@ func orList(names []string) string {
 		return strings.Join(names, "")
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// andList joins names as "a, b and c".
+func andList(names []string) string {
+	return strings.Replace(orList(names), " or ", " and ", 1)
 }
 
 func (s *Scenario) checkFaults(p *problems) {
