@@ -91,6 +91,11 @@ type Operator struct {
 	bundleKeys []string
 	count      int64
 	timerSeq   int64
+	// waited and displaced are what the last row did to the insert-only
+	// keep-first's waiting rows (Waiting).
+	waited      bool
+	displaced   int
+	hasDisplace bool
 }
 
 type timer struct {
@@ -141,6 +146,16 @@ func (o *Operator) CurrentWatermark() int64 { return o.wm }
 // LateDropped returns numLateRecordsDropped: rows the insert-only rowtime
 // keep-first dropped because their rowtime was below the watermark.
 func (o *Operator) LateDropped() int64 { return o.late }
+
+// Waiting reports what the last row processed did to the insert-only
+// rowtime keep-first's waiting rows: waits is true when it became its
+// key's waiting row (to be emitted when the watermark reaches its
+// rowtime), and displaced is the ID of the waiting row it replaced (an
+// earlier rowtime wins), ok false when it replaced none. Both are false
+// for the other functions.
+func (o *Operator) Waiting() (waits bool, displaced int, ok bool) {
+	return o.waited, o.displaced, o.hasDisplace
+}
 
 // Stats returns the work counters of the state model.
 func (o *Operator) Stats() Stats { return o.stats }
@@ -371,6 +386,7 @@ func (o *Operator) ProcessBytes(key, val []byte, rowTime int64, id int, out []Ch
 }
 
 func (o *Operator) process(key, val []byte, r Row, out []Change) []Change {
+	o.waited, o.hasDisplace = false, false
 	switch {
 	case o.fn.MiniBatch():
 		return o.addToBundle(r, out)
@@ -493,7 +509,10 @@ func (o *Operator) insertOnlyKeepFirst(key []byte, h uint64, r Row, val []byte, 
 	e := &o.tab.entries[ei]
 	if !e.wait.present {
 		o.physical++
+	} else {
+		o.displaced, o.hasDisplace = e.wait.id, true
 	}
+	o.waited = true
 	e.wait.present, e.wait.id, e.wait.rowTime, e.wait.written = true, r.ID, r.RowTime, o.now
 	e.wait.val = append(e.wait.val[:0], val...)
 	e.seq = o.timerSeq
