@@ -196,6 +196,9 @@ func runRowJob(ctx context.Context, env jobEnv, j Job) (*jobResult, error) {
 		}
 	}
 	env.progress(max(0, sc.Duration.Std().Seconds()-float64(lastReported-start)/1e6))
+	if len(r.waiting) > 0 {
+		return nil, fmt.Errorf("query %s: %d rows still wait for a verdict at the end of input", j.Name, len(r.waiting))
+	}
 	setTotals(s, &r.acct)
 	s.FinalStateRows, _ = op.State(r.sampledAt)
 	if sb, ok := op.(stateBytesOperator); ok {
