@@ -131,3 +131,36 @@ func TestScenarioRowTimeOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestScenarioWatermarksOfTheCase feeds the rows of the case
+// own-rowtime-keep-first-scenario-watermarks-2.3 (sim/runner's
+// TestFlinkRowTimeInARun stream shifted by 100 s) through the scenario
+// operator and checks that its watermark assigner emits the watermarks
+// the case gives to Flink's harness, after the rows the case puts them
+// after (the notes derive them).
+func TestScenarioWatermarksOfTheCase(t *testing.T) {
+	sq, err := ParseScenarioQuery(rowTimeFirstSQL, map[string]string{OptWatermark: "5 s", OptStateTTL: "60 s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	op, _ := sq.NewOperator()
+	op.Open(100000)
+	const S = 100000
+	for _, r := range []struct {
+		id            string
+		ts, arrival   int64
+		wantWatermark int64 // the dedup's watermark after the row
+	}{
+		{"e0", 1000, 1000, S - 4000}, {"e1", 2000, 2000, S - 3000}, {"e1", 2000, 2500, S - 3000}, {"e0", 1000, 3000, S - 3000},
+		{"e3", 8000, 8000, S + 3000}, {"e2", 500, 9000, S + 3000}, {"e0", 1000, 20000, S + 3000}, {"e3", 8000, 30000, S + 3000},
+		{"e5", 40500, 40600, S + 35500}, {"e5", 40000, 41000, S + 35500}, {"e4", 115000, 115000, S + 110000},
+	} {
+		op.Process([]byte(r.id), nil, S+r.arrival, S+r.ts)
+		if got := op.op.CurrentWatermark(); got != r.wantWatermark {
+			t.Errorf("after %s at %d: watermark %d, want %d", r.id, r.arrival, got, r.wantWatermark)
+		}
+	}
+	if l, p := op.State(S + 120000); l != 2 || p != 5 || op.LateDropped() != 2 {
+		t.Errorf("state %d/%d, late %d; want 2/5 and 2 (the case's step 27)", l, p, op.LateDropped())
+	}
+}
