@@ -180,6 +180,9 @@ type ScenarioOperator struct {
 	// the verdicts reached on waiting rows since Verdicts last took them.
 	deferred bool
 	verdicts []Verdict
+	// ahead: the last row fed was dropped late behind a watermark ahead
+	// of its arrival minus the delay.
+	ahead bool
 }
 
 // Verdict is the outcome of a row whose outcome came after it (a waiting
@@ -237,9 +240,10 @@ func (s *ScenarioOperator) Process(key, value []byte, procMs, eventMs int64) (en
 	late := s.op.LateDropped()
 	s.out = s.op.ProcessBytes(key, v, eventMs, s.seq, s.out[:0])
 	outcome, n := engines.DroppedDuplicate, len(s.out)
-	s.deferred = false
+	s.deferred, s.ahead = false, false
 	if s.op.LateDropped() > late {
 		outcome = engines.DroppedLate
+		s.ahead = s.op.CurrentWatermark() > procMs-s.wm.Delay
 	} else if waits, displaced, ok := s.op.Waiting(); waits {
 		s.deferred = true
 		if ok {
@@ -298,6 +302,14 @@ func (s *ScenarioOperator) collect() {
 // Deferred reports whether the last row fed waits for the watermark: its
 // outcome is a later Verdict.
 func (s *ScenarioOperator) Deferred() bool { return s.deferred }
+
+// LateAhead reports whether the last row fed was dropped late behind a
+// watermark ahead of its arrival minus the watermark's delay, which only
+// a row stamped in the future can cause: every other row's event time is
+// at or before its arrival, so the largest of them minus the delay is at
+// or before the arrival minus the delay. Its event, if lost, is lost to a
+// bad clock, as metrics.Accountant.ObserveBatch counts it.
+func (s *ScenarioOperator) LateAhead() bool { return s.ahead }
 
 // Verdicts appends the verdicts reached since the last call to dst and
 // forgets them.

@@ -294,6 +294,10 @@ func (f *flinkDeferringOperator) Open(procMs int64) { f.op.Open(procMs) }
 // Deferred reports whether the last row fed waits for its verdict.
 func (f *flinkDeferringOperator) Deferred() bool { return f.op.Deferred() }
 
+// LateAhead reports whether the last row fed was dropped late behind a
+// watermark ahead of its arrival minus the delay (a bad clock's doing).
+func (f *flinkDeferringOperator) LateAhead() bool { return f.op.LateAhead() }
+
 // Verdicts appends the verdicts reached since the last call to dst.
 func (f *flinkDeferringOperator) Verdicts(dst []Verdict) []Verdict {
 	f.buf = f.op.Verdicts(f.buf[:0])

@@ -206,3 +206,36 @@ queries:
 		first.InputRows, first.LogicalEvents, first.EmittedRows, first.FalseDrops, first.DroppedByWatermark,
 		s1[1].(metrics.QuerySummary).EmittedRows, s1[1].(metrics.QuerySummary).MissedDuplicates)
 }
+
+// TestFlinkRowTimeBadClock: the 2.3 rowtime keep-first (watermark 5 s)
+// loses events behind a watermark a future timestamp pushed ahead (cause
+// bad clock) and behind a normal one (cause late). By hand (ms after
+// start; every row its event's only copy):
+//
+//	e0 1000/1000: waits; W = -4000.
+//	e1 100000 at 2000 (stamped 98 s ahead): waits; W = 95000 fires e0.
+//	e2 3000/3000: 3000 < 95000, late; 95000 > 3000 - 5000: the watermark
+//	  is ahead of the clock: lost to the bad clock.
+//	e3 96000 at 110000: not late (96000 >= 95000): waits.
+//	e4 120000/120000: waits; W = 115000 fires e3 (96000), then e1.
+//	e5 100000 at 121000: 100000 < 115000, late; 115000 <= 121000 - 5000:
+//	  lost as late.
+//	end: the maximum watermark fires e4.
+//
+// Emitted 4, false drops 2 (1 bad clock, 1 late), 2 dropped late.
+func TestFlinkRowTimeBadClock(t *testing.T) {
+	sc := load(t, strings.NewReplacer("VERSION", "2.3", "event_time ORDER", "event_time ASC").Replace(rowTimeScenario))
+	spec := [][5]int64{{0, 0, 1, 1000, 1000}, {1, 0, 1, 100000, 2000}, {2, 0, 1, 3000, 3000}, {3, 0, 1, 96000, 110000}, {4, 0, 1, 120000, 120000}, {5, 0, 1, 100000, 121000}}
+	res, err := Run(context.Background(), sc, Options{Workers: 1, NewSource: func(*scenario.Scenario) (Source, error) {
+		return &listSource{rows: timedRows(sc.Start.UnixMicro(), spec)}, nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Close()
+	q := res.Summary.Queries[0]
+	if q.EmittedRows != 4 || q.FalseDrops != 2 || q.FalseDropsByCause.BadClock != 1 || q.FalseDropsByCause.Late != 1 || q.DroppedByWatermark != 2 || q.EngineCounters["numLateRecordsDropped"] != 2 {
+		t.Errorf("emitted %d, false drops %d %+v, dropped late %d, counters %v; want 4, 2 (1 bad clock, 1 late), 2",
+			q.EmittedRows, q.FalseDrops, q.FalseDropsByCause, q.DroppedByWatermark, q.EngineCounters)
+	}
+}

@@ -49,6 +49,9 @@ type deferringOperator interface {
 	Open(procMs int64)
 	// Deferred reports whether the row Process last fed waits.
 	Deferred() bool
+	// LateAhead reports whether the row Process last fed was dropped
+	// late behind a watermark ahead of its arrival minus the delay.
+	LateAhead() bool
 	// Verdicts appends the verdicts reached since the last call.
 	Verdicts(dst []registry.Verdict) []registry.Verdict
 	// End ends the input at procMs: every waiting row gets its verdict.
@@ -85,6 +88,7 @@ type rowJob struct {
 	verdicts  []registry.Verdict
 	done      []generators.Row
 	doneOut   []engines.Outcome
+	doneAhead []bool
 	doneEmit  int
 }
 
@@ -229,9 +233,20 @@ func (r *rowJob) sample(batch *generators.Batch, outcomes []engines.Outcome, emi
 		r.settle(nil, 0)
 		rows, outcomes = r.done, r.doneOut
 		emitted += r.doneEmit
-		r.done, r.doneOut, r.doneEmit = r.done[:0], r.doneOut[:0], 0
+		// Runs of rows dropped behind a watermark ahead of the clock, or
+		// not, in order: a lost event's last copy decides its cause.
+		for i := 0; i < len(rows); {
+			j := i + 1
+			for j < len(rows) && r.doneAhead[j] == r.doneAhead[i] {
+				j++
+			}
+			r.acct.ObserveBatch(rows[i:j], outcomes[i:j], r.doneAhead[i])
+			i = j
+		}
+		r.done, r.doneOut, r.doneAhead, r.doneEmit = r.done[:0], r.doneOut[:0], r.doneAhead[:0], 0
+	} else {
+		r.acct.ObserveBatch(rows, outcomes, false)
 	}
-	r.acct.ObserveBatch(rows, outcomes, false)
 	r.sampledAt, r.physical, r.counters = t/1000, physical, r.op.Counters()
 	dropped := int64(0)
 	for _, o := range outcomes {
@@ -288,6 +303,7 @@ func (r *rowJob) settle(row *generators.Row, o engines.Outcome) {
 			r.waiting[r.fed] = *row
 		} else {
 			r.done, r.doneOut = append(r.done, *row), append(r.doneOut, o)
+			r.doneAhead = append(r.doneAhead, o == engines.DroppedLate && d.LateAhead())
 		}
 	}
 	r.verdicts = d.Verdicts(r.verdicts[:0])
@@ -297,7 +313,7 @@ func (r *rowJob) settle(row *generators.Row, o engines.Outcome) {
 			continue
 		}
 		delete(r.waiting, v.Row)
-		r.done, r.doneOut = append(r.done, w), append(r.doneOut, v.Outcome)
+		r.done, r.doneOut, r.doneAhead = append(r.done, w), append(r.doneOut, v.Outcome), append(r.doneAhead, false)
 		if v.Outcome == engines.Emitted {
 			r.doneEmit++
 		}
