@@ -1,6 +1,7 @@
 package flink
 
 import (
+	"encoding/binary"
 	"slices"
 	"strings"
 	"testing"
@@ -162,5 +163,51 @@ func TestScenarioWatermarksOfTheCase(t *testing.T) {
 	}
 	if l, p := op.State(S + 120000); l != 2 || p != 5 || op.LateDropped() != 2 {
 		t.Errorf("state %d/%d, late %d; want 2/5 and 2 (the case's step 27)", l, p, op.LateDropped())
+	}
+}
+
+// TestScenarioRowTimeAllocatesNothingPerRow: a rowtime keep-first row
+// (waiting, duplicate, late, fired by a watermark) allocates nothing once
+// the state, the timer heap and the verdicts have their size.
+func TestScenarioRowTimeAllocatesNothingPerRow(t *testing.T) {
+	sq, err := ParseScenarioQuery(rowTimeFirstSQL, map[string]string{OptWatermark: "2 s", OptStateTTL: "10 s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	op, err := sq.NewOperator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	op.Open(0)
+	key := make([]byte, 36)
+	var verdicts []Verdict
+	i, fired := int64(0), 0
+	step := func() {
+		k := i
+		if i%4 == 0 {
+			k = i - 3
+		}
+		binary.BigEndian.PutUint64(key, uint64(k))
+		// Event times 0-3 s behind the arrival: some rows late.
+		op.Process(key, nil, 1_000_000+i*50, 1_000_000+i*50-(i*7919)%3000)
+		verdicts = op.Verdicts(verdicts[:0])
+		for _, v := range verdicts {
+			if v.Outcome == engines.Emitted {
+				fired++
+			}
+		}
+		if i%50 == 0 {
+			op.State(1_000_000 + i*50)
+		}
+		i++
+	}
+	for range 20_000 {
+		step()
+	}
+	if op.LateDropped() == 0 || fired == 0 {
+		t.Fatalf("%d rows late, %d emitted by a watermark: the test does not cover both", op.LateDropped(), fired)
+	}
+	if a := testing.AllocsPerRun(2000, step); a != 0 {
+		t.Errorf("%v allocations per row", a)
 	}
 }
