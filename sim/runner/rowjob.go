@@ -80,8 +80,10 @@ type rowJob struct {
 	// counters are the engine's own counters at the last sample.
 	counters []registry.Counter
 	// deferring is set for a deferringOperator: waiting holds its rows
-	// without a verdict by their number, fed counts the rows fed, and
-	// done and doneOut are the rows the next sample accounts for.
+	// without a verdict by their number, fed counts the rows fed, done,
+	// doneOut and doneAhead are the rows the next sample accounts for
+	// (with their outcome and the watermarkAhead of a late drop), and
+	// strays counts verdicts on rows that did not wait (an operator bug).
 	deferring deferringOperator
 	waiting   map[int]generators.Row
 	fed       int
@@ -90,6 +92,7 @@ type rowJob struct {
 	doneOut   []engines.Outcome
 	doneAhead []bool
 	doneEmit  int
+	strays    int
 }
 
 // runRowJob runs j, a row job, over its own copy of the scenario's stream.
@@ -200,8 +203,8 @@ func runRowJob(ctx context.Context, env jobEnv, j Job) (*jobResult, error) {
 		}
 	}
 	env.progress(max(0, sc.Duration.Std().Seconds()-float64(lastReported-start)/1e6))
-	if len(r.waiting) > 0 {
-		return nil, fmt.Errorf("query %s: %d rows still wait for a verdict at the end of input", j.Name, len(r.waiting))
+	if len(r.waiting) > 0 || r.strays > 0 {
+		return nil, fmt.Errorf("query %s: %d rows still wait for a verdict at the end of input, %d verdicts came for rows that did not wait", j.Name, len(r.waiting), r.strays)
 	}
 	setTotals(s, &r.acct)
 	s.FinalStateRows, _ = op.State(r.sampledAt)
@@ -310,6 +313,7 @@ func (r *rowJob) settle(row *generators.Row, o engines.Outcome) {
 	for _, v := range r.verdicts {
 		w, ok := r.waiting[v.Row]
 		if !ok {
+			r.strays++
 			continue
 		}
 		delete(r.waiting, v.Row)
