@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/dedupsim/dedupsim/engines/internal/expiry"
 )
@@ -84,13 +83,21 @@ type Operator struct {
 	repush []expiry.Item
 	// kbuf and vbuf hold a string row's key and value as bytes.
 	kbuf, vbuf []byte
-	due        []timer
+	// timers are the insert-only keep-first's event-time timers, a
+	// min-heap by (at, seq): one per row that became a waiting row; an
+	// item whose entry no longer waits with its seq is stale.
+	timers []timer
 	// bundle holds the rows of the current mini-batch, per key, keys in
 	// order of first arrival; count is the CountBundleTrigger's count.
 	bundle     map[string][]Row
 	bundleKeys []string
 	count      int64
 	timerSeq   int64
+	// waited and displaced are what the last row did to the insert-only
+	// keep-first's waiting rows (Waiting).
+	waited      bool
+	displaced   int
+	hasDisplace bool
 }
 
 type timer struct {
@@ -141,6 +148,16 @@ func (o *Operator) CurrentWatermark() int64 { return o.wm }
 // LateDropped returns numLateRecordsDropped: rows the insert-only rowtime
 // keep-first dropped because their rowtime was below the watermark.
 func (o *Operator) LateDropped() int64 { return o.late }
+
+// Waiting reports what the last row processed did to the insert-only
+// rowtime keep-first's waiting rows: waits is true when it became its
+// key's waiting row (to be emitted when the watermark reaches its
+// rowtime), and displaced is the ID of the waiting row it replaced (an
+// earlier rowtime wins), ok false when it replaced none. Both are false
+// for the other functions.
+func (o *Operator) Waiting() (waits bool, displaced int, ok bool) {
+	return o.waited, o.displaced, o.hasDisplace
+}
 
 // Stats returns the work counters of the state model.
 func (o *Operator) Stats() Stats { return o.stats }
@@ -371,6 +388,7 @@ func (o *Operator) ProcessBytes(key, val []byte, rowTime int64, id int, out []Ch
 }
 
 func (o *Operator) process(key, val []byte, r Row, out []Change) []Change {
+	o.waited, o.hasDisplace = false, false
 	switch {
 	case o.fn.MiniBatch():
 		return o.addToBundle(r, out)
@@ -493,11 +511,57 @@ func (o *Operator) insertOnlyKeepFirst(key []byte, h uint64, r Row, val []byte, 
 	e := &o.tab.entries[ei]
 	if !e.wait.present {
 		o.physical++
+	} else {
+		o.displaced, o.hasDisplace = e.wait.id, true
 	}
+	o.waited = true
 	e.wait.present, e.wait.id, e.wait.rowTime, e.wait.written = true, r.ID, r.RowTime, o.now
 	e.wait.val = append(e.wait.val[:0], val...)
 	e.seq = o.timerSeq
+	o.pushTimer(timer{ei, r.RowTime, o.timerSeq})
 	return out
+}
+
+// timerLess orders timers by time, then by registration.
+func timerLess(a, b timer) bool { return a.at < b.at || a.at == b.at && a.seq < b.seq }
+
+// pushTimer adds t to the timer heap.
+func (o *Operator) pushTimer(t timer) {
+	h := append(o.timers, t)
+	for i := len(h) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !timerLess(h[i], h[p]) {
+			break
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
+	o.timers = h
+}
+
+// popTimer removes and returns the earliest timer.
+func (o *Operator) popTimer() timer {
+	h := o.timers
+	top := h[0]
+	n := len(h) - 1
+	h[0] = h[n]
+	h = h[:n]
+	for i := 0; ; {
+		l, m := 2*i+1, i
+		if l < n && timerLess(h[l], h[m]) {
+			m = l
+		}
+		if l+1 < n && timerLess(h[l+1], h[m]) {
+			m = l + 1
+		}
+		if m == i {
+			break
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+	o.timers = h
+	return top
 }
 
 // addToBundle is AbstractMapBundleOperator.processElement with the
@@ -575,21 +639,14 @@ func (o *Operator) Watermark(wm int64, out []Change) []Change {
 	if o.fn != RowTimeKeepFirstInsertOnly {
 		return out
 	}
-	due := o.due[:0]
-	for ei := range o.tab.entries {
-		e := &o.tab.entries[ei]
-		if e.used && e.wait.present && e.wait.rowTime <= wm {
-			due = append(due, timer{ei, e.wait.rowTime, e.seq})
-		}
-	}
-	slices.SortFunc(due, func(a, b timer) int {
-		if a.at != b.at {
-			return cmpInt(a.at, b.at)
-		}
-		return cmpInt(a.seq, b.seq)
-	})
-	for _, t := range due {
+	// The timers at or below the watermark, in time order; a stale one
+	// (its row was replaced by an earlier one, or emitted) fires nothing.
+	for len(o.timers) > 0 && o.timers[0].at <= wm {
+		t := o.popTimer()
 		e := &o.tab.entries[t.ei]
+		if !e.used || !e.wait.present || e.seq != t.seq {
+			continue
+		}
 		out = append(out, Change{Insert, Row{ID: e.wait.id, RowTime: e.wait.rowTime}})
 		// onTimer: emit, clear the waiting row, update the flag. The flag
 		// is written first here so that the entry, still holding the
@@ -601,7 +658,6 @@ func (o *Operator) Watermark(wm int64, out []Change) []Change {
 		o.tab.entries[t.ei].wait.present = false
 		o.physical--
 	}
-	o.due = due[:0]
 	return out
 }
 
@@ -629,16 +685,6 @@ func (o *Operator) LogicalEntries() int {
 // cleanup does, at the same rate, in the model's hash order (Flink's
 // follows its key hashes, so which expired entries go first differs).
 func (o *Operator) PhysicalEntries() int { return o.physical }
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
 
 // String describes the operator for errors and explain output.
 func (o *Operator) String() string {

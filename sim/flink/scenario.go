@@ -3,6 +3,7 @@ package flink
 import (
 	"fmt"
 	"maps"
+	"math"
 	"strings"
 
 	"github.com/dedupsim/dedupsim/engines"
@@ -16,6 +17,23 @@ import (
 // "version".
 const OptVersion = "version"
 
+// OptWatermark is the key of a scenario query's options that gives the
+// delay d of the events table's SQL watermark, `WATERMARK FOR event_time
+// AS event_time - INTERVAL d`, as a Flink duration ("5 s"): it is
+// dedupsim's key, since the scenario declares no table. A rowtime query
+// needs it (without a WATERMARK, event_time is no time attribute and
+// Flink plans a Top-N rank); a proctime query refuses it.
+const OptWatermark = "watermark"
+
+// OptWatermarkInterval is Flink's pipeline.auto-watermark-interval: the
+// period of the watermark assigner's processing-time timer (default
+// DefaultWatermarkInterval; 0 turns the timer off).
+const OptWatermarkInterval = "pipeline.auto-watermark-interval"
+
+// DefaultWatermarkInterval is pipeline.auto-watermark-interval's default
+// in Flink 2.x (PipelineOptions.AUTO_WATERMARK_INTERVAL): 200 ms.
+const DefaultWatermarkInterval int64 = 200
+
 // ScenarioQuery is a Flink query as `simulate run` runs it on generated
 // rows: its PARTITION BY columns and the configuration of its operator.
 type ScenarioQuery struct {
@@ -23,14 +41,28 @@ type ScenarioQuery struct {
 	Keys []string
 	// Config is the operator's configuration.
 	Config ef.Config
+	// Watermark is a rowtime query's SQL watermark: its delay and the
+	// auto-watermark interval, in milliseconds.
+	Watermark Watermark
+}
+
+// Watermark is the SQL watermark of a rowtime query's table: Flink's
+// WatermarkAssignerOperator over `WATERMARK FOR event_time AS event_time
+// - INTERVAL Delay`, which the planner places before the dedup.
+type Watermark struct {
+	// Delay is the interval subtracted from the row's event time (ms).
+	Delay int64
+	// Interval is pipeline.auto-watermark-interval (ms); 0: no timer.
+	Interval int64
 }
 
 // ParseScenarioQuery reads a scenario's Flink query and its options
 // (Flink's keys verbatim, plus OptVersion) against the generated rows'
-// time attributes (DefaultTimeAttributes). The harness runs the
-// processing-time functions without mini-batch only: a rowtime or
-// mini-batch query is refused in one line saying it is not yet supported
-// in scenarios. The sink is append-only, so no -U rows are generated.
+// time attributes (DefaultTimeAttributes). A rowtime query needs
+// OptWatermark, its table's watermark delay, and may set
+// OptWatermarkInterval. A mini-batch query is refused in one line saying
+// it is not yet supported in scenarios. The sink is append-only, so no
+// -U rows are generated.
 func ParseScenarioQuery(sql string, opts map[string]string) (ScenarioQuery, error) {
 	q, err := ParseSQL(sql, DefaultTimeAttributes)
 	if err != nil {
@@ -44,12 +76,13 @@ func ParseScenarioQuery(sql string, opts map[string]string) (ScenarioQuery, erro
 		}
 		delete(flinkOpts, OptVersion)
 	}
-	o, err := ParseOptions(flinkOpts)
+	wm, err := parseWatermark(q, flinkOpts)
 	if err != nil {
 		return ScenarioQuery{}, err
 	}
-	if q.Order == RowTime {
-		return ScenarioQuery{}, fmt.Errorf("ORDER BY %s: rowtime dedups are not yet supported in scenarios (only ORDER BY %s, the proctime attribute)", q.OrderBy, DefaultTimeAttributes.ProcTime)
+	o, err := ParseOptions(flinkOpts)
+	if err != nil {
+		return ScenarioQuery{}, err
 	}
 	if o.MiniBatch {
 		return ScenarioQuery{}, fmt.Errorf("option %s: true is not yet supported in scenarios (mini-batch emits rows after their arrival)", OptMiniBatch)
@@ -61,10 +94,69 @@ func ParseScenarioQuery(sql string, opts map[string]string) (ScenarioQuery, erro
 	// A job's heap backend runs incremental cleanup with Flink's default
 	// settings (a replay's physicalState leaves it out: an upper bound).
 	cfg.CleanupSize = ef.DefaultCleanupSize
-	return ScenarioQuery{Keys: q.Keys, Config: cfg}, nil
+	return ScenarioQuery{Keys: q.Keys, Config: cfg, Watermark: wm}, nil
 }
 
-// ScenarioOperator runs one ScenarioQuery's operator row by row.
+// parseWatermark reads and deletes OptWatermark and OptWatermarkInterval
+// from opts: a rowtime query must set the watermark, a proctime query
+// may set neither.
+func parseWatermark(q Query, opts map[string]string) (Watermark, error) {
+	wm := Watermark{Interval: DefaultWatermarkInterval}
+	delay, hasDelay := opts[OptWatermark]
+	interval, hasInterval := opts[OptWatermarkInterval]
+	delete(opts, OptWatermark)
+	delete(opts, OptWatermarkInterval)
+	if q.Order != RowTime {
+		k := OptWatermark
+		if !hasDelay {
+			k = OptWatermarkInterval
+		}
+		if hasDelay || hasInterval {
+			return wm, fmt.Errorf("option %s: only a rowtime query (ORDER BY %s) reads a watermark; this one orders by %s", k, DefaultTimeAttributes.RowTime, q.OrderBy)
+		}
+		return wm, nil
+	}
+	if !hasDelay {
+		return wm, fmt.Errorf("ORDER BY %s needs option %s, the delay d of the table's WATERMARK FOR %s AS %s - INTERVAL d, such as \"5 s\" (without a watermark Flink plans a Top-N rank, not a dedup)", q.OrderBy, OptWatermark, DefaultTimeAttributes.RowTime, DefaultTimeAttributes.RowTime)
+	}
+	var err error
+	if wm.Delay, err = ParseDuration(delay); err != nil {
+		return wm, fmt.Errorf("option %s: %w", OptWatermark, err)
+	}
+	if hasInterval {
+		if wm.Interval, err = ParseDuration(interval); err != nil {
+			return wm, fmt.Errorf("option %s: %w", OptWatermarkInterval, err)
+		}
+	}
+	return wm, nil
+}
+
+// ScenarioOperator runs one ScenarioQuery's operator row by row. A
+// rowtime query runs behind its table's watermark assigner (Flink's
+// WatermarkAssignerOperator, flink-table-runtime 2.3.0), fed the rows'
+// event times:
+//
+//   - the assigner's watermark is the largest event time seen minus the
+//     delay (the SQL expression's value, no minus one: the generated
+//     WatermarkGenerator returns event_time - INTERVAL d as is), starting
+//     at 0 and emitted only when above the last one emitted;
+//   - it is emitted after the row that raised it when it is more than the
+//     auto-watermark interval above the last one emitted (processElement's
+//     eager emission), else at the next tick of the interval's
+//     processing-time timer, which fires at Open + k × interval;
+//   - a bounded input ends with the maximum watermark (finish).
+//
+// The dedup sees a watermark at the processing time it is emitted: the
+// 2.1+ keep-first's timers emit their waiting rows then, and write the
+// emitted flags with that TTL time. A tick at a row's arrival fires
+// before the row.
+//
+// Worked example (delay 5 s, interval 200 ms, opened at 0; rows are
+// arrival/event time in ms): a 1000/10000 raises the watermark from 0 to
+// 5000, more than 200 above the last emitted (0): emitted after a, a
+// waits (10000 > 5000). b 1100/10150 raises it to 5150, not more than
+// 200 above 5000: held, emitted by the tick at 1200. c 1250/4000 is below
+// 5150: dropped late.
 type ScenarioOperator struct {
 	op  *ef.Operator
 	out []ef.Change
@@ -78,28 +170,66 @@ type ScenarioOperator struct {
 	keys       int
 	entryBytes int64
 	cfg        ef.Config
+	// The watermark assigner of a rowtime query: its current and last
+	// emitted watermarks and the processing time of its last tick.
+	rowTime            bool
+	wm                 Watermark
+	current, emittedWm int64
+	lastTick           int64
+	// deferred: the last row fed waits for the watermark; verdicts are
+	// the verdicts reached on waiting rows since Verdicts last took them.
+	deferred bool
+	verdicts []Verdict
+	// ahead: the last row fed was dropped late behind a watermark ahead
+	// of its arrival minus the delay.
+	ahead bool
 }
 
-// NewOperator returns a fresh operator for sq, its TTL clock at 0.
+// Verdict is the outcome of a row whose outcome came after it (a waiting
+// row of the 2.1+ rowtime keep-first): Row is its number, from 1, in the
+// order the rows were fed.
+type Verdict struct {
+	Row     int
+	Outcome engines.Outcome
+}
+
+// NewOperator returns a fresh operator for sq, its TTL clock at 0 and its
+// watermark assigner opened at processing time 0.
 func (sq ScenarioQuery) NewOperator() (*ScenarioOperator, error) {
 	op, err := ef.New(sq.Config)
 	if err != nil {
 		return nil, err
 	}
-	return &ScenarioOperator{op: op, compare: sq.Config.KeepLast && sq.Config.TTL == 0, keys: len(sq.Keys), cfg: sq.Config}, nil
+	return &ScenarioOperator{op: op, compare: sq.Config.KeepLast && sq.Config.TTL == 0 && !sq.Config.RowTime, keys: len(sq.Keys), cfg: sq.Config,
+		rowTime: sq.Config.RowTime, wm: sq.Watermark}, nil
 }
 
 // Function returns the Java class name of the runtime function.
 func (s *ScenarioOperator) Function() string { return s.op.Function().ClassName() }
 
-// Process feeds one row at processing time procMs (the TTL clock): key
-// encodes its PARTITION BY columns, value the whole row (keep-last without
-// TTL compares it). It returns the row's outcome, Emitted when the
-// operator emitted a row carrying it (+I, or keep-last's +U), else
-// DroppedDuplicate, and the number of changelog rows emitted.
-func (s *ScenarioOperator) Process(key, value []byte, procMs int64) (engines.Outcome, int) {
+// Defers reports whether the operator decides some rows after they
+// arrive: the 2.1+ rowtime keep-first, whose rows wait for the watermark.
+func (s *ScenarioOperator) Defers() bool { return s.op.Function() == ef.RowTimeKeepFirstInsertOnly }
+
+// Open opens the watermark assigner at processing time procMs: its timer
+// ticks at procMs + k × the auto-watermark interval.
+func (s *ScenarioOperator) Open(procMs int64) { s.lastTick = procMs }
+
+// Process feeds one row at processing time procMs (the TTL clock) with
+// event time eventMs (a rowtime query's rowtime): key encodes its
+// PARTITION BY columns, value the whole row (keep-last without TTL
+// compares it). It returns the row's outcome, Emitted when the operator
+// emitted a row carrying it (+I, or keep-last's +U), DroppedLate when the
+// 2.1+ keep-first dropped it behind the watermark, else DroppedDuplicate,
+// and the number of changelog rows emitted. A row that waits for the
+// watermark (Deferred) is DroppedDuplicate until its Verdict comes; the
+// rows a watermark emits are counted by their verdicts, not here.
+func (s *ScenarioOperator) Process(key, value []byte, procMs, eventMs int64) (engines.Outcome, int) {
 	if s.entryBytes == 0 {
 		s.entryBytes = s.heapEntryBytes(len(key), len(value))
+	}
+	if s.rowTime {
+		s.tick(procMs)
 	}
 	s.op.SetTTLTime(procMs)
 	s.seq++
@@ -107,19 +237,112 @@ func (s *ScenarioOperator) Process(key, value []byte, procMs int64) (engines.Out
 	if s.compare {
 		v = value
 	}
-	s.out = s.op.ProcessBytes(key, v, 0, s.seq, s.out[:0])
-	for _, c := range s.out {
-		if c.Row.ID == s.seq && c.Kind != ef.UpdateBefore {
-			return engines.Emitted, len(s.out)
+	late := s.op.LateDropped()
+	s.out = s.op.ProcessBytes(key, v, eventMs, s.seq, s.out[:0])
+	outcome, n := engines.DroppedDuplicate, len(s.out)
+	s.deferred, s.ahead = false, false
+	if s.op.LateDropped() > late {
+		outcome = engines.DroppedLate
+		s.ahead = s.op.CurrentWatermark() > procMs-s.wm.Delay
+	} else if waits, displaced, ok := s.op.Waiting(); waits {
+		s.deferred = true
+		if ok {
+			s.verdicts = append(s.verdicts, Verdict{displaced, engines.DroppedDuplicate})
 		}
 	}
-	return engines.DroppedDuplicate, len(s.out)
+	for _, c := range s.out {
+		if c.Row.ID == s.seq && c.Kind != ef.UpdateBefore {
+			outcome = engines.Emitted
+			break
+		}
+	}
+	if s.rowTime {
+		// The assigner forwards the row, then may emit its watermark.
+		s.current = max(s.current, eventMs-s.wm.Delay)
+		if s.current-s.emittedWm > s.wm.Interval {
+			s.emit(s.current)
+		}
+	}
+	return outcome, n
 }
 
-// State returns the operator's entries at processing time procMs: logical
-// (a read would see them) and physical (expired entries that neither a
-// read nor incremental cleanup removed yet are counted too).
+// tick runs the assigner's timer ticks up to procMs: the first tick
+// after the last emits a watermark held back; the ones after it find
+// nothing new (no row came in between).
+func (s *ScenarioOperator) tick(procMs int64) {
+	iv := s.wm.Interval
+	if iv <= 0 || procMs < s.lastTick+iv {
+		return
+	}
+	first := s.lastTick + iv
+	s.lastTick += (procMs - s.lastTick) / iv * iv
+	if s.current > s.emittedWm {
+		s.op.SetTTLTime(first)
+		s.emit(s.current)
+	}
+}
+
+// emit sends watermark w to the dedup at the current TTL time; the rows
+// its timers emit get their verdicts.
+func (s *ScenarioOperator) emit(w int64) {
+	s.emittedWm = w
+	s.out = s.op.Watermark(w, s.out[:0])
+	s.collect()
+}
+
+// collect records the rows a watermark emitted as Emitted verdicts.
+func (s *ScenarioOperator) collect() {
+	for _, c := range s.out {
+		if c.Kind == ef.Insert {
+			s.verdicts = append(s.verdicts, Verdict{c.Row.ID, engines.Emitted})
+		}
+	}
+}
+
+// Deferred reports whether the last row fed waits for the watermark: its
+// outcome is a later Verdict.
+func (s *ScenarioOperator) Deferred() bool { return s.deferred }
+
+// LateAhead reports whether the last row fed was dropped late behind a
+// watermark ahead of its arrival minus the watermark's delay, which only
+// a row stamped in the future can cause: every other row's event time is
+// at or before its arrival, so the largest of them minus the delay is at
+// or before the arrival minus the delay. Its event, if lost, is lost to a
+// bad clock, as metrics.Accountant.ObserveBatch counts it.
+func (s *ScenarioOperator) LateAhead() bool { return s.ahead }
+
+// Verdicts appends the verdicts reached since the last call to dst and
+// forgets them.
+func (s *ScenarioOperator) Verdicts(dst []Verdict) []Verdict {
+	dst = append(dst, s.verdicts...)
+	s.verdicts = s.verdicts[:0]
+	return dst
+}
+
+// End ends the input at processing time procMs: the assigner's finish
+// sends the maximum watermark, which fires every waiting row's timer.
+func (s *ScenarioOperator) End(procMs int64) {
+	if !s.rowTime {
+		return
+	}
+	s.tick(procMs)
+	s.op.SetTTLTime(procMs)
+	s.current = math.MaxInt64
+	s.emit(math.MaxInt64)
+}
+
+// LateDropped returns numLateRecordsDropped: the rows the 2.1+ rowtime
+// keep-first dropped behind the watermark.
+func (s *ScenarioOperator) LateDropped() int64 { return s.op.LateDropped() }
+
+// State returns the operator's entries at processing time procMs, after
+// the watermark timer's ticks up to it: logical (a read would see them)
+// and physical (expired entries that neither a read nor incremental
+// cleanup removed yet are counted too).
 func (s *ScenarioOperator) State(procMs int64) (logical, physical int64) {
+	if s.rowTime {
+		s.tick(procMs)
+	}
 	s.op.SetTTLTime(procMs)
 	return int64(s.op.LogicalEntries()), int64(s.op.PhysicalEntries())
 }
@@ -148,12 +371,14 @@ func keepsState(c ef.Config) bool {
 // AppendKey): every column is 8 bytes there but a UUID event_id, 36
 // bytes of text. In Flink's BinaryRowData an 8-byte column is a fixed
 // field (BIGINT, INT, TIMESTAMP(3)) and the UUID a STRING (a fixed field
-// plus 36 bytes of variable-length data). The row the keep-last state
-// holds has the generated columns plus proc_time.
+// plus 36 bytes of variable-length data). The row the keep-last and
+// rowtime changelog states hold has the generated columns plus proc_time.
+// The 2.1+ rowtime keep-first is counted as flags, although a waiting
+// row holds the row (a waiting row lasts about the watermark's delay).
 func (s *ScenarioOperator) heapEntryBytes(keyLen, rowLen int) int64 {
 	key := ef.HeapRowBytes(binaryRowBytes(s.keys, keyLen))
 	var val int64 // keep-first's flag: the shared Boolean.TRUE
-	if s.cfg.KeepLast {
+	if s.cfg.KeepLast || s.cfg.Function() == ef.RowTimeChangelog {
 		val = ef.HeapRowBytes(binaryRowBytes(generators.NumColumns+1, rowLen+8))
 	}
 	return ef.HeapEntryBytes(key, val, s.cfg.TTL > 0)

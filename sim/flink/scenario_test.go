@@ -33,7 +33,7 @@ func TestScenarioOperatorAllocatesNothingPerRow(t *testing.T) {
 			k = i - 30
 		}
 		binary.BigEndian.PutUint64(key, uint64(k))
-		op.Process(key, value, int64(i))
+		op.Process(key, value, int64(i), 0)
 		if i%50 == 0 {
 			op.State(int64(i))
 		}
@@ -66,7 +66,7 @@ func TestScenarioStateBytes(t *testing.T) {
 	key, value := make([]byte, 36), make([]byte, 36+8*(generators.NumColumns-1))
 	for i := range 3 {
 		key[0] = byte(i)
-		op.Process(key, value, 0)
+		op.Process(key, value, 0, 0)
 	}
 	if _, physical := op.State(0); physical != 3 {
 		t.Fatalf("physical %d, want 3", physical)

@@ -255,20 +255,67 @@ func flinkQuery(spec QuerySpec) (ScenarioQuery, error) {
 		if err != nil {
 			return nil, err
 		}
+		if op.Defers() {
+			return &flinkDeferringOperator{flinkOperator: flinkOperator{op}}, nil
+		}
 		return flinkOperator{op}, nil
 	}}, nil
 }
 
-// flinkOperator runs a Flink query, whose proctime functions read no
-// event time.
+// flinkOperator runs a Flink query: processing time is the row's arrival
+// (the TTL clock), the rowtime its event time.
 type flinkOperator struct{ op *flink.ScenarioOperator }
 
-func (f flinkOperator) Process(key, value []byte, procMs, _ int64) (engines.Outcome, int) {
-	return f.op.Process(key, value, procMs)
+func (f flinkOperator) Process(key, value []byte, procMs, eventMs int64) (engines.Outcome, int) {
+	return f.op.Process(key, value, procMs, eventMs)
 }
 func (f flinkOperator) State(procMs int64) (logical, physical int64) { return f.op.State(procMs) }
 func (f flinkOperator) Function() string                             { return f.op.Function() }
 func (f flinkOperator) Counters() []Counter                          { return nil }
+
+// Verdict is the outcome of a row that came after the row (a row waiting
+// for the watermark): Row numbers the rows from 1 in the order fed.
+type Verdict struct {
+	Row     int
+	Outcome engines.Outcome
+}
+
+// flinkDeferringOperator runs the 2.1+ rowtime keep-first, whose rows
+// wait for the watermark: the runner opens its watermark timer, takes
+// the verdicts of waiting rows as they come and ends its input. Its
+// counter is Flink's numLateRecordsDropped.
+type flinkDeferringOperator struct {
+	flinkOperator
+	buf      []flink.Verdict
+	counters [1]Counter
+}
+
+// Open starts the watermark assigner's timer at procMs.
+func (f *flinkDeferringOperator) Open(procMs int64) { f.op.Open(procMs) }
+
+// Deferred reports whether the last row fed waits for its verdict.
+func (f *flinkDeferringOperator) Deferred() bool { return f.op.Deferred() }
+
+// LateAhead reports whether the last row fed was dropped late behind a
+// watermark ahead of its arrival minus the delay (a bad clock's doing).
+func (f *flinkDeferringOperator) LateAhead() bool { return f.op.LateAhead() }
+
+// Verdicts appends the verdicts reached since the last call to dst.
+func (f *flinkDeferringOperator) Verdicts(dst []Verdict) []Verdict {
+	f.buf = f.op.Verdicts(f.buf[:0])
+	for _, v := range f.buf {
+		dst = append(dst, Verdict(v))
+	}
+	return dst
+}
+
+// End ends the input at procMs: every waiting row gets its verdict.
+func (f *flinkDeferringOperator) End(procMs int64) { f.op.End(procMs) }
+
+func (f *flinkDeferringOperator) Counters() []Counter {
+	f.counters = [1]Counter{{"numLateRecordsDropped", f.op.LateDropped()}}
+	return f.counters[:]
+}
 
 // StateBytes is the Flink heap backend's modelled bytes (sim/flink), which
 // the runner reads through its stateBytesOperator.

@@ -38,6 +38,26 @@ type stateBytesOperator interface {
 	StateBytes() (total, perEntry int64)
 }
 
+// deferringOperator is a ScenarioOperator that decides some rows after
+// they arrive (Flink's 2.1+ rowtime keep-first: a row waits until the
+// watermark passes its event time) and has a processing-time timer (the
+// watermark assigner's). Such a row is accounted for when its verdict
+// comes, at the sample that follows; the rows the operator emits are
+// counted by their Emitted verdicts.
+type deferringOperator interface {
+	// Open starts the operator's timers at procMs, before the first row.
+	Open(procMs int64)
+	// Deferred reports whether the row Process last fed waits.
+	Deferred() bool
+	// LateAhead reports whether the row Process last fed was dropped
+	// late behind a watermark ahead of its arrival minus the delay.
+	LateAhead() bool
+	// Verdicts appends the verdicts reached since the last call.
+	Verdicts(dst []registry.Verdict) []registry.Verdict
+	// End ends the input at procMs: every waiting row gets its verdict.
+	End(procMs int64)
+}
+
 // rowJob is one row job in progress.
 type rowJob struct {
 	env jobEnv
@@ -59,6 +79,20 @@ type rowJob struct {
 	peakPhysical, physical int64
 	// counters are the engine's own counters at the last sample.
 	counters []registry.Counter
+	// deferring is set for a deferringOperator: waiting holds its rows
+	// without a verdict by their number, fed counts the rows fed, done,
+	// doneOut and doneAhead are the rows the next sample accounts for
+	// (with their outcome and the watermarkAhead of a late drop), and
+	// strays counts verdicts on rows that did not wait (an operator bug).
+	deferring deferringOperator
+	waiting   map[int]generators.Row
+	fed       int
+	verdicts  []registry.Verdict
+	done      []generators.Row
+	doneOut   []engines.Outcome
+	doneAhead []bool
+	doneEmit  int
+	strays    int
 }
 
 // runRowJob runs j, a row job, over its own copy of the scenario's stream.
@@ -84,6 +118,10 @@ func runRowJob(ctx context.Context, env jobEnv, j Job) (*jobResult, error) {
 		return nil, err
 	}
 	r := &rowJob{env: env, job: j, op: op, function: op.Function(), trafficLast: sc.Start.UnixMicro() + sc.LastTrafficTrigger().Microseconds()}
+	if d, ok := op.(deferringOperator); ok {
+		r.deferring, r.waiting = d, map[int]generators.Row{}
+		d.Open(sc.Start.UnixMilli())
+	}
 	s := &r.sum
 	// The state is the engine's model (Flink's heap state backend, Kafka
 	// Streams' window store, the DirectRunner's state), not the job's
@@ -143,9 +181,17 @@ func runRowJob(ctx context.Context, env jobEnv, j Job) (*jobResult, error) {
 			o, n := op.Process(key, value, look.Arrival/1000, look.EventTime/1000)
 			outcomes = append(outcomes, o)
 			emitted += n
+			if r.deferring != nil {
+				r.settle(&look, o)
+			}
 			if has = src.Next(&look); has {
 				note()
 			}
+		}
+		if !has && r.deferring != nil {
+			// The bounded input ends: the maximum watermark.
+			r.deferring.End(t / 1000)
+			r.settle(nil, 0)
 		}
 		engineTime += time.Since(t0)
 		if err := r.sample(&batch, outcomes, emitted, t); err != nil {
@@ -157,6 +203,9 @@ func runRowJob(ctx context.Context, env jobEnv, j Job) (*jobResult, error) {
 		}
 	}
 	env.progress(max(0, sc.Duration.Std().Seconds()-float64(lastReported-start)/1e6))
+	if len(r.waiting) > 0 || r.strays > 0 {
+		return nil, fmt.Errorf("query %s: %d rows still wait for a verdict at the end of input, %d verdicts came for rows that did not wait", j.Name, len(r.waiting), r.strays)
+	}
 	setTotals(s, &r.acct)
 	s.FinalStateRows, _ = op.State(r.sampledAt)
 	if sb, ok := op.(stateBytesOperator); ok {
@@ -180,8 +229,27 @@ func runRowJob(ctx context.Context, env jobEnv, j Job) (*jobResult, error) {
 // the trigger's timeseries row and progress line.
 func (r *rowJob) sample(batch *generators.Batch, outcomes []engines.Outcome, emitted int, t int64) error {
 	sum := &r.sum
-	r.acct.ObserveBatch(batch.Rows, outcomes, false)
 	logical, physical := r.op.State(t / 1000)
+	rows := batch.Rows
+	if r.deferring != nil {
+		// The rows with a verdict, whenever they arrived.
+		r.settle(nil, 0)
+		rows, outcomes = r.done, r.doneOut
+		emitted += r.doneEmit
+		// Runs of rows dropped behind a watermark ahead of the clock, or
+		// not, in order: a lost event's last copy decides its cause.
+		for i := 0; i < len(rows); {
+			j := i + 1
+			for j < len(rows) && r.doneAhead[j] == r.doneAhead[i] {
+				j++
+			}
+			r.acct.ObserveBatch(rows[i:j], outcomes[i:j], r.doneAhead[i])
+			i = j
+		}
+		r.done, r.doneOut, r.doneAhead, r.doneEmit = r.done[:0], r.doneOut[:0], r.doneAhead[:0], 0
+	} else {
+		r.acct.ObserveBatch(rows, outcomes, false)
+	}
 	r.sampledAt, r.physical, r.counters = t/1000, physical, r.op.Counters()
 	dropped := int64(0)
 	for _, o := range outcomes {
@@ -224,6 +292,36 @@ func (r *rowJob) sample(batch *generators.Batch, outcomes []engines.Outcome, emi
 		return err
 	}
 	return r.parts.add(&rec, append(line, '\n'))
+}
+
+// settle follows a deferringOperator after it was fed row with outcome o
+// (row nil: after a call that fed none): a row without a verdict waits;
+// every verdict reached moves its row to the rows the next sample
+// accounts for.
+func (r *rowJob) settle(row *generators.Row, o engines.Outcome) {
+	d := r.deferring
+	if row != nil {
+		r.fed++
+		if d.Deferred() {
+			r.waiting[r.fed] = *row
+		} else {
+			r.done, r.doneOut = append(r.done, *row), append(r.doneOut, o)
+			r.doneAhead = append(r.doneAhead, o == engines.DroppedLate && d.LateAhead())
+		}
+	}
+	r.verdicts = d.Verdicts(r.verdicts[:0])
+	for _, v := range r.verdicts {
+		w, ok := r.waiting[v.Row]
+		if !ok {
+			r.strays++
+			continue
+		}
+		delete(r.waiting, v.Row)
+		r.done, r.doneOut, r.doneAhead = append(r.done, w), append(r.doneOut, v.Outcome), append(r.doneAhead, false)
+		if v.Outcome == engines.Emitted {
+			r.doneEmit++
+		}
+	}
 }
 
 // columnIndexes returns the generated columns' indexes of names; a name

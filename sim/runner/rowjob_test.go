@@ -154,7 +154,8 @@ func equalInts(a, b []int64) bool {
 // run yet is one line naming the query's key.
 func TestFlinkQueriesRefusedInScenarios(t *testing.T) {
 	for _, c := range []struct{ name, edit, want string }{
-		{"rowtime", "ORDER BY proc_time ASC", "queries[0].query: must be a Flink dedup a scenario can run: ORDER BY event_time: rowtime dedups are not yet supported in scenarios"},
+		{"rowtime", "ORDER BY proc_time ASC", "queries[0].query: must be a Flink dedup a scenario can run: ORDER BY event_time needs option watermark"},
+		{"mini-batch", "{table.exec.state.ttl: 60 s}", "queries[0].query: must be a Flink dedup a scenario can run: option table.exec.mini-batch.enabled: true is not yet supported in scenarios"},
 		{"bad option", "{table.exec.state.ttl: 60 s}", `queries[0].query: must be a Flink dedup a scenario can run: option "table.exec.state.tll" is not one dedupsim reads`},
 		{"top-n", "WHERE rn = 1", "queries[0].query: must be a Flink dedup a scenario can run: a Top-N rank, not a dedup"},
 		{"engine", "engine: flink", "queries[0].engine: must be spark, flink, kafka-streams or beam, got storm"},
@@ -162,6 +163,7 @@ func TestFlinkQueriesRefusedInScenarios(t *testing.T) {
 		repl := map[string]string{
 			"rowtime":    "ORDER BY event_time ASC",
 			"bad option": "{table.exec.state.tll: 60 s}",
+			"mini-batch": "{table.exec.mini-batch.enabled: true, table.exec.mini-batch.size: 100}",
 			"top-n":      "WHERE rn <= 2",
 			"engine":     "engine: storm",
 		}[c.name]
