@@ -64,6 +64,9 @@ func counterNames(qs []*metrics.QuerySummary) []string {
 // summary's), then one column per counter the queries carry.
 func engineCountersHeader(s *metrics.Summary) []string {
 	h := []string{"query", "engine", "peak state rows", "final state rows"}
+	if sweptCounters(counterQueries(s)) {
+		h = slices.Insert(h, 2, "delay")
+	}
 	for _, n := range counterNames(counterQueries(s)) {
 		i := slices.IndexFunc(engineCounterColumns, func(c struct{ name, header string }) bool { return c.name == n })
 		if i >= 0 {
@@ -81,8 +84,13 @@ func engineCountersRows(s *metrics.Summary) [][]string {
 	qs := counterQueries(s)
 	names := counterNames(qs)
 	var rows [][]string
+	swept := sweptCounters(qs)
 	for _, q := range qs {
 		row := []string{q.Name, engineName(q), interval.Count(q.PeakStateRows), interval.Count(q.FinalStateRows)}
+		if swept {
+			// In a sweep a query has a row per swept horizon.
+			row = slices.Insert(row, 2, formatDelay(q.Delay))
+		}
 		for _, n := range names {
 			if v, ok := q.EngineCounters[n]; ok {
 				row = append(row, interval.Count(v))
@@ -93,6 +101,20 @@ func engineCountersRows(s *metrics.Summary) [][]string {
 		rows = append(rows, row)
 	}
 	return rows
+}
+
+// sweptCounters reports whether some query has several rows in the
+// engine counters table (one per swept horizon), which then gains a delay
+// column.
+func sweptCounters(qs []*metrics.QuerySummary) bool {
+	seen := map[string]bool{}
+	for _, q := range qs {
+		if seen[q.Name] {
+			return true
+		}
+		seen[q.Name] = true
+	}
+	return false
 }
 
 // engineCountersNote explains the engine counters table.

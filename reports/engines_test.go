@@ -2,6 +2,7 @@ package reports
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -250,13 +251,22 @@ func TestSweepOfOtherEnginesNamesTheirHorizon(t *testing.T) {
 		t.Errorf("global on Spark: %q does not point to simulate plan", r)
 	}
 	// The sweep fixture has five delays of each of three queries: put the
-	// last query's five runs on Flink.
+	// last query's five runs on Kafka Streams (no state bytes modelled,
+	// engine counters).
 	mixed := *s
 	mixed.Queries = append([]metrics.QuerySummary(nil), s.Queries...)
 	for i := 10; i < 15; i++ {
-		mixed.Queries[i].Engine, mixed.Queries[i].Store = "flink", "heap"
+		q := &mixed.Queries[i]
+		q.Engine, q.Store = "kafka-streams", "rocksdb-window-store"
+		q.PeakStateBytes, q.FinalStateBytes = 0, 0
+		q.EngineCounters = map[string]int64{"droppedRecordsTotal": int64(i)}
 	}
 	other, svg := recs(&mixed)
+	var md bytes.Buffer
+	writeEngineCountersMarkdown(&md, &mixed)
+	if !strings.Contains(md.String(), "| query | engine | delay | peak state rows |") || !strings.Contains(md.String(), "| global | kafka-streams | 20m |") {
+		t.Errorf("the engine counters of a swept query have no delay column:\n%s", md.String())
+	}
 	if !strings.Contains(svg, "what each horizon costs") || !strings.Contains(svg, "horizon: watermark delay, TTL, window or duration") {
 		t.Error("a sweep with a Flink query: the chart still speaks of watermark delays only")
 	}
@@ -265,9 +275,33 @@ func TestSweepOfOtherEnginesNamesTheirHorizon(t *testing.T) {
 		t.Fatalf("recommendations %v, want one per query as in %v", other, spark)
 	}
 	if !strings.Contains(flink, "searches Spark's delays only") || strings.Contains(flink, "finds the delay to the second") {
-		t.Errorf("the Flink query's recommendation sends the reader to plan: %q", flink)
+		t.Errorf("the Kafka Streams query's recommendation sends the reader to plan: %q", flink)
+	}
+	if strings.Contains(flink, " B)") || strings.Contains(flink, "0 B") {
+		t.Errorf("the Kafka Streams query's recommendation quotes state bytes its model does not give: %q", flink)
 	}
 	if other["within-watermark"] != spark["within-watermark"] {
 		t.Errorf("a Spark query's recommendation changed: %q", other["within-watermark"])
+	}
+}
+
+// TestWrittenDelayOfOtherEngines: the horizon a scenario wrote for a query
+// of another engine is its own setting, which the charts over processing
+// time pick in a sweep, as they pick a Spark query's written delay.
+func TestWrittenDelayOfOtherEngines(t *testing.T) {
+	var res results
+	if err := json.Unmarshal([]byte(`{"queries": [
+		{"name": "spark", "query": "withWatermark(\"event_time\", \"10 minutes\").dropDuplicatesWithinWatermark([\"event_id\"])"},
+		{"name": "flink", "engine": "flink", "query": "SELECT 1", "options": {"table.exec.state.ttl": "2 min", "table.exec.mini-batch.enabled": true}},
+		{"name": "flink-no-ttl", "engine": "flink", "query": "SELECT 1"},
+		{"name": "kstreams", "engine": "kafka-streams", "window": "20m", "time": "stream"},
+		{"name": "beam", "engine": "beam", "timeDomain": "event", "duration": "90s"}]}`), &res.sc); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]float64{"spark": 600, "flink": 120, "flink-no-ttl": -1, "kstreams": 1200, "beam": 90} {
+		got, ok := res.writtenDelay(name)
+		if want < 0 && ok || want >= 0 && (!ok || got != want) {
+			t.Errorf("%s: written delay %v, %v; want %v", name, got, ok, want)
+		}
 	}
 }

@@ -754,9 +754,13 @@ func (res *results) recommendations() []string {
 			continue
 		}
 		r := runs[k]
-		s := fmt.Sprintf("%s: of the swept delays, %s is the smallest meeting %s (missed %s, lost %s, peak state %s rows, %s)",
+		bytes := ", " + interval.Bytes(r.sum.PeakStateBytes)
+		if !bytesModelled(r.sum) {
+			bytes = "" // the engine's model gives no state bytes
+		}
+		s := fmt.Sprintf("%s: of the swept delays, %s is the smallest meeting %s (missed %s, lost %s, peak state %s rows%s)",
 			name, formatDelay(r.sum.Delay), targets, interval.Percent(rate(r.sum.MissedDuplicates, r.sum.TrueDuplicates)),
-			interval.Percent(rate(r.sum.FalseDrops, r.sum.LogicalEvents)), interval.Count(r.sum.PeakStateRows), interval.Bytes(r.sum.PeakStateBytes))
+			interval.Percent(rate(r.sum.FalseDrops, r.sum.LogicalEvents)), interval.Count(r.sum.PeakStateRows), bytes)
 		if k > 0 {
 			s += "; " + formatDelay(runs[k-1].sum.Delay) + " does not"
 		}

@@ -194,7 +194,11 @@ func (res *results) intro() string {
 				ds = append(ds, d)
 			}
 		}
-		fmt.Fprintf(&b, ", swept over watermark delays %s", strings.Join(ds, ", "))
+		what := "watermark delays"
+		if otherEngines(res.sum) {
+			what = "horizons (Spark's watermark delay, Flink's state TTL, Kafka Streams' window, Beam's duration)"
+		}
+		fmt.Fprintf(&b, ", swept over %s %s", what, strings.Join(ds, ", "))
 	}
 	b.WriteString(". Drawn by `simulate report` from summary.json and timeseries.csv (" + res.sum.Format + ").")
 	return b.String()

@@ -35,6 +35,11 @@ type scenarioInfo struct {
 	Queries []struct {
 		Name  string `json:"name"`
 		Query string `json:"query"`
+		// The other engines' horizons (a sweep replaces them).
+		Engine   string         `json:"engine"`
+		Options  map[string]any `json:"options"`
+		Window   string         `json:"window"`
+		Duration string         `json:"duration"`
 	} `json:"queries"`
 	Sweep *struct {
 		Delay []string `json:"delay"`
@@ -212,12 +217,24 @@ func (res *results) isSweep() bool {
 	return false
 }
 
-// writtenDelay returns the watermark delay, in seconds, that the scenario
-// file wrote for the named query, if it can be read off the query text.
+// writtenDelay returns the horizon, in seconds, that the scenario file
+// wrote for the named query: a Spark query's watermark delay, read off the
+// query text, or another engine's own horizon (Flink's state TTL, Kafka
+// Streams' window, Beam's duration), which a sweep sets as it sets Spark's
+// delay.
 func (res *results) writtenDelay(name string) (float64, bool) {
 	for _, q := range res.sc.Queries {
 		if q.Name != name {
 			continue
+		}
+		if q.Engine != "" && q.Engine != "spark" {
+			ttl, _ := q.Options["table.exec.state.ttl"].(string)
+			other := map[string]string{"flink": ttl, "kafka-streams": q.Window, "beam": q.Duration}[q.Engine]
+			d, err := interval.Parse(other)
+			if other == "" || err != nil {
+				return 0, false
+			}
+			return d.Seconds(), true
 		}
 		// Compiled here rather than in a package variable: the package
 		// keeps no globals, and this runs once per query.
