@@ -1,6 +1,7 @@
 package flink
 
 import (
+	"math"
 	"slices"
 
 	"github.com/dedupsim/dedupsim/engines"
@@ -117,4 +118,62 @@ func (s *ScenarioOperator) decide() {
 		s.verdicts = append(s.verdicts, Verdict{row, o})
 	}
 	s.emittedIDs, s.pending = ids, s.pending[:0]
+}
+
+// A rowtime mini-batch query (RowTimeMiniBatchDeduplicateFunction, keep-
+// first and keep-last in every version) runs behind the table's SQL
+// watermark assigner (ScenarioOperator) and a RowTimeMiniBatchAssginerOperator
+// with the allow-latency as its event-time interval iv (flink-table-
+// runtime, operators/wmassigners, read at apache/flink master): it
+// forwards rows, keeps the largest watermark received, and forwards it
+// only once it reaches the next mini-batch end, first iv - 1, then the
+// end (start + iv - 1, start = w - w % iv) of the forwarded watermark's
+// mini-batch, or the one after when the watermark is that end; the
+// maximum watermark (end of input) is forwarded as it is. Each forwarded
+// watermark flushes the bundle at the TTL time of its emission, as the
+// size trigger does at a row's arrival; at a flush every buffered row of
+// a key, in order, is compared with the kept one (keep-first keeps an
+// earlier event time, keep-last the same or a later one): a kept row is
+// emitted (+I or +U) and Emitted, the others dropped.
+
+// processRowTimeMiniBatch feeds one row to a rowtime mini-batch query:
+// the SQL assigner's ticks up to procMs, the row into the bundle (the
+// size trigger may flush), then the assigner's eager emission. The row
+// waits for its verdict.
+func (s *ScenarioOperator) processRowTimeMiniBatch(key []byte, procMs, eventMs int64) (engines.Outcome, int) {
+	s.tick(procMs)
+	s.op.SetTTLTime(procMs)
+	s.seq++
+	s.pending = append(s.pending, s.seq)
+	s.out = s.op.ProcessBytes(key, nil, eventMs, s.seq, s.out[:0])
+	if int64(len(s.pending)) >= s.cfg.MiniBatchSize {
+		s.decide()
+	}
+	s.current = max(s.current, eventMs-s.wm.Delay)
+	if s.current-s.emittedWm > s.wm.Interval {
+		s.emit(s.current)
+	}
+	s.deferred, s.ahead = true, false
+	return engines.DroppedDuplicate, 0
+}
+
+// forwardRowTime is the rowtime mini-batch assigner receiving watermark
+// w from the SQL assigner at the current TTL time.
+func (s *ScenarioOperator) forwardRowTime(w int64) {
+	iv := s.mbInterval
+	if w != math.MaxInt64 {
+		s.mbCur = max(s.mbCur, w)
+		if s.mbCur < s.mbNext {
+			return
+		}
+		w = s.mbCur
+		end := w - (w+iv)%iv + iv - 1
+		if end <= w {
+			end += iv
+		}
+		s.mbNext = end
+	}
+	s.mbWm = w
+	s.out = s.op.Watermark(w, s.out[:0])
+	s.decide()
 }

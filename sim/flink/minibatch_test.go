@@ -166,8 +166,7 @@ func TestMiniBatchTTLFromTheFlush(t *testing.T) {
 }
 
 // TestMiniBatchOptions: mini-batch needs an allow-latency above 0 and a
-// size above 0, as Flink's planner does; a rowtime mini-batch query is
-// refused in one line.
+// size above 0, as Flink's planner does, each refused in one line.
 func TestMiniBatchOptions(t *testing.T) {
 	for _, c := range []struct {
 		sql  string
@@ -177,7 +176,6 @@ func TestMiniBatchOptions(t *testing.T) {
 		{keepFirstSQL, map[string]string{OptMiniBatch: "true", OptMiniBatchSize: "10"}, "option table.exec.mini-batch.allow-latency must be above 0 when table.exec.mini-batch.enabled is true"},
 		{keepFirstSQL, map[string]string{OptMiniBatch: "true", OptMiniBatchSize: "10", OptMiniBatchDelay: "0 s"}, "allow-latency must be above 0"},
 		{keepFirstSQL, map[string]string{OptMiniBatch: "true", OptMiniBatchDelay: "1 s"}, "option table.exec.mini-batch.size should be greater than 0"},
-		{rowTimeFirstSQL, map[string]string{OptMiniBatch: "true", OptMiniBatchDelay: "1 s", OptMiniBatchSize: "10", OptWatermark: "5 s"}, "option table.exec.mini-batch.enabled: true with ORDER BY event_time (RowTimeMiniBatchDeduplicateFunction) is not yet supported in scenarios"},
 	} {
 		_, err := ParseScenarioQuery(c.sql, c.opts)
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
@@ -260,5 +258,66 @@ func TestMiniBatchAgainstANaiveModel(t *testing.T) {
 		if again := run(); !slices.Equal(got, again) {
 			t.Fatalf("seed %d: two runs differ", seed)
 		}
+	}
+}
+
+// TestRowTimeMiniBatch: keep-first by event time (RowTimeMiniBatchDeduplicateFunction
+// in every version) with watermark delay 5 s, auto-watermark interval
+// 200 ms, allow-latency 1 s, size 100, opened at 0. The SQL assigner's
+// watermarks go through the rowtime mini-batch assigner, which forwards
+// one only at or past its next mini-batch end (first 999). By hand
+// (arrival/event time in ms):
+//
+//	1 a 1000/10000: into the bundle; the SQL watermark 5000 is emitted
+//	  after the row (5000 - 0 > 200), reaches 999: forwarded, flushes
+//	  at TTL time 1000: row 1 +I. Next end: 5999.
+//	2 a 1100/9000: buffered (the watermark stays 5000).
+//	3 b 1300/10500: buffered; the SQL watermark 5500 is emitted (500 >
+//	  200) but held by the mini-batch assigner (5500 < 5999).
+//	4 b 2000/11200: buffered; 6200 is emitted and forwarded (>= 5999):
+//	  the flush at 2000 replays a's row 2 (9000 earlier than 10000: +U,
+//	  Emitted), b's row 3 (+I) and row 4 (11200 not earlier: dropped).
+//	  Next end: 6999.
+//	5 c 2100/3000: buffered. End at 2500: the maximum watermark is
+//	  forwarded: row 5 +I.
+func TestRowTimeMiniBatch(t *testing.T) {
+	E, D := engines.Emitted, engines.DroppedDuplicate
+	sq, err := ParseScenarioQuery(rowTimeFirstSQL, map[string]string{OptMiniBatch: "true", OptMiniBatchDelay: "1 s", OptMiniBatchSize: "100", OptWatermark: "5 s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	op, err := sq.NewOperator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if op.Function() != "RowTimeMiniBatchDeduplicateFunction" || !op.Defers() || op.CountsLate() {
+		t.Fatalf("%s: defers %v, counts late %v", op.Function(), op.Defers(), op.CountsLate())
+	}
+	op.Open(0)
+	for i, r := range []struct {
+		key         string
+		proc, event int64
+		want        []Verdict
+	}{
+		{"a", 1000, 10000, []Verdict{{1, E}}},
+		{"a", 1100, 9000, nil},
+		{"b", 1300, 10500, nil},
+		{"b", 2000, 11200, []Verdict{{2, E}, {3, E}, {4, D}}},
+		{"c", 2100, 3000, nil},
+	} {
+		o, n := op.Process([]byte(r.key), nil, r.proc, r.event)
+		if o != D || n != 0 || !op.Deferred() || op.LateAhead() {
+			t.Errorf("row %d: %v, %d rows, deferred %v; want a waiting row", i+1, o, n, op.Deferred())
+		}
+		if got := op.Verdicts(nil); !slices.Equal(got, r.want) {
+			t.Errorf("after row %d: verdicts %v, want %v", i+1, got, r.want)
+		}
+	}
+	op.End(2500)
+	if got := op.Verdicts(nil); !slices.Equal(got, []Verdict{{5, E}}) {
+		t.Errorf("at the end: verdicts %v, want [{5 Emitted}]", got)
+	}
+	if logical, _ := op.State(2500); logical != 3 {
+		t.Errorf("state %d, want 3 (a, b, c)", logical)
 	}
 }

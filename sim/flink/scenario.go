@@ -90,9 +90,6 @@ func ParseScenarioQuery(sql string, opts map[string]string) (ScenarioQuery, erro
 	if err != nil {
 		return ScenarioQuery{}, err
 	}
-	if o.MiniBatch && q.Order == RowTime {
-		return ScenarioQuery{}, fmt.Errorf("option %s: true with ORDER BY %s (RowTimeMiniBatchDeduplicateFunction) is not yet supported in scenarios; a proctime query runs mini-batch", OptMiniBatch, q.OrderBy)
-	}
 	if o.MiniBatch && o.AllowLatencyMs <= 0 {
 		return ScenarioQuery{}, fmt.Errorf("option %s must be above 0 when %s is true, such as \"1 s\" (Flink's planner checks it: \"MiniBatch Latency must be greater than 0 ms.\")", OptMiniBatchDelay, OptMiniBatch)
 	}
@@ -203,8 +200,11 @@ type ScenarioOperator struct {
 	miniBatch    bool
 	mbInterval   int64
 	mbWm, mbNext int64
-	pending      []int
-	emittedIDs   []int
+	// mbCur is the rowtime mini-batch assigner's largest watermark
+	// received (mbNext its next mini-batch end).
+	mbCur      int64
+	pending    []int
+	emittedIDs []int
 }
 
 // Verdict is the outcome of a row whose outcome came after it (a waiting
@@ -246,6 +246,10 @@ func (s *ScenarioOperator) CountsLate() bool { return s.op.Function() == ef.RowT
 func (s *ScenarioOperator) Open(procMs int64) {
 	s.lastTick = procMs
 	s.mbNext = procMs + s.mbInterval
+	if s.rowTime {
+		// RowTimeMiniBatchAssginerOperator.open: the first mini-batch's end.
+		s.mbNext = s.mbInterval - 1
+	}
 }
 
 // Process feeds one row at processing time procMs (the TTL clock) with
@@ -260,6 +264,9 @@ func (s *ScenarioOperator) Open(procMs int64) {
 func (s *ScenarioOperator) Process(key, value []byte, procMs, eventMs int64) (engines.Outcome, int) {
 	if s.entryBytes == 0 {
 		s.entryBytes = s.heapEntryBytes(len(key), len(value))
+	}
+	if s.miniBatch && s.rowTime {
+		return s.processRowTimeMiniBatch(key, procMs, eventMs)
 	}
 	if s.miniBatch {
 		return s.processMiniBatch(key, value, procMs, eventMs)
@@ -322,6 +329,10 @@ func (s *ScenarioOperator) tick(procMs int64) {
 // its timers emit get their verdicts.
 func (s *ScenarioOperator) emit(w int64) {
 	s.emittedWm = w
+	if s.miniBatch {
+		s.forwardRowTime(w)
+		return
+	}
 	s.out = s.op.Watermark(w, s.out[:0])
 	s.collect()
 }
@@ -358,7 +369,7 @@ func (s *ScenarioOperator) Verdicts(dst []Verdict) []Verdict {
 // End ends the input at processing time procMs: the assigner's finish
 // sends the maximum watermark, which fires every waiting row's timer.
 func (s *ScenarioOperator) End(procMs int64) {
-	if s.miniBatch {
+	if s.miniBatch && !s.rowTime {
 		// The timers up to procMs, then the maximum watermark, which the
 		// mini-batch assigner forwards: the bundle's last flush.
 		s.tickMiniBatch(procMs)
@@ -387,7 +398,7 @@ func (s *ScenarioOperator) State(procMs int64) (logical, physical int64) {
 	if s.rowTime {
 		s.tick(procMs)
 	}
-	if s.miniBatch {
+	if s.miniBatch && !s.rowTime {
 		s.tickMiniBatch(procMs)
 	}
 	s.op.SetTTLTime(procMs)
@@ -425,7 +436,7 @@ func keepsState(c ef.Config) bool {
 func (s *ScenarioOperator) heapEntryBytes(keyLen, rowLen int) int64 {
 	key := ef.HeapRowBytes(binaryRowBytes(s.keys, keyLen))
 	var val int64 // keep-first's flag: the shared Boolean.TRUE
-	if s.cfg.KeepLast || s.cfg.Function() == ef.RowTimeChangelog {
+	if s.cfg.KeepLast || s.cfg.Function() == ef.RowTimeChangelog || s.cfg.Function() == ef.RowTimeMiniBatch {
 		val = ef.HeapRowBytes(binaryRowBytes(generators.NumColumns+1, rowLen+8))
 	}
 	return ef.HeapEntryBytes(key, val, s.cfg.TTL > 0)

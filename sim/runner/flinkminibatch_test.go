@@ -111,7 +111,8 @@ func TestFlinkMiniBatchInARun(t *testing.T) {
 
 // TestFlinkMiniBatchDeterministic runs a seeded scenario with retries
 // through the mini-batch keep-first (TTL 1 min, allow-latency 2 s, a
-// size that also flushes) and keep-last twice: the summaries (but the
+// size that also flushes) and keep-last, by proctime and by rowtime
+// (watermark 5 s), twice: the summaries (but the
 // wall-clock fields) and every timeseries row agree; every row gets its
 // verdict by the end, and keep-first without a false drop emits every
 // event at least once (a proctime function always emits a new key's
@@ -136,6 +137,14 @@ queries:
     engine: flink
     query: SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY event_id ORDER BY proc_time DESC) AS rn FROM events) WHERE rn = 1
     options: {table.exec.mini-batch.enabled: true, table.exec.mini-batch.allow-latency: 2 s, table.exec.mini-batch.size: 1000}
+  - name: rowtime-first
+    engine: flink
+    query: SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY event_id ORDER BY event_time) AS rn FROM events) WHERE rn = 1
+    options: {watermark: 5 s, table.exec.mini-batch.enabled: true, table.exec.mini-batch.allow-latency: 2 s, table.exec.mini-batch.size: 25, table.exec.state.ttl: 1 min}
+  - name: rowtime-last
+    engine: flink
+    query: SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY event_id ORDER BY event_time DESC) AS rn FROM events) WHERE rn = 1
+    options: {watermark: 5 s, table.exec.mini-batch.enabled: true, table.exec.mini-batch.allow-latency: 2 s, table.exec.mini-batch.size: 1000}
 `
 	run := func() ([]any, []any) {
 		res, err := Run(context.Background(), load(t, yaml), Options{Workers: 1})
@@ -168,6 +177,15 @@ queries:
 	}
 	if last.FalseDrops != 0 || last.EmittedRows+last.DroppedDuplicates != last.InputRows {
 		t.Errorf("keep-last: %+v", last)
+	}
+	// RowTimeMiniBatchDeduplicateFunction has no late filter: a key's
+	// first row is always emitted, and every row is emitted or dropped.
+	for _, q := range s1[2:] {
+		q := q.(metrics.QuerySummary)
+		if q.InputRows != first.InputRows || q.FalseDrops != 0 || q.EmittedRows+q.DroppedDuplicates != q.InputRows || q.EmittedRows < q.LogicalEvents {
+			t.Errorf("%s: %+v", q.Name, q)
+		}
+		t.Logf("%s: emitted %d, missed %d, dropped %d", q.Name, q.EmittedRows, q.MissedDuplicates, q.DroppedDuplicates)
 	}
 	t.Logf("keep-first: %d rows, %d events, emitted %d, missed %d; keep-last: emitted %d, missed %d, dropped %d",
 		first.InputRows, first.LogicalEvents, first.EmittedRows, first.MissedDuplicates, last.EmittedRows, last.MissedDuplicates, last.DroppedDuplicates)
