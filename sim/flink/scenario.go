@@ -45,8 +45,9 @@ type ScenarioQuery struct {
 	// auto-watermark interval, in milliseconds.
 	Watermark Watermark
 	// MiniBatchInterval is a mini-batch query's
-	// table.exec.mini-batch.allow-latency (ms): the period of the
-	// proctime mini-batch assigner's watermarks, which flush the bundle.
+	// table.exec.mini-batch.allow-latency (ms): the interval of its
+	// mini-batch assigner (processing time for a proctime query, event
+	// time for a rowtime one), whose watermarks flush the bundle.
 	MiniBatchInterval int64
 }
 
@@ -64,11 +65,11 @@ type Watermark struct {
 // (Flink's keys verbatim, plus OptVersion) against the generated rows'
 // time attributes (DefaultTimeAttributes). A rowtime query needs
 // OptWatermark, its table's watermark delay, and may set
-// OptWatermarkInterval. A proctime mini-batch query needs
+// OptWatermarkInterval. A mini-batch query needs
 // table.exec.mini-batch.allow-latency above 0 (Flink's planner checks it)
-// beside table.exec.mini-batch.size; a rowtime mini-batch query is
-// refused in one line saying it is not yet supported in scenarios. The
-// sink is append-only, so no -U rows are generated.
+// beside table.exec.mini-batch.size; its operator runs the planner's
+// mini-batch assigner (minibatch.go). The sink is append-only, so no -U
+// rows are generated.
 func ParseScenarioQuery(sql string, opts map[string]string) (ScenarioQuery, error) {
 	q, err := ParseSQL(sql, DefaultTimeAttributes)
 	if err != nil {
@@ -193,9 +194,9 @@ type ScenarioOperator struct {
 	// ahead: the last row fed was dropped late behind a watermark ahead
 	// of its arrival minus the delay.
 	ahead bool
-	// A proctime mini-batch query's assigner (miniBatch set): its
-	// interval, its last emitted watermark and the time of its next
-	// timer; pending numbers the rows of the current bundle, in order,
+	// A mini-batch query's assigner (miniBatch set): its interval, its
+	// last emitted watermark and the time of its next timer (proctime)
+	// or its next mini-batch end (rowtime); pending numbers the rows of the current bundle, in order,
 	// and emittedIDs is scratch for a flush's emitted rows.
 	miniBatch    bool
 	mbInterval   int64
@@ -241,8 +242,9 @@ func (s *ScenarioOperator) Defers() bool {
 func (s *ScenarioOperator) CountsLate() bool { return s.op.Function() == ef.RowTimeKeepFirstInsertOnly }
 
 // Open opens the watermark assigner at processing time procMs: its timer
-// ticks at procMs + k × the auto-watermark interval. A mini-batch
-// assigner's first timer is at procMs + the allow-latency.
+// ticks at procMs + k × the auto-watermark interval. A proctime
+// mini-batch assigner's first timer is at procMs + the allow-latency; a
+// rowtime one's first mini-batch ends at the allow-latency - 1.
 func (s *ScenarioOperator) Open(procMs int64) {
 	s.lastTick = procMs
 	s.mbNext = procMs + s.mbInterval
@@ -259,8 +261,9 @@ func (s *ScenarioOperator) Open(procMs int64) {
 // emitted a row carrying it (+I, or keep-last's +U), DroppedLate when the
 // 2.1+ keep-first dropped it behind the watermark, else DroppedDuplicate,
 // and the number of changelog rows emitted. A row that waits for the
-// watermark (Deferred) is DroppedDuplicate until its Verdict comes; the
-// rows a watermark emits are counted by their verdicts, not here.
+// watermark or, under mini-batch, for its bundle's flush (Deferred) is
+// DroppedDuplicate until its Verdict comes; the rows a watermark or a
+// flush emits are counted by their verdicts, not here.
 func (s *ScenarioOperator) Process(key, value []byte, procMs, eventMs int64) (engines.Outcome, int) {
 	if s.entryBytes == 0 {
 		s.entryBytes = s.heapEntryBytes(len(key), len(value))
