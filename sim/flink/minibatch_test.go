@@ -1,6 +1,7 @@
 package flink
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -319,5 +320,54 @@ func TestRowTimeMiniBatch(t *testing.T) {
 	}
 	if logical, _ := op.State(2500); logical != 3 {
 		t.Errorf("state %d, want 3 (a, b, c)", logical)
+	}
+}
+
+// TestMiniBatchAllocatesNothingPerRow: a mini-batch row, new key or
+// duplicate, flushed by the size trigger or a timer, allocates nothing
+// once the state, the bundle and the verdicts have their size (the
+// bundle held a string copy of every key before).
+func TestMiniBatchAllocatesNothingPerRow(t *testing.T) {
+	for _, c := range []struct {
+		sql  string
+		opts map[string]string
+	}{
+		{keepFirstSQL, map[string]string{OptStateTTL: "100 ms"}},
+		{keepLastSQL, map[string]string{OptStateTTL: "100 ms"}},
+		{rowTimeFirstSQL, map[string]string{OptWatermark: "5 ms", OptWatermarkInterval: "3 ms"}},
+	} {
+		c.opts[OptMiniBatch], c.opts[OptMiniBatchDelay], c.opts[OptMiniBatchSize] = "true", "7 ms", "20"
+		sq, err := ParseScenarioQuery(c.sql, c.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		op, err := sq.NewOperator()
+		if err != nil {
+			t.Fatal(err)
+		}
+		op.Open(0)
+		key, value := make([]byte, 36), make([]byte, 36+8*5)
+		var verdicts []Verdict
+		i := 0
+		step := func() {
+			k := i
+			if i%4 == 0 {
+				k = i - 30
+			}
+			binary.BigEndian.PutUint64(key, uint64(k))
+			binary.BigEndian.PutUint64(value, uint64(i))
+			op.Process(key, value, int64(i), int64(i))
+			if i%50 == 0 {
+				op.State(int64(i))
+			}
+			verdicts = op.Verdicts(verdicts[:0])
+			i++
+		}
+		for range 10_000 {
+			step()
+		}
+		if a := testing.AllocsPerRun(2000, step); a != 0 {
+			t.Errorf("%s: %v allocations per row", op.Function(), a)
+		}
 	}
 }
