@@ -196,8 +196,9 @@ type ScenarioOperator struct {
 	ahead bool
 	// A mini-batch query's assigner (miniBatch set): its interval, its
 	// last emitted watermark and the time of its next timer (proctime)
-	// or its next mini-batch end (rowtime); pending numbers the rows of the current bundle, in order,
-	// and emittedIDs is scratch for a flush's emitted rows.
+	// or its next mini-batch end (rowtime); pending numbers the rows of
+	// the current bundle, in order, and emittedIDs is scratch for a
+	// flush's emitted rows.
 	miniBatch    bool
 	mbInterval   int64
 	mbWm, mbNext int64
