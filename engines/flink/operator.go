@@ -87,17 +87,44 @@ type Operator struct {
 	// min-heap by (at, seq): one per row that became a waiting row; an
 	// item whose entry no longer waits with its seq is stale.
 	timers []timer
-	// bundle holds the rows of the current mini-batch, per key, keys in
-	// order of first arrival; count is the CountBundleTrigger's count.
-	bundle     map[string][]Row
-	bundleKeys []string
-	count      int64
-	timerSeq   int64
+	// The current mini-batch bundle: bkeys are its keys in order of first
+	// arrival (their bytes in barena), bhash finds a key's first entry by
+	// its hash (bundleKey.sameHash chains the others), brows the rows a
+	// key's bundle value holds (linked by bundleRow.next, values in
+	// bvals); count is the CountBundleTrigger's count. Everything is
+	// truncated at a flush and reused, so a row allocates nothing once
+	// the bundle has had its size.
+	bkeys    []bundleKey
+	bhash    map[uint64]int
+	barena   []byte
+	brows    []bundleRow
+	bvals    []byte
+	count    int64
+	timerSeq int64
 	// waited and displaced are what the last row did to the insert-only
 	// keep-first's waiting rows (Waiting).
 	waited      bool
 	displaced   int
 	hasDisplace bool
+}
+
+// bundleKey is one key of the bundle: its bytes barena[off:off+n], its
+// hash, its rows from first to last (brows indexes; -1: none) and the
+// next key of the bundle with the same hash (-1: none).
+type bundleKey struct {
+	off, n      int
+	h           uint64
+	first, last int
+	sameHash    int
+}
+
+// bundleRow is one buffered row: the row as fed (a string row keeps its
+// Key and Value; a row given as bytes has neither), its value
+// bvals[voff:voff+vn] and the key's next buffered row (-1: none).
+type bundleRow struct {
+	row      Row
+	voff, vn int
+	next     int
 }
 
 type timer struct {
@@ -112,12 +139,12 @@ func New(cfg Config) (*Operator, error) {
 		return nil, err
 	}
 	o := &Operator{
-		cfg:    cfg,
-		fn:     cfg.Function(),
-		tab:    newKeyTable(tableBits(cfg)),
-		idx:    expiry.New(),
-		wm:     MinWatermark,
-		bundle: make(map[string][]Row),
+		cfg:   cfg,
+		fn:    cfg.Function(),
+		tab:   newKeyTable(tableBits(cfg)),
+		idx:   expiry.New(),
+		wm:    MinWatermark,
+		bhash: make(map[uint64]int),
 	}
 	o.popFn = o.onPopped
 	return o, nil
@@ -377,21 +404,17 @@ func (o *Operator) Process(r Row, out []Change) []Change {
 // ProcessBytes is Process for a row given as bytes: key encodes the
 // PARTITION BY columns, val the row (compared by keep-last without TTL;
 // nil otherwise will do). The emitted rows carry id and rowTime only. It
-// allocates nothing once the state has reached its size (except under
-// mini-batch, which buffers rows by string key).
+// allocates nothing once the state (and, under mini-batch, the bundle)
+// has reached its size.
 func (o *Operator) ProcessBytes(key, val []byte, rowTime int64, id int, out []Change) []Change {
-	r := Row{RowTime: rowTime, ID: id}
-	if o.fn.MiniBatch() {
-		r.Key, r.Value = string(key), string(val)
-	}
-	return o.process(key, val, r, out)
+	return o.process(key, val, Row{RowTime: rowTime, ID: id}, out)
 }
 
 func (o *Operator) process(key, val []byte, r Row, out []Change) []Change {
 	o.waited, o.hasDisplace = false, false
 	switch {
 	case o.fn.MiniBatch():
-		return o.addToBundle(r, out)
+		return o.addToBundle(key, val, r, out)
 	case o.fn == ProcTimeKeepLast && !o.cfg.GenerateUpdateBefore && !o.cfg.GenerateInsert:
 		return append(out, Change{UpdateAfter, r}) // no state at all
 	case o.fn == RowTimeKeepFirstInsertOnly && r.RowTime < o.wm:
@@ -566,23 +589,42 @@ func (o *Operator) popTimer() timer {
 
 // addToBundle is AbstractMapBundleOperator.processElement with the
 // functions' addInput and a CountBundleTrigger: the bundle is flushed once
-// it holds MiniBatchSize rows.
-func (o *Operator) addToBundle(r Row, out []Change) []Change {
-	rows, seen := o.bundle[r.Key]
-	if !seen {
-		o.bundleKeys = append(o.bundleKeys, r.Key)
-	}
-	switch o.fn {
-	case ProcTimeMiniBatchKeepFirst: // the first row of the key stays
-		if !seen {
-			rows = append(rows, r)
+// it holds MiniBatchSize rows. Keep-first keeps a key's first row,
+// keep-last its last, rowtime every row in order.
+func (o *Operator) addToBundle(key, val []byte, r Row, out []Change) []Change {
+	h := hashKey(key)
+	ki := -1
+	head, seen := o.bhash[h]
+	if seen {
+		for i := head; i >= 0; i = o.bkeys[i].sameHash {
+			k := &o.bkeys[i]
+			if bytes.Equal(o.barena[k.off:k.off+k.n], key) {
+				ki = i
+				break
+			}
 		}
-	case ProcTimeMiniBatchKeepLast: // the last row of the key replaces it
-		rows = append(rows[:0], r)
-	default: // rowtime: every row, in order
-		rows = append(rows, r)
+	} else {
+		head = -1
 	}
-	o.bundle[r.Key] = rows
+	if ki < 0 {
+		ki = len(o.bkeys)
+		o.bkeys = append(o.bkeys, bundleKey{off: len(o.barena), n: len(key), h: h, first: -1, last: -1, sameHash: head})
+		o.barena = append(o.barena, key...)
+		o.bhash[h] = ki
+	}
+	k := &o.bkeys[ki]
+	if o.fn != ProcTimeMiniBatchKeepFirst || k.first < 0 {
+		ri := len(o.brows)
+		o.brows = append(o.brows, bundleRow{row: r, voff: len(o.bvals), vn: len(val), next: -1})
+		o.bvals = append(o.bvals, val...)
+		switch {
+		case k.first < 0 || o.fn == ProcTimeMiniBatchKeepLast: // the key's only row
+			k.first, k.last = ri, ri
+		default: // rowtime: every row, in order
+			o.brows[k.last].next = ri
+			k.last = ri
+		}
+	}
 	o.count++
 	if o.count >= o.cfg.MiniBatchSize {
 		out = o.flush(out)
@@ -596,24 +638,26 @@ func (o *Operator) addToBundle(r Row, out []Change) []Change {
 // order of first arrival (within a key the order is exact).
 func (o *Operator) flush(out []Change) []Change {
 	o.count = 0
-	for _, k := range o.bundleKeys {
-		rows := o.bundle[k]
-		key := append(o.kbuf[:0], k...)
+	for ki := range o.bkeys {
+		bk := o.bkeys[ki]
+		key := append(o.kbuf[:0], o.barena[bk.off:bk.off+bk.n]...)
 		o.kbuf = key
-		h := hashKey(key)
+		h := bk.h
+		first := o.brows[bk.first]
 		switch o.fn {
 		case ProcTimeMiniBatchKeepFirst:
-			out = o.firstRowOnProcTime(key, h, rows[0], out)
+			out = o.firstRowOnProcTime(key, h, first.row, out)
 		case ProcTimeMiniBatchKeepLast:
-			o.vbuf = append(o.vbuf[:0], rows[0].Value...)
-			out = o.lastRowOnProcTime(key, h, rows[0], o.vbuf, out)
+			o.vbuf = append(o.vbuf[:0], o.bvals[first.voff:first.voff+first.vn]...)
+			out = o.lastRowOnProcTime(key, h, first.row, o.vbuf, out)
 		case RowTimeMiniBatch:
 			// RowTimeMiniBatchDeduplicateFunction: every buffered row is
 			// compared with the kept one (all changes are sent), and the
 			// kept row is written once per bundle, even when unchanged,
 			// which refreshes its TTL.
 			pre, ok := o.readRow(key, h)
-			for _, r := range rows {
+			for ri := bk.first; ri >= 0; ri = o.brows[ri].next {
+				r := o.brows[ri].row
 				if o.keep(pre, ok, r) {
 					out = o.updateResult(pre, ok, r, out)
 					pre, ok = Row{ID: r.ID, RowTime: r.RowTime}, true
@@ -621,9 +665,9 @@ func (o *Operator) flush(out []Change) []Change {
 			}
 			o.writeMain(key, h, pre.ID, pre.RowTime, nil)
 		}
-		delete(o.bundle, k)
 	}
-	o.bundleKeys = o.bundleKeys[:0]
+	o.bkeys, o.barena, o.brows, o.bvals = o.bkeys[:0], o.barena[:0], o.brows[:0], o.bvals[:0]
+	clear(o.bhash)
 	return out
 }
 

@@ -107,7 +107,8 @@ func TestScenarioTickBeforeRow(t *testing.T) {
 }
 
 // TestScenarioRowTimeOptions: a rowtime query needs the watermark; a
-// proctime one refuses it; mini-batch is refused, each in one line.
+// proctime one refuses it; mini-batch needs its allow-latency, each in
+// one line.
 func TestScenarioRowTimeOptions(t *testing.T) {
 	for _, c := range []struct {
 		sql  string
@@ -118,7 +119,7 @@ func TestScenarioRowTimeOptions(t *testing.T) {
 		{rowTimeFirstSQL, map[string]string{OptWatermark: "soon"}, `option watermark: "soon" is not a duration`},
 		{rowTimeFirstSQL, map[string]string{OptWatermark: "5 s", OptWatermarkInterval: "x"}, `option pipeline.auto-watermark-interval: "x" is not a duration`},
 		{keepFirstSQL, map[string]string{OptWatermark: "5 s"}, "option watermark: only a rowtime query (ORDER BY event_time) reads a watermark; this one orders by proc_time"},
-		{rowTimeFirstSQL, map[string]string{OptWatermark: "5 s", OptMiniBatch: "true", OptMiniBatchSize: "10"}, "option table.exec.mini-batch.enabled: true is not yet supported in scenarios"},
+		{rowTimeFirstSQL, map[string]string{OptWatermark: "5 s", OptMiniBatch: "true", OptMiniBatchSize: "10"}, "option table.exec.mini-batch.allow-latency must be above 0"},
 	} {
 		_, err := ParseScenarioQuery(c.sql, c.opts)
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {

@@ -44,6 +44,11 @@ type ScenarioQuery struct {
 	// Watermark is a rowtime query's SQL watermark: its delay and the
 	// auto-watermark interval, in milliseconds.
 	Watermark Watermark
+	// MiniBatchInterval is a mini-batch query's
+	// table.exec.mini-batch.allow-latency (ms): the interval of its
+	// mini-batch assigner (processing time for a proctime query, event
+	// time for a rowtime one), whose watermarks flush the bundle.
+	MiniBatchInterval int64
 }
 
 // Watermark is the SQL watermark of a rowtime query's table: Flink's
@@ -60,9 +65,11 @@ type Watermark struct {
 // (Flink's keys verbatim, plus OptVersion) against the generated rows'
 // time attributes (DefaultTimeAttributes). A rowtime query needs
 // OptWatermark, its table's watermark delay, and may set
-// OptWatermarkInterval. A mini-batch query is refused in one line saying
-// it is not yet supported in scenarios. The sink is append-only, so no
-// -U rows are generated.
+// OptWatermarkInterval. A mini-batch query needs
+// table.exec.mini-batch.allow-latency above 0 (Flink's planner checks it)
+// beside table.exec.mini-batch.size; its operator runs the planner's
+// mini-batch assigner (minibatch.go). The sink is append-only, so no -U
+// rows are generated.
 func ParseScenarioQuery(sql string, opts map[string]string) (ScenarioQuery, error) {
 	q, err := ParseSQL(sql, DefaultTimeAttributes)
 	if err != nil {
@@ -84,8 +91,8 @@ func ParseScenarioQuery(sql string, opts map[string]string) (ScenarioQuery, erro
 	if err != nil {
 		return ScenarioQuery{}, err
 	}
-	if o.MiniBatch {
-		return ScenarioQuery{}, fmt.Errorf("option %s: true is not yet supported in scenarios (mini-batch emits rows after their arrival)", OptMiniBatch)
+	if o.MiniBatch && o.AllowLatencyMs <= 0 {
+		return ScenarioQuery{}, fmt.Errorf("option %s must be above 0 when %s is true, such as \"1 s\" (Flink's planner checks it: \"MiniBatch Latency must be greater than 0 ms.\")", OptMiniBatchDelay, OptMiniBatch)
 	}
 	if len(q.Keys) == 0 {
 		return ScenarioQuery{}, fmt.Errorf("a dedup without PARTITION BY (one global key) is not yet supported in scenarios: want PARTITION BY event_id or other columns")
@@ -94,7 +101,11 @@ func ParseScenarioQuery(sql string, opts map[string]string) (ScenarioQuery, erro
 	// A job's heap backend runs incremental cleanup with Flink's default
 	// settings (a replay's physicalState leaves it out: an upper bound).
 	cfg.CleanupSize = ef.DefaultCleanupSize
-	return ScenarioQuery{Keys: q.Keys, Config: cfg, Watermark: wm}, nil
+	sq := ScenarioQuery{Keys: q.Keys, Config: cfg, Watermark: wm}
+	if o.MiniBatch {
+		sq.MiniBatchInterval = o.AllowLatencyMs
+	}
+	return sq, nil
 }
 
 // parseWatermark reads and deletes OptWatermark and OptWatermarkInterval
@@ -183,6 +194,19 @@ type ScenarioOperator struct {
 	// ahead: the last row fed was dropped late behind a watermark ahead
 	// of its arrival minus the delay.
 	ahead bool
+	// A mini-batch query's assigner (miniBatch set): its interval, its
+	// last emitted watermark and the time of its next timer (proctime)
+	// or its next mini-batch end (rowtime); pending numbers the rows of
+	// the current bundle, in order, and emittedIDs is scratch for a
+	// flush's emitted rows.
+	miniBatch    bool
+	mbInterval   int64
+	mbWm, mbNext int64
+	// mbCur is the rowtime mini-batch assigner's largest watermark
+	// received (mbNext its next mini-batch end).
+	mbCur      int64
+	pending    []int
+	emittedIDs []int
 }
 
 // Verdict is the outcome of a row whose outcome came after it (a waiting
@@ -201,19 +225,35 @@ func (sq ScenarioQuery) NewOperator() (*ScenarioOperator, error) {
 		return nil, err
 	}
 	return &ScenarioOperator{op: op, compare: sq.Config.KeepLast && sq.Config.TTL == 0 && !sq.Config.RowTime, keys: len(sq.Keys), cfg: sq.Config,
-		rowTime: sq.Config.RowTime, wm: sq.Watermark}, nil
+		rowTime: sq.Config.RowTime, wm: sq.Watermark, miniBatch: sq.Config.MiniBatch, mbInterval: sq.MiniBatchInterval}, nil
 }
 
 // Function returns the Java class name of the runtime function.
 func (s *ScenarioOperator) Function() string { return s.op.Function().ClassName() }
 
 // Defers reports whether the operator decides some rows after they
-// arrive: the 2.1+ rowtime keep-first, whose rows wait for the watermark.
-func (s *ScenarioOperator) Defers() bool { return s.op.Function() == ef.RowTimeKeepFirstInsertOnly }
+// arrive: the 2.1+ rowtime keep-first, whose rows wait for the watermark,
+// and a mini-batch function, whose rows wait for the bundle's flush.
+func (s *ScenarioOperator) Defers() bool {
+	return s.op.Function() == ef.RowTimeKeepFirstInsertOnly || s.miniBatch
+}
+
+// CountsLate reports whether the function counts numLateRecordsDropped:
+// the 2.1+ rowtime keep-first.
+func (s *ScenarioOperator) CountsLate() bool { return s.op.Function() == ef.RowTimeKeepFirstInsertOnly }
 
 // Open opens the watermark assigner at processing time procMs: its timer
-// ticks at procMs + k × the auto-watermark interval.
-func (s *ScenarioOperator) Open(procMs int64) { s.lastTick = procMs }
+// ticks at procMs + k × the auto-watermark interval. A proctime
+// mini-batch assigner's first timer is at procMs + the allow-latency; a
+// rowtime one's first mini-batch ends at the allow-latency - 1.
+func (s *ScenarioOperator) Open(procMs int64) {
+	s.lastTick = procMs
+	s.mbNext = procMs + s.mbInterval
+	if s.rowTime {
+		// RowTimeMiniBatchAssginerOperator.open: the first mini-batch's end.
+		s.mbNext = s.mbInterval - 1
+	}
+}
 
 // Process feeds one row at processing time procMs (the TTL clock) with
 // event time eventMs (a rowtime query's rowtime): key encodes its
@@ -222,11 +262,18 @@ func (s *ScenarioOperator) Open(procMs int64) { s.lastTick = procMs }
 // emitted a row carrying it (+I, or keep-last's +U), DroppedLate when the
 // 2.1+ keep-first dropped it behind the watermark, else DroppedDuplicate,
 // and the number of changelog rows emitted. A row that waits for the
-// watermark (Deferred) is DroppedDuplicate until its Verdict comes; the
-// rows a watermark emits are counted by their verdicts, not here.
+// watermark or, under mini-batch, for its bundle's flush (Deferred) is
+// DroppedDuplicate until its Verdict comes; the rows a watermark or a
+// flush emits are counted by their verdicts, not here.
 func (s *ScenarioOperator) Process(key, value []byte, procMs, eventMs int64) (engines.Outcome, int) {
 	if s.entryBytes == 0 {
 		s.entryBytes = s.heapEntryBytes(len(key), len(value))
+	}
+	if s.miniBatch && s.rowTime {
+		return s.processRowTimeMiniBatch(key, procMs, eventMs)
+	}
+	if s.miniBatch {
+		return s.processMiniBatch(key, value, procMs, eventMs)
 	}
 	if s.rowTime {
 		s.tick(procMs)
@@ -286,6 +333,10 @@ func (s *ScenarioOperator) tick(procMs int64) {
 // its timers emit get their verdicts.
 func (s *ScenarioOperator) emit(w int64) {
 	s.emittedWm = w
+	if s.miniBatch {
+		s.forwardRowTime(w)
+		return
+	}
 	s.out = s.op.Watermark(w, s.out[:0])
 	s.collect()
 }
@@ -322,6 +373,14 @@ func (s *ScenarioOperator) Verdicts(dst []Verdict) []Verdict {
 // End ends the input at processing time procMs: the assigner's finish
 // sends the maximum watermark, which fires every waiting row's timer.
 func (s *ScenarioOperator) End(procMs int64) {
+	if s.miniBatch && !s.rowTime {
+		// The timers up to procMs, then the maximum watermark, which the
+		// mini-batch assigner forwards: the bundle's last flush.
+		s.tickMiniBatch(procMs)
+		s.mbWm = math.MaxInt64
+		s.flush(procMs)
+		return
+	}
 	if !s.rowTime {
 		return
 	}
@@ -342,6 +401,9 @@ func (s *ScenarioOperator) LateDropped() int64 { return s.op.LateDropped() }
 func (s *ScenarioOperator) State(procMs int64) (logical, physical int64) {
 	if s.rowTime {
 		s.tick(procMs)
+	}
+	if s.miniBatch && !s.rowTime {
+		s.tickMiniBatch(procMs)
 	}
 	s.op.SetTTLTime(procMs)
 	return int64(s.op.LogicalEntries()), int64(s.op.PhysicalEntries())
@@ -378,7 +440,7 @@ func keepsState(c ef.Config) bool {
 func (s *ScenarioOperator) heapEntryBytes(keyLen, rowLen int) int64 {
 	key := ef.HeapRowBytes(binaryRowBytes(s.keys, keyLen))
 	var val int64 // keep-first's flag: the shared Boolean.TRUE
-	if s.cfg.KeepLast || s.cfg.Function() == ef.RowTimeChangelog {
+	if s.cfg.KeepLast || s.cfg.Function() == ef.RowTimeChangelog || s.cfg.Function() == ef.RowTimeMiniBatch {
 		val = ef.HeapRowBytes(binaryRowBytes(generators.NumColumns+1, rowLen+8))
 	}
 	return ef.HeapEntryBytes(key, val, s.cfg.TTL > 0)

@@ -281,9 +281,10 @@ type Verdict struct {
 }
 
 // flinkDeferringOperator runs the 2.1+ rowtime keep-first, whose rows
-// wait for the watermark: the runner opens its watermark timer, takes
-// the verdicts of waiting rows as they come and ends its input. Its
-// counter is Flink's numLateRecordsDropped.
+// wait for the watermark, or a proctime mini-batch function, whose rows
+// wait for their bundle's flush: the runner opens its timer, takes the
+// verdicts of waiting rows as they come and ends its input. The rowtime
+// keep-first's counter is Flink's numLateRecordsDropped.
 type flinkDeferringOperator struct {
 	flinkOperator
 	buf      []flink.Verdict
@@ -313,6 +314,9 @@ func (f *flinkDeferringOperator) Verdicts(dst []Verdict) []Verdict {
 func (f *flinkDeferringOperator) End(procMs int64) { f.op.End(procMs) }
 
 func (f *flinkDeferringOperator) Counters() []Counter {
+	if !f.op.CountsLate() {
+		return nil // a mini-batch function: no counter of its own
+	}
 	f.counters = [1]Counter{{"numLateRecordsDropped", f.op.LateDropped()}}
 	return f.counters[:]
 }

@@ -40,8 +40,9 @@ type stateBytesOperator interface {
 
 // deferringOperator is a ScenarioOperator that decides some rows after
 // they arrive (Flink's 2.1+ rowtime keep-first: a row waits until the
-// watermark passes its event time) and has a processing-time timer (the
-// watermark assigner's). Such a row is accounted for when its verdict
+// watermark passes its event time; a Flink mini-batch function: a row
+// waits for its bundle's flush) and has a processing-time timer (the
+// watermark assigner's, or the mini-batch assigner's). Such a row is accounted for when its verdict
 // comes, at the sample that follows; the rows the operator emits are
 // counted by their Emitted verdicts.
 type deferringOperator interface {

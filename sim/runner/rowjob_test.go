@@ -155,7 +155,7 @@ func equalInts(a, b []int64) bool {
 func TestFlinkQueriesRefusedInScenarios(t *testing.T) {
 	for _, c := range []struct{ name, edit, want string }{
 		{"rowtime", "ORDER BY proc_time ASC", "queries[0].query: must be a Flink dedup a scenario can run: ORDER BY event_time needs option watermark"},
-		{"mini-batch", "{table.exec.state.ttl: 60 s}", "queries[0].query: must be a Flink dedup a scenario can run: option table.exec.mini-batch.enabled: true is not yet supported in scenarios"},
+		{"mini-batch", "{table.exec.state.ttl: 60 s}", "queries[0].query: must be a Flink dedup a scenario can run: option table.exec.mini-batch.allow-latency must be above 0 when table.exec.mini-batch.enabled is true"},
 		{"bad option", "{table.exec.state.ttl: 60 s}", `queries[0].query: must be a Flink dedup a scenario can run: option "table.exec.state.tll" is not one dedupsim reads`},
 		{"top-n", "WHERE rn = 1", "queries[0].query: must be a Flink dedup a scenario can run: a Top-N rank, not a dedup"},
 		{"engine", "engine: flink", "queries[0].engine: must be spark, flink, kafka-streams or beam, got storm"},
