@@ -51,6 +51,7 @@ var lessonFiles = []string{
 	"production-day.yaml",
 	"engines.yaml",
 	"engines-horizon.yaml",
+	"flink-versions.yaml",
 }
 
 func experimentFiles(t *testing.T) []string {
@@ -968,5 +969,53 @@ func TestLessonRetriesBeyondHorizonSame(t *testing.T) {
 	}
 	if *rw.Delay != *sw.Delay || rw.MissedDuplicates == 0 {
 		t.Errorf("re-stamped within-watermark @ %gs missed %d copies; want some, at the same-timestamp run's delay %gs", *rw.Delay, rw.MissedDuplicates, *sw.Delay)
+	}
+}
+
+// TestLessonFlinkVersions: the same rowtime keep-first Flink SQL query on
+// Flink 2.0 and 2.3, with and without the bad clock. 2.0's
+// RowTimeDeduplicateFunction ignores the watermark: it drops nothing as
+// late, loses no event, and emits every first copy, as the proctime
+// keep-first does with the same TTL. 2.1+'s insert-only
+// RowTimeDeduplicateKeepFirstRowFunction drops every row behind the
+// watermark (numLateRecordsDropped, the rows the summary counts as
+// dropped by the watermark): without a fault only rows more than the
+// 10 s watermark delay late (a few, cause late), with the bad clock every
+// row until event time catches up with the future timestamp (many, cause
+// bad clock).
+func TestLessonFlinkVersions(t *testing.T) {
+	s := loadExperiment(t, "flink-versions.yaml")
+	if len(s.Faults) != 1 || s.Faults[0].Kind != scenario.BadClock {
+		t.Fatalf("faults %+v; the experiment promises exactly one bad clock", s.Faults)
+	}
+	names := []string{"rowtime-2.0", "rowtime-2.3", "proctime-first"}
+	q := byName(t, runLesson(t, s), names...)
+	s.Faults = nil
+	c := byName(t, runLesson(t, s), names...)
+	for run, r := range map[string]map[string]metrics.QuerySummary{"bad clock": q, "no fault": c} {
+		old, now, ref := r["rowtime-2.0"], r["rowtime-2.3"], r["proctime-first"]
+		if old.FalseDrops != 0 || old.DroppedByWatermark != 0 || old.EngineCounters["numLateRecordsDropped"] != 0 {
+			t.Errorf("%s: 2.0 lost %d events, dropped %d rows as late; want none", run, old.FalseDrops, old.DroppedByWatermark)
+		}
+		if old.EmittedRows != ref.EmittedRows || old.LogicalEvents != ref.LogicalEvents {
+			t.Errorf("%s: 2.0 emitted %d rows, the proctime keep-first %d; want the same (every first copy)", run, old.EmittedRows, ref.EmittedRows)
+		}
+		late := now.EngineCounters["numLateRecordsDropped"]
+		if late == 0 || late != now.DroppedByWatermark {
+			t.Errorf("%s: 2.3 counted %d late records, the summary %d dropped by the watermark; want the same, above 0", run, late, now.DroppedByWatermark)
+		}
+		if now.FalseDrops == 0 || now.MissedDuplicates > old.MissedDuplicates {
+			t.Errorf("%s: 2.3 lost %d events and missed %d copies (2.0: %d); want losses, and no more misses", run, now.FalseDrops, now.MissedDuplicates, old.MissedDuplicates)
+		}
+	}
+	// Without a fault 2.3's losses are the few rows more than 10 s late
+	// (arrival delays exponential with mean 2 s: e^-5, under 1%).
+	if fd := c["rowtime-2.3"].FalseDropsByCause; fd.BadClock != 0 || fd.Late == 0 || c["rowtime-2.3"].FalseDrops*100 > c["rowtime-2.3"].LogicalEvents {
+		t.Errorf("no fault: 2.3 lost %+v of %d events; want a few, all late", fd, c["rowtime-2.3"].LogicalEvents)
+	}
+	// The bad clock: the watermark runs 30 minutes ahead and 2.3 drops
+	// every row until event time catches up, most of its losses.
+	if fd := q["rowtime-2.3"].FalseDropsByCause; fd.BadClock <= 10*fd.Late || q["rowtime-2.3"].FalseDrops*10 < q["rowtime-2.3"].LogicalEvents {
+		t.Errorf("bad clock: 2.3 lost %+v of %d events; want most of a 30-minute stretch, cause bad clock", fd, q["rowtime-2.3"].LogicalEvents)
 	}
 }
