@@ -22,6 +22,7 @@ var engineCounterColumns = []struct{ name, header string }{
 	{"finalPhysicalStateRows", "final physical state rows"},
 	{"droppedRecordsTotal", "dropped records (Kafka Streams)"},
 	{"timersFired", "timers fired (Beam)"},
+	{"numLateRecordsDropped", "late records dropped (Flink)"},
 }
 
 // counterQueries returns the queries of s that carry engine counters (the
@@ -126,6 +127,7 @@ func engineCountersNote() string {
 		"and Beam clears a key when its timer fires, so the two are the same. " +
 		"dropped records is Kafka Streams' dropped-records-total: puts the window store dropped because their segment had already expired, so their keys were never remembered. " +
 		"timers fired counts Beam's expiry timers, each forgetting one key. " +
+		"late records dropped is Flink's numLateRecordsDropped: rows a 2.1+ rowtime keep-first dropped behind the watermark. " +
 		"Peaks cover the traffic window; final values the end of the run, the drain included; —: the engine has no such counter."
 }
 
