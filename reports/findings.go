@@ -314,6 +314,20 @@ func (res *results) lossFindings(r *run) []finding {
 func (res *results) badClockCause(r *run) string {
 	const generic = "to a bad clock (a row stamped in the future moved the watermark ahead of processing time minus the delay, and rows behind it were dropped as late)"
 	if r.sum.Delay == nil {
+		if isSpark(r.sum) {
+			return generic
+		}
+		// Another engine's watermark (a Flink rowtime query's): its batches
+		// carry none, so name the first bad clock of the traffic window.
+		for _, m := range res.sum.Markers {
+			if m.Kind == "bad-clock" && m.At <= res.lastTrafficBatch() {
+				s := "to the bad clock at " + formatOffset(m.At)
+				if m.Label != "" {
+					s += " (" + m.Label + ")"
+				}
+				return s + ", which moved the engine's watermark ahead of the rows' event times: rows behind it were dropped as late"
+			}
+		}
 		return generic
 	}
 	delayMs := int64(math.Round(*r.sum.Delay * 1000))
