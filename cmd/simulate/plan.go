@@ -84,6 +84,13 @@ still keeps up, found by bisection over simulations (docs/spark-model.md).
 --cost FILE reads a cost: block, such as simulate calibrate prints; without one
 the provider's default costs, estimates, time the batches.
 
+A Flink, Kafka Streams or Beam query is planned the same way over its own
+horizon, set in each simulation as a sweep sets it: Flink's
+table.exec.state.ttl ("state TTL"), Kafka Streams' window, Beam's duration;
+the answer names it and shows only simulated values (no closed-form model
+for these engines). --memory-budget, the Spark cluster flags and --out are
+Spark's and refused for them.
+
 Exit status: 0 with a recommended delay, 2 without one (unreachable, over
 budget, no watermark to plan, or a state that never shrinks), 1 on errors.`,
 		Example: `  simulate plan experiments/capacity-plan.yaml --query within-watermark --max-missed-rate 0.001

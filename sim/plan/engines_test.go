@@ -133,3 +133,54 @@ func TestPlanOtherEnginesRefusesBudget(t *testing.T) {
 		t.Fatalf("want a one-line refusal of the memory budget, got %v", err)
 	}
 }
+
+// TestPlanFlinkRowtimeSeeds: a Flink rowtime keep-first query planned
+// over two seeds: the recommendation is the larger of the seeds' own
+// TTLs, and a direct run at it meets the targets on every seed.
+func TestPlanFlinkRowtimeSeeds(t *testing.T) {
+	sc := parse(t, rowtime(enginesSmall, "ASC"))
+	tg := Targets{MaxMissedRate: 0.02, MaxFalseDropRate: 0.0001}
+	r, err := Search(context.Background(), sc, "flink-keep-first", tg, Options{Seeds: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Recommended == nil || len(r.Seeds) != 2 || r.Seeds[0].Delay == nil || r.Seeds[1].Delay == nil {
+		t.Fatalf("want a recommendation and both seeds' TTLs: %s", r.Reason)
+	}
+	d := *r.Recommended
+	if want := max(*r.Seeds[0].Delay, *r.Seeds[1].Delay); d != want {
+		t.Errorf("recommended %s; want the larger seed's TTL %s", d, want)
+	}
+	if !strings.HasPrefix(r.Reason, fmtDelay(d)+" is the smallest state TTL meeting") || r.ModelOK {
+		t.Errorf("reason %q, model %v", r.Reason, r.ModelOK)
+	}
+	for _, sr := range r.Seeds {
+		c := *sc
+		c.Seed = sr.Seed
+		if m, f := directRun(t, &c, "flink-keep-first", d); m > tg.MaxMissedRate || f > tg.MaxFalseDropRate {
+			t.Errorf("seed %d at %s: missed %.4f%%, false drops %.4f%%", sr.Seed, d, 100*m, 100*f)
+		}
+	}
+	t.Logf("%s; %s", fmtDelay(d), r.Reason)
+}
+
+// TestPlanFlinkKeepLastUnreachable: a rowtime keep-last query emits an
+// update for every copy, so no TTL meets a missed-duplicate target: plan
+// says so, naming the TTL, and recommends nothing.
+func TestPlanFlinkKeepLastUnreachable(t *testing.T) {
+	sc := parse(t, rowtime(enginesSmall, "DESC"))
+	r, err := Search(context.Background(), sc, "flink-keep-first", Targets{MaxMissedRate: 0.02, MaxFalseDropRate: 0.0001}, Options{Seeds: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Recommended != nil || !strings.Contains(r.Reason, "unreachable: the missed-duplicate rate does not fall as the state TTL grows") {
+		t.Errorf("recommended %v: %s", r.Recommended, r.Reason)
+	}
+}
+
+// rowtime turns enginesSmall's Flink query into a rowtime one ordered
+// dir (ASC: keep-first, DESC: keep-last), on Flink 2.0.
+func rowtime(yaml, dir string) string {
+	yaml = strings.Replace(yaml, "ORDER BY proc_time ASC", "ORDER BY event_time "+dir, 1)
+	return strings.Replace(yaml, "options: {table.exec.state.ttl: 2 min}", `options: {table.exec.state.ttl: 2 min, watermark: 10 s, version: "2.0"}`, 1)
+}
