@@ -104,8 +104,8 @@ func TestRunWithKafkaStreamsAndBeamQueries(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"plan", sc, "--query", "kstreams", "--seeds", "1", "-q"}, "queries[2]: plan searches a Spark query's watermark delay; a kafka-streams query cannot be planned yet"},
-		{[]string{"plan", sc, "--query", "beam", "--seeds", "1", "-q"}, "queries[3]: plan searches a Spark query's watermark delay; a beam query cannot be planned yet"},
+		{[]string{"plan", sc, "--query", "kstreams", "--seeds", "1", "-q", "--partitions", "4"}, `--partitions: sizes a Spark cluster; "kstreams" is a kafka-streams query`},
+		{[]string{"plan", sc, "--query", "beam", "--seeds", "1", "-q", "--out", filepath.Join(dir, "refused")}, `--out: the review document is Spark's (state store, cluster, watermark); "beam" is a beam query`},
 		{[]string{"export", sc, "--out", filepath.Join(dir, "refused")}, "query kstreams: a kafka-streams query cannot be exported as a PySpark job"},
 		{[]string{"bench-stores", sc, "--out", filepath.Join(dir, "refused"), "--quiet"}, "queries[2]: bench-stores compares the simulator's state stores; a kafka-streams query keeps its state in its engine's model"},
 		{[]string{"run", sc, "--out", filepath.Join(dir, "refused"), "--quiet", "--checkpoint", filepath.Join(dir, "ck")}, "queries kstreams: a kafka-streams query cannot yet run in a resumable run (--checkpoint)"},

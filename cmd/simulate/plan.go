@@ -84,6 +84,13 @@ still keeps up, found by bisection over simulations (docs/spark-model.md).
 --cost FILE reads a cost: block, such as simulate calibrate prints; without one
 the provider's default costs, estimates, time the batches.
 
+A Flink, Kafka Streams or Beam query is planned the same way over its own
+horizon, set in each simulation as a sweep sets it: Flink's
+table.exec.state.ttl ("state TTL"), Kafka Streams' window, Beam's duration;
+the answer names it and shows only simulated values (no closed-form model
+for these engines). --memory-budget, the Spark cluster flags and --out are
+Spark's and refused for them.
+
 Exit status: 0 with a recommended delay, 2 without one (unreachable, over
 budget, no watermark to plan, or a state that never shrinks), 1 on errors.`,
 		Example: `  simulate plan experiments/capacity-plan.yaml --query within-watermark --max-missed-rate 0.001
@@ -133,9 +140,16 @@ budget, no watermark to plan, or a state that never shrinks), 1 on errors.`,
 			if err != nil {
 				return err
 			}
+			if err := refuseSparkOnly(cmd, sc, query, out); err != nil {
+				return err
+			}
 			cluster, err := sf.config(cmd, sc)
 			if err != nil {
 				return err
+			}
+			if cluster != nil && !planIsSpark(sc, query) {
+				// A spark: block sizes Spark queries' clusters only.
+				cluster = nil
 			}
 			if cmd.Flags().Changed("seed") {
 				sc.Seed = seed
@@ -236,4 +250,42 @@ budget, no watermark to plan, or a state that never shrinks), 1 on errors.`,
 	fl.IntVar(&workers, "workers", 0, "simulations run at once (default: all cores); the answer does not depend on it")
 	sf.register(fl)
 	return cmd
+}
+
+// planIsSpark reports whether the scenario's query named query runs on
+// Spark; true for a name it lacks (Search reports it).
+func planIsSpark(sc *scenario.Scenario, query string) bool {
+	for _, q := range sc.Queries {
+		if q.Name == query {
+			return q.IsSpark()
+		}
+	}
+	return true
+}
+
+// refuseSparkOnly refuses, for a query of another engine than Spark, the
+// flags that size a Spark cluster and the review document (--out), which
+// is Spark-shaped: plan searches that engine's horizon by simulation only.
+func refuseSparkOnly(cmd *cobra.Command, sc *scenario.Scenario, query, out string) error {
+	if planIsSpark(sc, query) {
+		return nil
+	}
+	var engine string
+	for _, q := range sc.Queries {
+		if q.Name == query {
+			engine = q.Engine
+		}
+	}
+	if cmd.Flags().Changed("memory-budget") {
+		return fmt.Errorf("--memory-budget: bounds Spark's state-store bytes; %q is a %s query: plan shows its simulated peak state rows and bytes, and applies no budget to them", query, engine)
+	}
+	for _, n := range []string{"partitions", "executors", "cores-per-executor", "provider", "cost"} {
+		if cmd.Flags().Changed(n) {
+			return fmt.Errorf("--%s: sizes a Spark cluster; %q is a %s query, whose horizon plan searches by simulation only (drop --%s)", n, query, engine, n)
+		}
+	}
+	if out != "" {
+		return fmt.Errorf("--out: the review document is Spark's (state store, cluster, watermark); %q is a %s query: print the plan, or --json, instead", query, engine)
+	}
+	return nil
 }

@@ -45,6 +45,12 @@ type JSONResult struct {
 	// BindingTarget is the target that decides the delay: "missedRate",
 	// "falseDropRate" or "memoryBudget"; null when none does.
 	BindingTarget *string `json:"bindingTarget"`
+	// Engine and Parameter name, for a query other than Spark's, its
+	// engine and the horizon searched ("state TTL", "window",
+	// "duration"): every delay of the plan is that horizon. Absent for
+	// a Spark query.
+	Engine    string `json:"engine,omitempty"`
+	Parameter string `json:"parameter,omitempty"`
 	// Spark is the plan on a Spark cluster (see Spark); absent without
 	// one.
 	Spark *JSONSpark `json:"spark,omitempty"`
@@ -95,6 +101,7 @@ func (r *Result) JSON() JSONResult {
 	if r.Spark != nil {
 		j.Spark = r.Spark.json()
 	}
+	j.Engine, j.Parameter = r.Engine, r.Parameter
 	return j
 }
 
@@ -124,15 +131,19 @@ func (r *Result) WriteText(w io.Writer, file string, seed uint64) error {
 	}
 	fmt.Fprintln(tw)
 	at := "as written"
+	param := r.ParamName()
 	switch {
 	case r.Recommended != nil:
-		fmt.Fprintf(tw, "  delay\t%s recommended (%s, resolution %s)\n", fmtDelay(*r.Recommended), r.simulatedText(), fmtDelay(max(r.Resolution, time.Second)))
+		fmt.Fprintf(tw, "  %s\t%s recommended (%s, resolution %s)\n", param, fmtDelay(*r.Recommended), r.simulatedText(), fmtDelay(max(r.Resolution, time.Second)))
 		at = "at " + fmtDelay(*r.Recommended)
 	case r.Shape == NeverEvicts && !r.BudgetExceeded && r.Point.HasDelay:
 		fmt.Fprintf(tw, "  delay\tnone: the query never evicts, its state grows without bound at any delay (%s meets the rates)\n", fmtDelay(r.Point.Delay))
 		at = "at " + fmtDelay(r.Point.Delay)
 	case r.BudgetExceeded && r.Point.HasDelay:
 		fmt.Fprintf(tw, "  delay\tnone: %s meets the rates but not the budget\n", fmtDelay(r.Point.Delay))
+		at = "at " + fmtDelay(r.Point.Delay)
+	case r.Point.HasDelay && r.Engine != "":
+		fmt.Fprintf(tw, "  %s\tnone meets the targets (%s, %s to %s)\n", param, r.simulatedText(), fmtDelay(r.Points[0].Delay), fmtDelay(r.Points[len(r.Points)-1].Delay))
 		at = "at " + fmtDelay(r.Point.Delay)
 	case r.Point.HasDelay:
 		fmt.Fprintf(tw, "  delay\tnone meets the targets (%s, %s to %s)\n", r.simulatedText(), fmtDelay(r.Points[0].Delay), fmtDelay(r.Points[len(r.Points)-1].Delay))
@@ -143,11 +154,14 @@ func (r *Result) WriteText(w io.Writer, file string, seed uint64) error {
 	if r.ModelOK {
 		fmt.Fprintf(tw, "  key horizon\t%s\n", horizonText(r))
 	}
+	if r.Engine != "" {
+		fmt.Fprintf(tw, "  engine\t%s: no closed-form model for this engine; every value is simulated\n", r.Engine)
+	}
 	multi := len(r.Seeds) > 1
 	if multi {
 		first, last := r.Seeds[0].Seed, r.Seeds[len(r.Seeds)-1].Seed
-		fmt.Fprintf(tw, "  seeds\t%d: %d to %d (the scenario's seed and the next ones); the delay must meet the targets on %s\n",
-			len(r.Seeds), first, last, shareWords(r.Quantile))
+		fmt.Fprintf(tw, "  seeds\t%d: %d to %d (the scenario's seed and the next ones); the %s must meet the targets on %s\n",
+			len(r.Seeds), first, last, param, shareWords(r.Quantile))
 		var per []string
 		for _, sr := range r.Seeds {
 			v := "none"
@@ -222,6 +236,9 @@ func (r *Result) WriteText(w io.Writer, file string, seed uint64) error {
 // simulated", or over several seeds "98 simulations over 5 seeds".
 func (r *Result) simulatedText() string {
 	if len(r.Seeds) <= 1 {
+		if r.Engine != "" {
+			return fmt.Sprintf("%d values simulated", len(r.Points))
+		}
 		return fmt.Sprintf("%d delays simulated", len(r.Points))
 	}
 	n := 0

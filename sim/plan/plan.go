@@ -234,7 +234,16 @@ type Result struct {
 	// Spark is the plan on a Spark cluster, set by the caller from Spark;
 	// nil without one.
 	Spark *SparkResult
+	// Engine and Parameter are the engine of a query other than Spark's
+	// and the horizon searched (HorizonName: "state TTL", "window",
+	// "duration"); both "" for a Spark query, whose delay is searched.
+	// Every delay of the result is then that horizon.
+	Engine, Parameter string
 }
+
+// ParamName names the searched value: "delay" for Spark, else the
+// engine's horizon.
+func (r *Result) ParamName() string { return cmp.Or(r.Parameter, "delay") }
 
 // PredictedRows and PredictedBytes return the model's peak state at the
 // planned rate; ok is false when it is unbounded or outside the model.
@@ -462,8 +471,8 @@ func (r *Result) countNotes() []string {
 		few = append(few, fmt.Sprintf("%s lost events", fmtCount(allowF)))
 	}
 	if len(few) > 0 {
-		out = append(out, fmt.Sprintf("few events decide: a target of %s per seed moves with a handful of events, so another set of seeds may need a longer delay; plan again with --seeds %d (or a longer duration, or --production-rate at your real rate) before relying on it",
-			strings.Join(few, " and "), max(2*len(r.Seeds), 10)))
+		out = append(out, fmt.Sprintf("few events decide: a target of %s per seed moves with a handful of events, so another set of seeds may need a longer %s; plan again with --seeds %d (or a longer duration, or --production-rate at your real rate) before relying on it",
+			strings.Join(few, " and "), r.ParamName(), max(2*len(r.Seeds), 10)))
 	}
 	return out
 }
@@ -522,8 +531,8 @@ func combine(res *Result, base *searcher, seedSearch func(i int) *searcher) (*Re
 				s := seedSearch(i)
 				*res = withSeeds(*s.res, res)
 				res.Recommended = nil
-				res.Reason = fmt.Sprintf("no delay meets the targets on %s of the %d seeds (%d reach one); seed %d: %s",
-					shareWords(res.Quantile), len(res.Seeds), reached, sr.Seed, strings.TrimSuffix(s.res.Reason, "."))
+				res.Reason = fmt.Sprintf("no %s meets the targets on %s of the %d seeds (%d reach one); seed %d: %s",
+					base.param, shareWords(res.Quantile), len(res.Seeds), reached, sr.Seed, strings.TrimSuffix(s.res.Reason, "."))
 				break
 			}
 		}
@@ -566,8 +575,8 @@ func combine(res *Result, base *searcher, seedSearch func(i int) *searcher) (*Re
 		}
 		per = append(per, fmt.Sprintf("%d: %s", sr.Seed, v))
 	}
-	res.Reason = fmt.Sprintf("%s is the smallest delay meeting %s on %s of the %d seeds (it meets them on %d), by simulation; each seed's smallest: %s",
-		fmtDelay(d), base.targetText(), shareWords(res.Quantile), len(res.Seeds), met, strings.Join(per, ", "))
+	res.Reason = fmt.Sprintf("%s is the smallest %s meeting %s on %s of the %d seeds (it meets them on %d), by simulation; each seed's smallest: %s",
+		fmtDelay(d), base.param, base.targetText(), shareWords(res.Quantile), len(res.Seeds), met, strings.Join(per, ", "))
 	if t := base.t; t.MemoryBudget > 0 {
 		need := res.Spread.PeakStateBytes.Max
 		if need > float64(t.MemoryBudget) {
@@ -654,20 +663,36 @@ func searchSeed(ctx context.Context, p *pool, sc *scenario.Scenario, query strin
 	if qi < 0 {
 		return nil, nil, &QueryNotFoundError{Name: query, File: sc.File, Names: names}
 	}
-	if q := sc.Queries[qi]; !q.IsSpark() {
-		return nil, nil, fmt.Errorf("queries[%d]: plan searches a Spark query's watermark delay; a %s query cannot be planned yet", qi, q.Engine)
+	var info queryInfo
+	param := "delay"
+	if q := sc.Queries[qi]; q.IsSpark() {
+		var err error
+		if info, err = classify(sc, q.Query); err != nil {
+			return nil, nil, fmt.Errorf("queries[%d].query: %w", qi, err)
+		}
+	} else {
+		var err error
+		if param, err = HorizonName(q.Engine); err != nil {
+			return nil, nil, fmt.Errorf("queries[%d]: %w", qi, err)
+		}
+		if t.MemoryBudget > 0 {
+			return nil, nil, fmt.Errorf("queries[%d]: a memory budget bounds Spark's state-store bytes; plan does not apply one to a %s query (its peak state rows and bytes are shown)", qi, q.Engine)
+		}
+		// Another engine's horizon always changes what it keeps; no
+		// closed-form model covers it (ok false).
+		info = queryInfo{delayMatters: true}
 	}
-	info, err := classify(sc, sc.Queries[qi].Query)
-	if err != nil {
-		return nil, nil, fmt.Errorf("queries[%d].query: %w", qi, err)
-	}
+	var err error
 	rate := PeakRate(sc)
 	if rate <= 0 {
 		return nil, nil, fmt.Errorf("%s: workload: no originals at any rate: nothing to plan", sc.File)
 	}
-	s := &searcher{ctx: ctx, sc: sc, q: sc.Queries[qi], info: info, t: t, seen: map[time.Duration]Point{}}
+	s := &searcher{ctx: ctx, sc: sc, q: sc.Queries[qi], info: info, t: t, seen: map[time.Duration]Point{}, param: param}
 	p.add(s)
 	res := &Result{Query: query, Shape: info.shape, Targets: t, ScenarioRate: written, PlannedRate: rate, Scale: rate / written, Quantile: 1}
+	if !s.q.IsSpark() {
+		res.Engine, res.Parameter = s.q.Engine, param
+	}
 	if !info.delayMatters {
 		err = s.planNoDelay(res)
 	} else {
@@ -745,6 +770,26 @@ type searcher struct {
 	// tail is what the search's later phases may ask first: a hint
 	// after the current step's.
 	tail hintFunc
+	// param names the searched value in reasons: "delay" for Spark,
+	// else the engine's horizon (HorizonName).
+	param string
+}
+
+// HorizonName names the horizon plan searches for a query of engine:
+// Spark's watermark "delay", Flink's "state TTL" (table.exec.state.ttl),
+// Kafka Streams' "window" and Beam's "duration".
+func HorizonName(engine string) (string, error) {
+	switch engine {
+	case "", scenario.EngineSpark:
+		return "delay", nil
+	case scenario.EngineFlink:
+		return "state TTL", nil
+	case "kafka-streams":
+		return "window", nil
+	case "beam":
+		return "duration", nil
+	}
+	return "", fmt.Errorf("plan cannot search the horizon of a %s query", engine)
 }
 
 // estimateTotal guesses the simulated seconds of one seed's search: a
@@ -941,8 +986,8 @@ func (s *searcher) search(res *Result) error {
 	if first > 0 {
 		how = fmt.Sprintf("%s fails, %s passes, bisected down to %s", fmtDelay(gridLo), fmtDelay(grid[first]), fmtDelay(max(res.Resolution, time.Second)))
 	}
-	res.Reason = fmt.Sprintf("%s is the smallest delay meeting %s, by simulation (%s): missed %s, false drops %s",
-		fmtDelay(d), what, how, interval.Percent(p.Summary.MissedDuplicateRate), interval.Percent(p.Summary.FalseDropRate))
+	res.Reason = fmt.Sprintf("%s is the smallest %s meeting %s, by simulation (%s): missed %s, false drops %s",
+		fmtDelay(d), s.param, what, how, interval.Percent(p.Summary.MissedDuplicateRate), interval.Percent(p.Summary.FalseDropRate))
 	if s.info.shape == NeverEvicts {
 		res.Reason += fmt.Sprintf(". But the query never evicts: %s; its state grows without bound (%s rows after this %s run) whatever the delay%s. Fix: %s",
 			s.neverEvictsWhy(), fmtCount(float64(p.Summary.PeakStateRows)), s.sc.Duration, s.budgetClause(), s.fixUnbounded())
@@ -1158,28 +1203,32 @@ func (s *searcher) unreachable(res *Result, grid []time.Duration) error {
 				interval.Percent(s.t.MaxMissedRate), s.info.newKeysWhy, interval.Percent(fq.MissedDuplicateRate), fmtDelay(first.Delay),
 				interval.Percent(lq.MissedDuplicateRate), fmtDelay(last.Delay), s.fixUnbounded()))
 		case lq.MissedDuplicateRate >= fq.MissedDuplicateRate:
-			parts = append(parts, fmt.Sprintf("the missed-duplicate rate does not fall as the delay grows (%s at %s, %s at %s), so no delay meets %s",
-				interval.Percent(fq.MissedDuplicateRate), fmtDelay(first.Delay), interval.Percent(lq.MissedDuplicateRate), fmtDelay(last.Delay), interval.Percent(s.t.MaxMissedRate)))
+			parts = append(parts, fmt.Sprintf("the missed-duplicate rate does not fall as the %s grows (%s at %s, %s at %s), so no %s meets %s",
+				s.param, interval.Percent(fq.MissedDuplicateRate), fmtDelay(first.Delay), interval.Percent(lq.MissedDuplicateRate), fmtDelay(last.Delay), s.param, interval.Percent(s.t.MaxMissedRate)))
 		default:
-			parts = append(parts, fmt.Sprintf("the missed-duplicate rate falls with the delay but is still %s at %s, the longest delay this %s run can measure "+
-				"(copies' gaps outlast it): lengthen the scenario's duration or relax --max-missed-rate", interval.Percent(lq.MissedDuplicateRate), fmtDelay(last.Delay), s.sc.Duration))
+			parts = append(parts, fmt.Sprintf("the missed-duplicate rate falls with the %s but is still %s at %s, the longest %s this %s run can measure "+
+				"(copies' gaps outlast it): lengthen the scenario's duration or relax --max-missed-rate", s.param, interval.Percent(lq.MissedDuplicateRate), fmtDelay(last.Delay), s.param, s.sc.Duration))
 		}
 	}
 	if lq.FalseDropRate > s.t.MaxFalseDropRate {
 		c := lq.FalseDropsByCause
 		switch {
-		case c.Collision > c.Late:
+		case c.Collision > c.Late && s.q.IsSpark():
 			parts = append(parts, fmt.Sprintf("false drops stay at %s: most are collisions, the key %s is too coarse to tell events apart; key on event_id",
 				interval.Percent(lq.FalseDropRate), s.keyText()))
 		default:
-			parts = append(parts, fmt.Sprintf("false drops are still %s at %s: the arrival-delay tail is longer than the longest delay this %s run can test; "+
-				"lengthen the scenario's duration or relax --max-false-drop-rate", interval.Percent(lq.FalseDropRate), fmtDelay(last.Delay), s.sc.Duration))
+			parts = append(parts, fmt.Sprintf("false drops are still %s at %s: the arrival-delay tail is longer than the longest %s this %s run can test; "+
+				"lengthen the scenario's duration or relax --max-false-drop-rate", interval.Percent(lq.FalseDropRate), fmtDelay(last.Delay), s.param, s.sc.Duration))
 		}
 	}
 	if len(parts) == 0 {
-		parts = append(parts, "no delay tried meets the targets")
+		parts = append(parts, "no "+s.param+" tried meets the targets")
 	}
-	res.Reason = "unreachable: " + strings.Join(parts, "; ") + fmt.Sprintf(". Values shown are at the query's own delay, %s", fmtDelay(shown))
+	where := "the query's own " + s.param
+	if !s.q.IsSpark() {
+		where = "the longest " + s.param + " tried"
+	}
+	res.Reason = "unreachable: " + strings.Join(parts, "; ") + fmt.Sprintf(". Values shown are at %s, %s", where, fmtDelay(shown))
 	return nil
 }
 
@@ -1229,6 +1278,8 @@ func (s *searcher) notes(res *Result) {
 		}
 	}
 	switch {
+	case !s.q.IsSpark():
+		res.Notes = append(res.Notes, fmt.Sprintf("no closed-form model for this engine (%s): only simulated values are shown, each a run with the %s set to the value", s.q.Engine, s.param))
 	case !s.info.ok:
 		res.Notes = append(res.Notes, "the closed-form model covers chains with one dedup operator; this one has several, so only simulated values are shown")
 	case !s.info.idKey:
@@ -1246,7 +1297,7 @@ func (s *searcher) notes(res *Result) {
 			break
 		}
 	}
-	if res.Recommended != nil || res.BudgetExceeded {
+	if (res.Recommended != nil || res.BudgetExceeded) && s.q.IsSpark() {
 		res.Notes = append(res.Notes, "bytes model one version of Spark's HDFS-backed state store; the versions Spark retains in memory (spark.sql.streaming.maxBatchesToRetainInMemory=2) share its rows and add about 80 bytes of map nodes per key, which --executors sizes per executor")
 	}
 }
