@@ -23,6 +23,9 @@ var engineCounterColumns = []struct{ name, header string }{
 	{"droppedRecordsTotal", "dropped records (Kafka Streams)"},
 	{"timersFired", "timers fired (Beam)"},
 	{"numLateRecordsDropped", "late records dropped (Flink)"},
+	{"insertsEmitted", "+I rows (Flink)"},
+	{"updatesEmitted", "+U rows (Flink)"},
+	{"retractionsEmitted", "-U rows: retractions (Flink)"},
 }
 
 // counterQueries returns the queries of s that carry engine counters (the
@@ -128,6 +131,9 @@ func engineCountersNote() string {
 		"dropped records is Kafka Streams' dropped-records-total: puts the window store dropped because their segment had already expired, so their keys were never remembered. " +
 		"timers fired counts Beam's expiry timers, each forgetting one key. " +
 		"late records dropped is Flink's numLateRecordsDropped: rows a 2.1+ rowtime keep-first dropped behind the watermark. " +
+		"+I, +U and -U rows are the changelog rows a Flink query emitted by kind: +I a key's first row (or its first after its state expired), " +
+		"+U a row replacing the one emitted for its key (keep-last, and the rowtime changelog functions of 2.0 keep-first and mini-batch); " +
+		"the run's sink appends, so a +U for an event already emitted is also a missed duplicate, and it needs no -U rows (generateUpdateBefore false), so retractions are 0. " +
 		"Peaks cover the traffic window; final values the end of the run, the drain included; —: the engine has no such counter."
 }
 

@@ -305,3 +305,31 @@ func TestWrittenDelayOfOtherEngines(t *testing.T) {
 		}
 	}
 }
+
+// TestEngineCountersFlinkChangelog: a Flink query's changelog counters
+// (the runner's insertsEmitted, updatesEmitted, retractionsEmitted) get
+// their own headers, after the late records, in the changelog's order,
+// whatever the map's; the note says what each counts.
+func TestEngineCountersFlinkChangelog(t *testing.T) {
+	s, _ := singleRun(t)
+	mixed := withEngines(s, "", "flink")
+	for i := 1; i < len(mixed.Queries); i++ {
+		mixed.Queries[i].EngineCounters = map[string]int64{"retractionsEmitted": 0, "updatesEmitted": 12, "peakPhysicalStateRows": 9,
+			"finalPhysicalStateRows": 5, "insertsEmitted": 3456, "numLateRecordsDropped": 7}
+	}
+	h := engineCountersHeader(mixed)
+	want := []string{"query", "engine", "peak state rows", "final state rows", "peak physical state rows", "final physical state rows",
+		"late records dropped (Flink)", "+I rows (Flink)", "+U rows (Flink)", "-U rows: retractions (Flink)"}
+	if strings.Join(h, "|") != strings.Join(want, "|") {
+		t.Errorf("header %q, want %q", h, want)
+	}
+	rows := engineCountersRows(mixed)
+	if len(rows) == 0 || strings.Join(rows[0][6:], "|") != "7|3,456|12|0" {
+		t.Errorf("rows %q, want the counters 7, 3,456, 12, 0 after the state rows", rows)
+	}
+	for _, w := range []string{"+I, +U and -U rows", "retractions are 0"} {
+		if !strings.Contains(engineCountersNote(), w) {
+			t.Errorf("the note does not say %q", w)
+		}
+	}
+}

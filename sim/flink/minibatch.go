@@ -58,6 +58,7 @@ func (s *ScenarioOperator) processMiniBatch(key, value []byte, procMs, eventMs i
 	}
 	s.pending = append(s.pending, s.seq)
 	s.out = s.op.ProcessBytes(key, v, eventMs, s.seq, s.out[:0])
+	s.tally()
 	if int64(len(s.pending)) >= s.cfg.MiniBatchSize {
 		// The CountBundleTrigger flushed, at the row's arrival.
 		s.decide()
@@ -93,6 +94,7 @@ func (s *ScenarioOperator) tickMiniBatch(procMs int64) {
 func (s *ScenarioOperator) flush(at int64) {
 	s.op.SetTTLTime(at)
 	s.out = s.op.Watermark(s.mbWm, s.out[:0])
+	s.tally()
 	s.decide()
 }
 
@@ -146,6 +148,7 @@ func (s *ScenarioOperator) processRowTimeMiniBatch(key []byte, procMs, eventMs i
 	s.seq++
 	s.pending = append(s.pending, s.seq)
 	s.out = s.op.ProcessBytes(key, nil, eventMs, s.seq, s.out[:0])
+	s.tally()
 	if int64(len(s.pending)) >= s.cfg.MiniBatchSize {
 		s.decide()
 	}
@@ -175,5 +178,6 @@ func (s *ScenarioOperator) forwardRowTime(w int64) {
 	}
 	s.mbWm = w
 	s.out = s.op.Watermark(w, s.out[:0])
+	s.tally()
 	s.decide()
 }

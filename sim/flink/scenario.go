@@ -207,7 +207,42 @@ type ScenarioOperator struct {
 	mbCur      int64
 	pending    []int
 	emittedIDs []int
+	// changelog counts the changelog rows the function emitted, by kind.
+	changelog Changelog
 }
+
+// Changelog counts the changelog rows a query's function emitted, by
+// kind: the counters a Flink query's summary reports (engineCounters
+// insertsEmitted, updatesEmitted and retractionsEmitted).
+type Changelog struct {
+	// Inserts are +I rows: a key's first row (or its first after expiry).
+	Inserts int64
+	// Updates are +U rows: keep-last's later rows, a rowtime changelog
+	// function's replacement of its kept row.
+	Updates int64
+	// Retractions are -U rows, each before a +U when the sink needs
+	// them (GenerateUpdateBefore): never in a scenario, whose append sink
+	// does not.
+	Retractions int64
+}
+
+// tally adds the changelog rows of s.out to s.changelog; every call of
+// the operator that fills s.out is followed by one.
+func (s *ScenarioOperator) tally() {
+	for _, c := range s.out {
+		switch c.Kind {
+		case ef.Insert:
+			s.changelog.Inserts++
+		case ef.UpdateAfter:
+			s.changelog.Updates++
+		case ef.UpdateBefore:
+			s.changelog.Retractions++
+		}
+	}
+}
+
+// Changelog returns the changelog rows emitted so far, by kind.
+func (s *ScenarioOperator) Changelog() Changelog { return s.changelog }
 
 // Verdict is the outcome of a row whose outcome came after it (a waiting
 // row of the 2.1+ rowtime keep-first): Row is its number, from 1, in the
@@ -286,6 +321,7 @@ func (s *ScenarioOperator) Process(key, value []byte, procMs, eventMs int64) (en
 	}
 	late := s.op.LateDropped()
 	s.out = s.op.ProcessBytes(key, v, eventMs, s.seq, s.out[:0])
+	s.tally()
 	outcome, n := engines.DroppedDuplicate, len(s.out)
 	s.deferred, s.ahead = false, false
 	if s.op.LateDropped() > late {
@@ -338,6 +374,7 @@ func (s *ScenarioOperator) emit(w int64) {
 		return
 	}
 	s.out = s.op.Watermark(w, s.out[:0])
+	s.tally()
 	s.collect()
 }
 

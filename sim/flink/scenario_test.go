@@ -88,3 +88,60 @@ func TestFormatDuration(t *testing.T) {
 		}
 	}
 }
+
+// TestScenarioChangelogCounts counts the changelog rows by kind, against
+// hand derivations from Rules 2 and 3 of docs/flink.md (a, b are keys;
+// v the row's value; t its event time):
+//
+//   - proctime keep-last, no TTL, rows a/v1, a/v2, b/v1, a/v2, a/v3: +I
+//     a; [-U] +U a (v2 differs); +I b; nothing (a/v2 equals the stored
+//     row, no TTL); [-U] +U a. 2 +I, 2 +U, and 2 -U only when the sink
+//     needs update-before (a scenario's append sink does not: 0).
+//   - the same rows with insert-update-after-sensitive off and no -U:
+//     every row +U, no state: 5 +U.
+//   - rowtime keep-first under 2.0 (the changelog function), rows a/t10,
+//     a/t5, a/t7, b/t1: +I a; a/t5 is earlier: [-U] +U; a/t7 is not
+//     earlier than 5: dropped; +I b. 2 +I, 1 +U, 1 -U with update-before.
+func TestScenarioChangelogCounts(t *testing.T) {
+	type row struct {
+		key   byte
+		value byte
+		t     int64
+	}
+	last := []row{{'a', 1, 0}, {'a', 2, 0}, {'b', 1, 0}, {'a', 2, 0}, {'a', 3, 0}}
+	first := []row{{'a', 0, 10_000}, {'a', 0, 5000}, {'a', 0, 7000}, {'b', 0, 1000}}
+	keepLast := "SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY event_id ORDER BY proc_time DESC) AS rn FROM events) WHERE rn = 1"
+	rowTimeFirst := "SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY event_id ORDER BY event_time ASC) AS rn FROM events) WHERE rn = 1"
+	for _, c := range []struct {
+		name         string
+		sql          string
+		opts         map[string]string
+		updateBefore bool
+		rows         []row
+		want         Changelog
+	}{
+		{"keep-last", keepLast, nil, false, last, Changelog{Inserts: 2, Updates: 2}},
+		{"keep-last, update-before", keepLast, nil, true, last, Changelog{Inserts: 2, Updates: 2, Retractions: 2}},
+		{"keep-last, no +I", keepLast, map[string]string{OptInsertSens: "false"}, false, last, Changelog{Updates: 5}},
+		{"rowtime keep-first 2.0", rowTimeFirst, map[string]string{OptWatermark: "1 s", OptVersion: "2.0"}, false, first, Changelog{Inserts: 2, Updates: 1}},
+		{"rowtime keep-first 2.0, update-before", rowTimeFirst, map[string]string{OptWatermark: "1 s", OptVersion: "2.0"}, true, first, Changelog{Inserts: 2, Updates: 1, Retractions: 1}},
+	} {
+		sq, err := ParseScenarioQuery(c.sql, c.opts)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		sq.Config.GenerateUpdateBefore = c.updateBefore
+		op, err := sq.NewOperator()
+		if err != nil {
+			t.Fatal(err)
+		}
+		key, value := make([]byte, 8), make([]byte, 8*generators.NumColumns)
+		for i, r := range c.rows {
+			key[0], value[0] = r.key, r.value
+			op.Process(key, value, int64(i), r.t)
+		}
+		if got := op.Changelog(); got != c.want {
+			t.Errorf("%s: changelog %+v, want %+v", c.name, got, c.want)
+		}
+	}
+}

@@ -256,22 +256,35 @@ func flinkQuery(spec QuerySpec) (ScenarioQuery, error) {
 			return nil, err
 		}
 		if op.Defers() {
-			return &flinkDeferringOperator{flinkOperator: flinkOperator{op}}, nil
+			return &flinkDeferringOperator{flinkOperator: flinkOperator{op: op}}, nil
 		}
-		return flinkOperator{op}, nil
+		return &flinkOperator{op: op}, nil
 	}}, nil
 }
 
 // flinkOperator runs a Flink query: processing time is the row's arrival
-// (the TTL clock), the rowtime its event time.
-type flinkOperator struct{ op *flink.ScenarioOperator }
+// (the TTL clock), the rowtime its event time. Its counters are the
+// changelog rows emitted by kind (sim/flink's Changelog), and the 2.1+
+// rowtime keep-first's numLateRecordsDropped.
+type flinkOperator struct {
+	op       *flink.ScenarioOperator
+	counters [4]Counter
+}
 
-func (f flinkOperator) Process(key, value []byte, procMs, eventMs int64) (engines.Outcome, int) {
+func (f *flinkOperator) Process(key, value []byte, procMs, eventMs int64) (engines.Outcome, int) {
 	return f.op.Process(key, value, procMs, eventMs)
 }
-func (f flinkOperator) State(procMs int64) (logical, physical int64) { return f.op.State(procMs) }
-func (f flinkOperator) Function() string                             { return f.op.Function() }
-func (f flinkOperator) Counters() []Counter                          { return nil }
+func (f *flinkOperator) State(procMs int64) (logical, physical int64) { return f.op.State(procMs) }
+func (f *flinkOperator) Function() string                             { return f.op.Function() }
+func (f *flinkOperator) Counters() []Counter {
+	c := f.op.Changelog()
+	f.counters = [4]Counter{{"insertsEmitted", c.Inserts}, {"updatesEmitted", c.Updates}, {"retractionsEmitted", c.Retractions}}
+	if !f.op.CountsLate() {
+		return f.counters[:3]
+	}
+	f.counters[3] = Counter{"numLateRecordsDropped", f.op.LateDropped()}
+	return f.counters[:]
+}
 
 // Verdict is the outcome of a row that came after the row (a row waiting
 // for the watermark): Row numbers the rows from 1 in the order fed.
@@ -283,12 +296,10 @@ type Verdict struct {
 // flinkDeferringOperator runs the 2.1+ rowtime keep-first, whose rows
 // wait for the watermark, or a proctime mini-batch function, whose rows
 // wait for their bundle's flush: the runner opens its timer, takes the
-// verdicts of waiting rows as they come and ends its input. The rowtime
-// keep-first's counter is Flink's numLateRecordsDropped.
+// verdicts of waiting rows as they come and ends its input.
 type flinkDeferringOperator struct {
 	flinkOperator
-	buf      []flink.Verdict
-	counters [1]Counter
+	buf []flink.Verdict
 }
 
 // Open starts the watermark assigner's timer at procMs.
@@ -313,17 +324,9 @@ func (f *flinkDeferringOperator) Verdicts(dst []Verdict) []Verdict {
 // End ends the input at procMs: every waiting row gets its verdict.
 func (f *flinkDeferringOperator) End(procMs int64) { f.op.End(procMs) }
 
-func (f *flinkDeferringOperator) Counters() []Counter {
-	if !f.op.CountsLate() {
-		return nil // a mini-batch function: no counter of its own
-	}
-	f.counters = [1]Counter{{"numLateRecordsDropped", f.op.LateDropped()}}
-	return f.counters[:]
-}
-
 // StateBytes is the Flink heap backend's modelled bytes (sim/flink), which
 // the runner reads through its stateBytesOperator.
-func (f flinkOperator) StateBytes() (total, perEntry int64) { return f.op.StateBytes() }
+func (f *flinkOperator) StateBytes() (total, perEntry int64) { return f.op.StateBytes() }
 
 // millis returns d in whole milliseconds; a nil d is a missing key, what
 // says how to set it.

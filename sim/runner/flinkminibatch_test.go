@@ -53,7 +53,7 @@ queries:
 // it); flush 28 row 7; flush 32 finds event 0 (row 8 dropped); flush 48
 // emits row 9. Samples: at 10 rows 1-4 (2 emitted, 2 dropped, state 2),
 // at 20 rows 5-6 (1, 1, 3), at 30 row 7 (1, 0, 4; row 8 waits for 32), at
-// 50 rows 8-9 (1, 1, 5). Emitted 5, missed 0.
+// 50 rows 8-9 (1, 1, 5). Emitted 5, missed 0; changelog 5 +I.
 //
 // Keep-last (ProcTimeMiniBatchDeduplicateKeepLastRowFunction, no TTL:
 // rows compared; copies differ in attempt): flush 4 emits row 2 (+I; row
@@ -61,21 +61,24 @@ queries:
 // emitted again: missed); flush 12 row 6 (row 5 before it); flush 28 row
 // 7; flush 32 row 8 (+U, event 0 again: missed); flush 48 row 9.
 // Samples: at 10 (3 emitted, 1 dropped, state 2), 20 (1, 1, 3), 30 (1, 0,
-// 4), 50 (2, 0, 5). Emitted 7, missed 2.
+// 4), 50 (2, 0, 5). Emitted 7, missed 2; changelog 5 +I (rows 2, 3, 6,
+// 7, 9), 2 +U (rows 4, 8), no -U (the append sink needs none).
 func TestFlinkMiniBatchInARun(t *testing.T) {
 	type totals struct {
 		InputRows, LogicalEvents, TrueDuplicates, EmittedRows, MissedDuplicates, FalseDrops, DroppedDuplicates, SinkWrites, Batches, PeakStateRows, FinalStateRows int64
 		Counters                                                                                                                                                   map[string]int64
 	}
-	counters := map[string]int64{"peakPhysicalStateRows": 5, "finalPhysicalStateRows": 5}
+	counters := func(inserts, updates int64) map[string]int64 {
+		return map[string]int64{"peakPhysicalStateRows": 5, "finalPhysicalStateRows": 5, "insertsEmitted": inserts, "updatesEmitted": updates, "retractionsEmitted": 0}
+	}
 	for _, c := range []struct {
 		order, function string
 		want            totals
 		samples         [][4]int64 // per sample: input, emitted, dropped duplicates, state rows
 	}{
-		{"ASC", "ProcTimeMiniBatchDeduplicateKeepFirstRowFunction", totals{9, 5, 4, 5, 0, 0, 4, 5, 4, 5, 5, counters},
+		{"ASC", "ProcTimeMiniBatchDeduplicateKeepFirstRowFunction", totals{9, 5, 4, 5, 0, 0, 4, 5, 4, 5, 5, counters(5, 0)},
 			[][4]int64{{5, 2, 2, 2}, {1, 1, 1, 3}, {2, 1, 0, 4}, {1, 1, 1, 5}}},
-		{"DESC", "ProcTimeMiniBatchDeduplicateKeepLastRowFunction", totals{9, 5, 4, 7, 2, 0, 2, 7, 4, 5, 5, counters},
+		{"DESC", "ProcTimeMiniBatchDeduplicateKeepLastRowFunction", totals{9, 5, 4, 7, 2, 0, 2, 7, 4, 5, 5, counters(5, 2)},
 			[][4]int64{{5, 3, 1, 2}, {1, 1, 1, 3}, {2, 1, 0, 4}, {1, 2, 0, 5}}},
 	} {
 		sc := load(t, strings.Replace(miniBatchScenario, "proc_time ORDER", "proc_time "+c.order, 1))

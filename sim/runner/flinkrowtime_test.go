@@ -74,18 +74,20 @@ queries:
 // 4 (row 11): without it row 11 would never be emitted. Emitted 5,
 // missed 0, false drops 1 (late), 2 dropped by the watermark
 // (numLateRecordsDropped 2), 4 dropped duplicates; final state the five
-// emitted flags (no TTL).
+// emitted flags (no TTL). Changelog: 5 +I (every emission), no +U.
 //
 // 2.0 keep-first (RowTimeDeduplicateFunction, changelog, no late
 // filter): the first row of each key +I (rows 1, 2, 5, 6, 9, 11); a copy
 // with the same event time is no earlier: dropped (rows 3, 4, 7, 8); row
 // 10 is earlier than row 9 (40 < 40.5): +U, emitted again: a missed
 // duplicate. Emitted 7, missed 1, no false drop; state: six rows.
+// Changelog: 6 +I, 1 +U (row 10), no -U (the append sink needs none).
 //
 // keep-last (RowTimeDeduplicateFunction in every version): a copy with
 // the same or a later event time is kept (+U): rows 3, 4, 7, 8 are
 // missed duplicates; row 10 (40 < 40.5) is dropped. Emitted 10, missed
-// 4, 1 dropped; state: six rows.
+// 4, 1 dropped; state: six rows. Changelog: 6 +I (each key's first
+// row), 4 +U (rows 3, 4, 7, 8), no -U.
 func TestFlinkRowTimeInARun(t *testing.T) {
 	type totals struct {
 		InputRows, LogicalEvents, TrueDuplicates, EmittedRows, MissedDuplicates, FalseDrops, FalseDropsLate, DroppedByWatermark, DroppedDuplicates, SinkWrites, Batches, PeakStateRows, FinalStateRows int64
@@ -97,19 +99,23 @@ func TestFlinkRowTimeInARun(t *testing.T) {
 		samples                  [][4]int64 // per sample: emitted, dropped duplicates, state rows, false drops
 	}{
 		{"2.3", "ASC", "RowTimeDeduplicateKeepFirstRowFunction",
-			totals{11, 6, 5, 5, 0, 1, 1, 2, 4, 5, 5, 5, 5, map[string]int64{"numLateRecordsDropped": 2, "peakPhysicalStateRows": 5, "finalPhysicalStateRows": 5}},
+			totals{11, 6, 5, 5, 0, 1, 1, 2, 4, 5, 5, 5, 5, map[string]int64{"numLateRecordsDropped": 2, "peakPhysicalStateRows": 5, "finalPhysicalStateRows": 5,
+				"insertsEmitted": 5, "updatesEmitted": 0, "retractionsEmitted": 0}},
 			// Samples at 10 (rows 1-6), 20 (7), 30 (8), 50 (9, 10), 120 (11):
 			// state at 10, 20, 30: flags 0, 1, waiting 3; at 50: flags
 			// 0, 1, 3, waiting 5; at 120: five flags.
 			[][4]int64{{2, 2, 3, 1}, {0, 0, 3, 1}, {0, 1, 3, 1}, {1, 1, 4, 1}, {2, 0, 5, 1}}},
 		{"2.0", "ASC", "RowTimeDeduplicateFunction",
-			totals{11, 6, 5, 7, 1, 0, 0, 0, 4, 7, 5, 6, 6, map[string]int64{"peakPhysicalStateRows": 6, "finalPhysicalStateRows": 6}},
+			totals{11, 6, 5, 7, 1, 0, 0, 0, 4, 7, 5, 6, 6, map[string]int64{"peakPhysicalStateRows": 6, "finalPhysicalStateRows": 6,
+				"insertsEmitted": 6, "updatesEmitted": 1, "retractionsEmitted": 0}},
 			[][4]int64{{4, 2, 4, 0}, {0, 1, 4, 0}, {0, 1, 4, 0}, {2, 0, 5, 0}, {1, 0, 6, 0}}},
 		{"2.3", "DESC", "RowTimeDeduplicateFunction",
-			totals{11, 6, 5, 10, 4, 0, 0, 0, 1, 10, 5, 6, 6, map[string]int64{"peakPhysicalStateRows": 6, "finalPhysicalStateRows": 6}},
+			totals{11, 6, 5, 10, 4, 0, 0, 0, 1, 10, 5, 6, 6, map[string]int64{"peakPhysicalStateRows": 6, "finalPhysicalStateRows": 6,
+				"insertsEmitted": 6, "updatesEmitted": 4, "retractionsEmitted": 0}},
 			[][4]int64{{6, 0, 4, 0}, {1, 0, 4, 0}, {1, 0, 4, 0}, {1, 1, 5, 0}, {1, 0, 6, 0}}},
 		{"2.0", "DESC", "RowTimeDeduplicateFunction",
-			totals{11, 6, 5, 10, 4, 0, 0, 0, 1, 10, 5, 6, 6, map[string]int64{"peakPhysicalStateRows": 6, "finalPhysicalStateRows": 6}},
+			totals{11, 6, 5, 10, 4, 0, 0, 0, 1, 10, 5, 6, 6, map[string]int64{"peakPhysicalStateRows": 6, "finalPhysicalStateRows": 6,
+				"insertsEmitted": 6, "updatesEmitted": 4, "retractionsEmitted": 0}},
 			[][4]int64{{6, 0, 4, 0}, {1, 0, 4, 0}, {1, 0, 4, 0}, {1, 1, 5, 0}, {1, 0, 6, 0}}},
 	} {
 		name := c.version + " " + c.order

@@ -82,7 +82,8 @@ queries:
 //	event 3: 40 emitted; 41 dropped
 //
 // 10 rows, 4 events, 6 true duplicates, 6 emitted, 2 missed, 4 dropped, 0
-// false drops. Samples at the triggers with arrivals, live flags
+// false drops; changelog: 6 +I (a copy after its flag expired is +I
+// again), no +U or -U. Samples at the triggers with arrivals, live flags
 // (written w with w + 60 > t):
 //
 //	t=10: {0@1, 1@5}: 2          t=70: {0@61, 2@20, 3@40}: 3
@@ -117,6 +118,9 @@ func TestFlinkKeepFirstTTLInARun(t *testing.T) {
 	}
 	if q.Engine != "flink" || q.Store != "heap" {
 		t.Errorf("engine %q, store %q, want flink on heap", q.Engine, q.Store)
+	}
+	if c := q.EngineCounters; c["insertsEmitted"] != 6 || c["updatesEmitted"] != 0 || c["retractionsEmitted"] != 0 {
+		t.Errorf("changelog counters %v, want 6 inserts, no updates or retractions", c)
 	}
 	// The heap backend's modelled bytes reach the summary (through the
 	// registry's operator): at least a modelled entry per row held.
@@ -289,7 +293,8 @@ queries:
 // differs from the kept row (its attempt), so each emits +U after the
 // first copy's +I. The sink appends, so each +U of an event already
 // emitted is a missed duplicate: 10 rows emitted, 6 missed, none
-// dropped; state keeps every key (4, never expiring).
+// dropped; state keeps every key (4, never expiring). Changelog: 4 +I,
+// 6 +U, no -U (the append sink needs none: generateUpdateBefore false).
 func TestFlinkKeepLastCountsUpdatesAsDuplicates(t *testing.T) {
 	doc := strings.Replace(flinkScenario, "ORDER BY proc_time ASC", "ORDER BY proc_time DESC", 1)
 	doc = strings.Replace(doc, "    options: {table.exec.state.ttl: 60 s}\n", "", 1)
@@ -311,5 +316,8 @@ func TestFlinkKeepLastCountsUpdatesAsDuplicates(t *testing.T) {
 	if q.EmittedRows != 10 || q.MissedDuplicates != 6 || q.DroppedDuplicates != 0 || q.FalseDrops != 0 || q.FinalStateRows != 4 || q.SinkWrites != 10 {
 		t.Errorf("emitted %d, missed %d, dropped %d, false drops %d, final state %d, sink writes %d; want 10, 6, 0, 0, 4, 10",
 			q.EmittedRows, q.MissedDuplicates, q.DroppedDuplicates, q.FalseDrops, q.FinalStateRows, q.SinkWrites)
+	}
+	if c := q.EngineCounters; c["insertsEmitted"] != 4 || c["updatesEmitted"] != 6 || c["retractionsEmitted"] != 0 {
+		t.Errorf("changelog counters %v, want 4 inserts, 6 updates, no retractions", c)
 	}
 }
