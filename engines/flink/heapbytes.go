@@ -83,3 +83,71 @@ func HeapTableBytes(entries int64) int64 {
 }
 
 func pad8(n int) int { return (n + 7) &^ 7 }
+
+// The mini-batch bundle (AbstractMapBundleOperator's `bundle`, a
+// java.util.HashMap created at open and cleared, never shrunk, at each
+// finishBundle; flink-table-runtime read at apache/flink master): its key
+// is the keyed backend's current key (KeyedMapBundleOperator.getKey: the
+// key selector's BinaryRowData copy of the key's first row in the
+// bundle), its value what the function's addInput returns: a copy of the
+// row (serializer.copy) for proctime keep-first (the key's first row) and
+// keep-last (its last: every row is copied, the earlier copies are
+// garbage), an ArrayList of copies of every row for rowtime
+// (RowTimeMiniBatchDeduplicateFunction). Same layout as above.
+const (
+	// heapHashMap is java.util.HashMap: header 12; AbstractMap's keySet
+	// and values references; table and entrySet references, size,
+	// modCount and threshold ints, loadFactor float (4 each): 44, padded.
+	heapHashMap = 48
+	// heapHashMapNode is HashMap.Node: header 12, hash int, key, value
+	// and next references (4 each): 28, padded.
+	heapHashMapNode = 32
+	// heapArrayList is java.util.ArrayList: header 12, AbstractList's
+	// modCount, size int and elementData reference (4 each).
+	heapArrayList = 24
+	// hashMapCapacity is HashMap's first table (DEFAULT_INITIAL_CAPACITY,
+	// allocated at the first put), doubled once it holds more than 3/4.
+	hashMapCapacity = 16
+	// arrayListCapacity is the elementData of an ArrayList created empty
+	// at its first add (DEFAULT_CAPACITY); it grows by half (old + old>>1).
+	arrayListCapacity = 10
+)
+
+// refArrayBytes returns the bytes of an array of n references.
+func refArrayBytes(n int) int64 { return int64(pad8(16 + 4*n)) }
+
+// BundleBytes returns the estimated heap bytes of a mini-batch operator's
+// bundle now (0 for a function without one): the HashMap, its table at
+// the largest capacity the bundle has needed so far (clear keeps it), and
+// per key of the bundle a node, the key (keyHeapBytes, HeapRowBytes of
+// the key row) and the value: one row copy (rowHeapBytes) for proctime
+// keep-first and keep-last, an ArrayList of a copy of each of the key's
+// rows for rowtime. It is an estimate, as the state's: the rows are
+// counted as BinaryRowData copies, which they are when the input row is
+// a BinaryRowData (another RowData copies into a GenericRowData).
+func (o *Operator) BundleBytes(keyHeapBytes, rowHeapBytes int64) int64 {
+	if !o.fn.MiniBatch() {
+		return 0
+	}
+	n := int64(heapHashMap)
+	if o.bundleCap > 0 {
+		n += refArrayBytes(o.bundleCap)
+	}
+	for _, k := range o.bkeys {
+		n += heapHashMapNode + keyHeapBytes
+		if o.fn != RowTimeMiniBatch {
+			n += rowHeapBytes
+			continue
+		}
+		rows := 0
+		for ri := k.first; ri >= 0; ri = o.brows[ri].next {
+			rows++
+		}
+		capacity := arrayListCapacity
+		for capacity < rows {
+			capacity += capacity >> 1
+		}
+		n += heapArrayList + refArrayBytes(capacity) + int64(rows)*rowHeapBytes
+	}
+	return n
+}

@@ -101,6 +101,9 @@ type Operator struct {
 	bvals    []byte
 	count    int64
 	timerSeq int64
+	// bundleCap is the capacity of the bundle's HashMap table (0 before
+	// its first key): it grows with the keys and is never shrunk.
+	bundleCap int
 	// waited and displaced are what the last row did to the insert-only
 	// keep-first's waiting rows (Waiting).
 	waited      bool
@@ -611,6 +614,10 @@ func (o *Operator) addToBundle(key, val []byte, r Row, out []Change) []Change {
 		o.bkeys = append(o.bkeys, bundleKey{off: len(o.barena), n: len(key), h: h, first: -1, last: -1, sameHash: head})
 		o.barena = append(o.barena, key...)
 		o.bhash[h] = ki
+		o.bundleCap = max(o.bundleCap, hashMapCapacity)
+		for len(o.bkeys) > o.bundleCap/4*3 {
+			o.bundleCap *= 2
+		}
 	}
 	k := &o.bkeys[ki]
 	if o.fn != ProcTimeMiniBatchKeepFirst || k.first < 0 {

@@ -3,6 +3,7 @@ package flink
 import (
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -368,6 +369,90 @@ func TestMiniBatchAllocatesNothingPerRow(t *testing.T) {
 		}
 		if a := testing.AllocsPerRun(2000, step); a != 0 {
 			t.Errorf("%s: %v allocations per row", op.Function(), a)
+		}
+	}
+}
+
+// TestMiniBatchBundleBytes: under mini-batch the state bytes add the
+// bundle's rows not yet flushed (docs/flink.md, "State bytes"). By hand,
+// for 36-byte (UUID) keys and rows of the six generated columns (the UUID
+// and five 8-byte ones) plus proc_time:
+//
+//	key copy: BinaryRowData of arity 1, 8 null bits + 8 + 40 (36 bytes
+//	  padded) = 56 bytes, so 128 objects + byte[] 16+56 = 200
+//	row copy: arity 7, 8 + 56 + 40 = 104 bytes, so 128 + 120 = 248
+//	HashMap 48; its table 16 slots: 16+64 = 80; 32 (13 keys > 12): 144
+//	per key: Node 32 + key 200 + value
+//	state with no entries: 128 key groups × (16 + 4×128) = 67,584
+//
+//   - proctime keep-first (no TTL, allow-latency 1 s, size 100): a at
+//     100, a at 300, b at 900: at 950 the bundle holds a's first row and
+//     b's: 48 + 80 + 2 × (32 + 200 + 248) = 1,088, state 67,584: 68,672.
+//     At 1000 the timer flushes: two flags of 40 + 200 = 240 bytes, the
+//     emptied bundle keeps its table: 480 + 67,584 + 128 = 68,192.
+//   - proctime keep-last, 13 keys at 100 ... 112: the table doubles to
+//     32 slots: 48 + 144 + 13 × 480 = 6,432, state 67,584: 74,016. After
+//     the flush at 1000: 13 rows of 40 + 200 + 248 = 488: 6,344 + 67,584
+//     + 192 = 74,120.
+//   - rowtime (watermark 5 s, event times 1000 ... 2000: the SQL
+//     watermark stays at 0, below the mini-batch's first end 999, so
+//     nothing flushes): 11 rows of a and 1 of b; a's ArrayList grows
+//     from 10 to 15 slots: 24 + (16+60, padded) 80 + 11 × 248 = 2,832,
+//     b's 24 + (16+40) 56 + 248 = 328; the bundle 48 + 80 + 2 × 232 +
+//     2,832 + 328 = 3,752, state 67,584: 71,336.
+func TestMiniBatchBundleBytes(t *testing.T) {
+	mb := map[string]string{OptMiniBatch: "true", OptMiniBatchDelay: "1 s", OptMiniBatchSize: "100"}
+	rowTimeSQL := "SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY event_id ORDER BY event_time ASC) AS rn FROM events) WHERE rn = 1"
+	type feed struct {
+		key  byte
+		proc int64
+		ev   int64
+	}
+	for _, c := range []struct {
+		name   string
+		sql    string
+		extra  map[string]string
+		rows   []feed
+		sample []int64 // times of State calls
+		want   []int64 // total state bytes at each
+	}{
+		{"keep-first", keepFirstSQL, nil, []feed{{'a', 100, 0}, {'a', 300, 0}, {'b', 900, 0}}, []int64{950, 1000}, []int64{68_672, 68_192}},
+		{"keep-last", keepLastSQL, nil, func() []feed {
+			var f []feed
+			for i := range 13 {
+				f = append(f, feed{byte('a' + i), int64(100 + i), 0})
+			}
+			return f
+		}(), []int64{950, 1000}, []int64{74_016, 74_120}},
+		{"rowtime", rowTimeSQL, map[string]string{OptWatermark: "5 s"}, func() []feed {
+			var f []feed
+			for i := range 11 {
+				f = append(f, feed{'a', int64(100 + i), int64(1000 + 100*i)})
+			}
+			return append(f, feed{'b', 200, 1000})
+		}(), []int64{950}, []int64{71_336}},
+	} {
+		opts := maps.Clone(mb)
+		maps.Copy(opts, c.extra)
+		sq, err := ParseScenarioQuery(c.sql, opts)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		op, err := sq.NewOperator()
+		if err != nil {
+			t.Fatal(err)
+		}
+		op.Open(0)
+		key, value := make([]byte, 36), make([]byte, 36+8*5)
+		for _, r := range c.rows {
+			key[0] = r.key
+			op.Process(key, value, r.proc, r.ev)
+		}
+		for i, at := range c.sample {
+			op.State(at)
+			if got, _ := op.StateBytes(); got != c.want[i] {
+				t.Errorf("%s at %d: %d state bytes, want %d", c.name, at, got, c.want[i])
+			}
 		}
 	}
 }

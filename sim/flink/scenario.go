@@ -180,7 +180,11 @@ type ScenarioOperator struct {
 	// key's and the row's sizes are known.
 	keys       int
 	entryBytes int64
-	cfg        ef.Config
+	// keyHeap and rowHeap are the heap bytes of a key's and of a row's
+	// BinaryRowData copy (a mini-batch bundle holds both), set with
+	// entryBytes.
+	keyHeap, rowHeap int64
+	cfg              ef.Config
 	// The watermark assigner of a rowtime query: its current and last
 	// emitted watermarks and the processing time of its last tick.
 	rowTime            bool
@@ -449,14 +453,20 @@ func (s *ScenarioOperator) State(procMs int64) (logical, physical int64) {
 // StateBytes returns the estimated heap bytes of the state held (the
 // physical entries: the heap holds an expired entry until it is
 // removed) and of one entry, as of the last State call. The total adds
-// the state's bucket arrays (HeapTableBytes); a function that keeps no
-// state has none. Both are 0 before the first row.
+// the state's bucket arrays (HeapTableBytes) and, under mini-batch, the
+// bundle's rows not yet flushed (ef's BundleBytes: operator memory, not
+// keyed state, but heap the job holds at that moment); a function that
+// keeps no state has no entries. Both are 0 before the first row.
 func (s *ScenarioOperator) StateBytes() (total, perEntry int64) {
-	if s.entryBytes == 0 || !keepsState(s.cfg) {
+	if s.entryBytes == 0 {
 		return 0, 0
 	}
+	bundle := s.op.BundleBytes(s.keyHeap, s.rowHeap)
+	if !keepsState(s.cfg) {
+		return bundle, 0
+	}
 	n := int64(s.op.PhysicalEntries())
-	return n*s.entryBytes + ef.HeapTableBytes(n), s.entryBytes
+	return n*s.entryBytes + ef.HeapTableBytes(n) + bundle, s.entryBytes
 }
 
 // keepsState reports whether the function keeps state: all but keep-last
@@ -475,12 +485,13 @@ func keepsState(c ef.Config) bool {
 // The 2.1+ rowtime keep-first is counted as flags, although a waiting
 // row holds the row (a waiting row lasts about the watermark's delay).
 func (s *ScenarioOperator) heapEntryBytes(keyLen, rowLen int) int64 {
-	key := ef.HeapRowBytes(binaryRowBytes(s.keys, keyLen))
+	s.keyHeap = ef.HeapRowBytes(binaryRowBytes(s.keys, keyLen))
+	s.rowHeap = ef.HeapRowBytes(binaryRowBytes(generators.NumColumns+1, rowLen+8))
 	var val int64 // keep-first's flag: the shared Boolean.TRUE
 	if s.cfg.KeepLast || s.cfg.Function() == ef.RowTimeChangelog || s.cfg.Function() == ef.RowTimeMiniBatch {
-		val = ef.HeapRowBytes(binaryRowBytes(generators.NumColumns+1, rowLen+8))
+		val = s.rowHeap
 	}
-	return ef.HeapEntryBytes(key, val, s.cfg.TTL > 0)
+	return ef.HeapEntryBytes(s.keyHeap, val, s.cfg.TTL > 0)
 }
 
 // binaryRowBytes is ef.BinaryRowBytes of an encoding of arity columns n
