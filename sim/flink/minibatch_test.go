@@ -378,28 +378,29 @@ func TestMiniBatchAllocatesNothingPerRow(t *testing.T) {
 // for 36-byte (UUID) keys and rows of the six generated columns (the UUID
 // and five 8-byte ones) plus proc_time:
 //
-//		key copy: BinaryRowData of arity 1, 8 null bits + 8 + 40 (36 bytes
-//		  padded) = 56 bytes, so 128 objects + byte[] 16+56 = 200
-//		row copy: arity 7, 8 + 56 + 40 = 104 bytes, so 128 + 120 = 248
-//		HashMap 48; its table 16 slots: 16+64 = 80; 32 (13 keys > 12): 144
-//		per key: Node 32 + key 200 + value
-//		state with no entries: 128 key groups × (16 + 4×128) = 67,584
+//   - key copy: BinaryRowData of arity 1, 8 null bits + 8 + 40 (36 bytes
+//     padded) = 56 bytes, so 128 objects + byte[] 16+56 = 200;
+//   - row copy: arity 7, 8 + 56 + 40 = 104 bytes, so 128 + 120 = 248;
+//   - HashMap 48; its table 16 slots: 16+64 = 80; 32 (13 keys > 12): 144;
+//   - per key: Node 32 + key 200 + value;
+//   - state with no entries: 128 key groups × (16 + 4×128) = 67,584.
 //
-//	  - proctime keep-first (no TTL, allow-latency 1 s, size 100): a at
-//	    100, a at 300, b at 900: at 950 the bundle holds a's first row and
-//	    b's: 48 + 80 + 2 × (32 + 200 + 248) = 1,088, state 67,584: 68,672.
-//	    At 1000 the timer flushes: two flags of 40 + 200 = 240 bytes, the
-//	    emptied bundle keeps its table: 480 + 67,584 + 128 = 68,192.
-//	  - proctime keep-last, 13 keys at 100 ... 112: the table doubles to
-//	    32 slots: 48 + 144 + 13 × 480 = 6,432, state 67,584: 74,016. After
-//	    the flush at 1000: 13 rows of 40 + 200 + 248 = 488: 6,344 + 67,584
-//	    + 192 = 74,120.
-//	  - rowtime (watermark 5 s, event times 1000 ... 2000: the SQL
-//	    watermark stays at 0, below the mini-batch's first end 999, so
-//	    nothing flushes): 11 rows of a and 1 of b; a's ArrayList grows
-//	    from 10 to 15 slots: 24 + (16+60, padded) 80 + 11 × 248 = 2,832,
-//	    b's 24 + (16+40) 56 + 248 = 328; the bundle 48 + 80 + 2 × 232 +
-//	    2,832 + 328 = 3,752, state 67,584: 71,336.
+// Cases:
+//   - proctime keep-first (no TTL, allow-latency 1 s, size 100): a at
+//     100, a at 300, b at 900: at 950 the bundle holds a's first row and
+//     b's: 48 + 80 + 2 × (32 + 200 + 248) = 1,088, state 67,584: 68,672.
+//     At 1000 the timer flushes: two flags of 40 + 200 = 240 bytes, the
+//     emptied bundle keeps its table: 480 + 67,584 + 128 = 68,192.
+//   - proctime keep-last, 13 keys at 100 ... 112: the table doubles to
+//     32 slots: 48 + 144 + 13 × 480 = 6,432, state 67,584: 74,016. After
+//     the flush at 1000: 13 rows of 40 + 200 + 248 = 488: 6,344 + 67,584
+//     + 192 = 74,120.
+//   - rowtime (watermark 5 s, event times 1000 ... 2000: the SQL
+//     watermark stays at 0, below the mini-batch's first end 999, so
+//     nothing flushes): 11 rows of a and 1 of b; a's ArrayList grows
+//     from 10 to 15 slots: 24 + (16+60, padded) 80 + 11 × 248 = 2,832,
+//     b's 24 + (16+40) 56 + 248 = 328; the bundle 48 + 80 + 2 × 232 +
+//     2,832 + 328 = 3,752, state 67,584: 71,336.
 func TestMiniBatchBundleBytes(t *testing.T) {
 	mb := map[string]string{OptMiniBatch: "true", OptMiniBatchDelay: "1 s", OptMiniBatchSize: "100"}
 	rowTimeSQL := "SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY event_id ORDER BY event_time ASC) AS rn FROM events) WHERE rn = 1"
