@@ -393,8 +393,8 @@ func TestMiniBatchAllocatesNothingPerRow(t *testing.T) {
 //     emptied bundle keeps its table: 480 + 67,584 + 128 = 68,192.
 //   - proctime keep-last, 13 keys at 100 ... 112: the table doubles to
 //     32 slots: 48 + 144 + 13 × 480 = 6,432, state 67,584: 74,016. After
-//     the flush at 1000: 13 rows of 40 + 200 + 248 = 488: 6,344 + 67,584
-//   - 192 = 74,120.
+//     the flush at 1000: 13 rows of 40 + 200 + 248 = 488, so 6,344 +
+//     67,584 + 192 = 74,120.
 //   - rowtime (watermark 5 s, event times 1000 ... 2000: the SQL
 //     watermark stays at 0, below the mini-batch's first end 999, so
 //     nothing flushes): 11 rows of a and 1 of b; a's ArrayList grows
