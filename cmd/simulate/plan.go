@@ -88,8 +88,11 @@ A Flink, Kafka Streams or Beam query is planned the same way over its own
 horizon, set in each simulation as a sweep sets it: Flink's
 table.exec.state.ttl ("state TTL"), Kafka Streams' window, Beam's duration;
 the answer names it and shows only simulated values (no closed-form model
-for these engines). --memory-budget, the Spark cluster flags and --out are
-Spark's and refused for them.
+for these engines). For a Flink query --memory-budget bounds the peak of its
+modelled heap state bytes (an estimate of the heap state backend from its
+classes' fields, docs/flink.md, not a JVM measurement); Kafka Streams' and
+Beam's state bytes are not modelled, so it is refused for them. The Spark
+cluster flags and --out are Spark's and refused for the other engines.
 
 Exit status: 0 with a recommended delay, 2 without one (unreachable, over
 budget, no watermark to plan, or a state that never shrinks), 1 on errors.`,
@@ -276,8 +279,8 @@ func refuseSparkOnly(cmd *cobra.Command, sc *scenario.Scenario, query, out strin
 			engine = q.Engine
 		}
 	}
-	if cmd.Flags().Changed("memory-budget") {
-		return fmt.Errorf("--memory-budget: bounds Spark's state-store bytes; %q is a %s query: plan shows its simulated peak state rows and bytes, and applies no budget to them", query, engine)
+	if cmd.Flags().Changed("memory-budget") && !plan.BudgetModelled(engine) {
+		return fmt.Errorf("--memory-budget: bounds modelled state bytes (Spark's state store, Flink's heap state); %q is a %s query, whose state bytes are not modelled: plan shows its simulated peak state rows (drop --memory-budget)", query, engine)
 	}
 	for _, n := range []string{"partitions", "executors", "cores-per-executor", "provider", "cost"} {
 		if cmd.Flags().Changed(n) {

@@ -59,23 +59,25 @@ func TestPlanFlinkText(t *testing.T) {
 }
 
 // TestPlanRefusesSparkFlagsForOtherEngines: the flags that size a Spark
-// cluster, the memory budget (Spark's state-store bytes) and the review
-// document (--out, Spark-shaped) are refused in one line for a Flink
-// query, before any simulation and writing nothing.
+// cluster and the review document (--out, Spark-shaped) are refused in
+// one line for a Flink query, and the memory budget for a Beam query
+// (its state bytes are not modelled), before any simulation and writing
+// nothing.
 func TestPlanRefusesSparkFlagsForOtherEngines(t *testing.T) {
 	sc := withBlock(t, flinkQueries)
 	out := filepath.Join(t.TempDir(), "review")
 	for _, c := range []struct {
-		args []string
-		want string
+		query string
+		args  []string
+		want  string
 	}{
-		{[]string{"--partitions", "4"}, "--partitions: sizes a Spark cluster"},
-		{[]string{"--executors", "2"}, "--executors: sizes a Spark cluster"},
-		{[]string{"--provider", "rocksdb"}, "--provider: sizes a Spark cluster"},
-		{[]string{"--memory-budget", "1GiB"}, "--memory-budget: bounds Spark's state-store bytes"},
-		{[]string{"--out", out}, "--out: the review document is Spark's"},
+		{"flink-rowtime", []string{"--partitions", "4"}, "--partitions: sizes a Spark cluster"},
+		{"flink-rowtime", []string{"--executors", "2"}, "--executors: sizes a Spark cluster"},
+		{"flink-rowtime", []string{"--provider", "rocksdb"}, "--provider: sizes a Spark cluster"},
+		{"beam-processing", []string{"--memory-budget", "1GiB"}, `--memory-budget: bounds modelled state bytes (Spark's state store, Flink's heap state); "beam-processing" is a beam query, whose state bytes are not modelled`},
+		{"flink-rowtime", []string{"--out", out}, "--out: the review document is Spark's"},
 	} {
-		args := append([]string{"plan", sc, "--query", "flink-rowtime", "--seeds", "1", "-q"}, c.args...)
+		args := append([]string{"plan", sc, "--query", c.query, "--seeds", "1", "-q"}, c.args...)
 		code, stdout, stderr := simulate(t, args...)
 		if code != 1 || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 || stdout != "" {
 			t.Errorf("%v: exit %d, stderr %q, stdout %q; want exit 1 and one line with %q", c.args, code, stderr, stdout, c.want)
@@ -83,5 +85,23 @@ func TestPlanRefusesSparkFlagsForOtherEngines(t *testing.T) {
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("--out %s written (%v)", out, err)
+	}
+}
+
+// TestPlanFlinkMemoryBudget: --memory-budget applies to a Flink query's
+// modelled heap state bytes: a budget of 1 KiB, below the bucket arrays
+// alone (128 × 528 bytes), fails the plan (exit 2) naming the state TTL
+// and saying the bytes are an estimate, not a JVM measurement.
+func TestPlanFlinkMemoryBudget(t *testing.T) {
+	sc := withBlock(t, flinkQueries)
+	code, stdout, stderr := simulate(t, "plan", sc, "--query", "flink-rowtime", "--seeds", "1", "-q", "--max-missed-rate", "1%", "--memory-budget", "1KiB")
+	if code != 2 {
+		t.Fatalf("exit %d, want 2 (over budget): %s\n%s", code, stderr, stdout)
+	}
+	for _, want := range []string{"over budget: ", "is the smallest state TTL meeting", "modelled peak heap state (an estimate of Flink's heap state backend, not a JVM measurement)",
+		"No state TTL simulated fits it", "peak state <= 1.00 KiB", "  state TTL  none: "} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("text lacks %q:\n%s", want, stdout)
+		}
 	}
 }

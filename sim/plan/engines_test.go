@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/dedupsim/dedupsim/engines/interval"
+	"github.com/dedupsim/dedupsim/metrics"
 	"github.com/dedupsim/dedupsim/sim/runner"
 	"github.com/dedupsim/dedupsim/sim/scenario"
 )
@@ -45,8 +46,16 @@ queries:
 `
 
 // directRun runs query of sc alone at horizon d (a sweep of one value,
-// as plan's simulations) and returns its summary.
+// as plan's simulations) and returns its rates.
 func directRun(t *testing.T, sc *scenario.Scenario, query string, d time.Duration) (missed, drops float64) {
+	t.Helper()
+	q := directSummary(t, sc, query, d)
+	return q.MissedDuplicateRate, q.FalseDropRate
+}
+
+// directSummary runs query of sc alone at horizon d, as directRun, and
+// returns its summary.
+func directSummary(t *testing.T, sc *scenario.Scenario, query string, d time.Duration) metrics.QuerySummary {
 	t.Helper()
 	c := *sc
 	c.Queries = nil
@@ -64,7 +73,7 @@ func directRun(t *testing.T, sc *scenario.Scenario, query string, d time.Duratio
 	if err := r.Close(); err != nil {
 		t.Fatal(err)
 	}
-	return q.MissedDuplicateRate, q.FalseDropRate
+	return q
 }
 
 // TestPlanOtherEngines: plan searches the horizon of a Flink keep-first
@@ -123,15 +132,76 @@ func TestPlanOtherEngines(t *testing.T) {
 	}
 }
 
-// TestPlanOtherEnginesRefusesBudget: a memory budget bounds Spark's
-// state-store bytes; plan refuses it for another engine's query in one
-// line rather than judge state it does not model as Spark's.
+// TestPlanOtherEnginesRefusesBudget: a memory budget bounds modelled
+// state bytes; plan refuses it in one line for a Kafka Streams or a Beam
+// query, whose state bytes are not modelled (their summaries hold 0),
+// rather than judge what it does not model.
 func TestPlanOtherEnginesRefusesBudget(t *testing.T) {
 	sc := parse(t, enginesSmall)
-	_, err := Search(context.Background(), sc, "flink-keep-first", Targets{MaxMissedRate: 0.02, MemoryBudget: 1 << 20}, Options{})
-	if err == nil || !strings.Contains(err.Error(), "memory budget") || strings.Contains(err.Error(), "\n") {
-		t.Fatalf("want a one-line refusal of the memory budget, got %v", err)
+	for _, q := range []string{"kstreams-stream", "beam-processing"} {
+		_, err := Search(context.Background(), sc, q, Targets{MaxMissedRate: 0.02, MemoryBudget: 1 << 20}, Options{})
+		if err == nil || !strings.Contains(err.Error(), "memory budget") || !strings.Contains(err.Error(), "not modelled") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: want a one-line refusal of the memory budget, got %v", q, err)
+		}
 	}
+}
+
+// TestPlanFlinkMemoryBudget: for a Flink query the memory budget bounds
+// the peak of its modelled heap state bytes. Without a budget plan picks
+// the TTL d; direct runs give the peak bytes at d. A budget of exactly
+// that peak is met: d is recommended. One byte less fails the plan (no
+// TTL meeting the rates fits, the budget binds), and the largest TTL plan
+// names as fitting does fit the budget in a direct run and misses the
+// rate target there, as every TTL below d must.
+func TestPlanFlinkMemoryBudget(t *testing.T) {
+	sc := parse(t, enginesSmall)
+	tg := Targets{MaxMissedRate: 0.02, MaxFalseDropRate: 0.0001}
+	r, err := Search(context.Background(), sc, "flink-keep-first", tg, Options{Seeds: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Recommended == nil {
+		t.Fatalf("no recommendation: %s", r.Reason)
+	}
+	d := *r.Recommended
+	peak := directSummary(t, sc, "flink-keep-first", d).PeakStateBytes
+	if peak <= 0 {
+		t.Fatalf("at %s: peak state bytes %d, want the heap estimate", d, peak)
+	}
+
+	tg.MemoryBudget = peak
+	r, err = Search(context.Background(), sc, "flink-keep-first", tg, Options{Seeds: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Recommended == nil || *r.Recommended != d || r.BudgetExceeded || !strings.Contains(r.Reason, "; its modelled peak heap state, ") {
+		t.Errorf("budget %d (the peak at %s): recommended %v, over budget %v: %s", peak, d, r.Recommended, r.BudgetExceeded, r.Reason)
+	}
+
+	tg.MemoryBudget = peak - 1
+	r, err = Search(context.Background(), sc, "flink-keep-first", tg, Options{Seeds: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Recommended != nil || !r.BudgetExceeded || r.Binding != BindMemoryBudget {
+		t.Fatalf("budget %d: recommended %v, over budget %v, binding %q; want none, over budget, memoryBudget: %s", peak-1, r.Recommended, r.BudgetExceeded, r.Binding, r.Reason)
+	}
+	for _, want := range []string{"over budget: " + fmtDelay(d) + " is the smallest state TTL meeting", "modelled peak heap state (an estimate of Flink's heap state backend, not a JVM measurement)", "The largest state TTL simulated that fits is "} {
+		if !strings.Contains(r.Reason, want) {
+			t.Errorf("reason lacks %q: %s", want, r.Reason)
+		}
+	}
+	_, rest, _ := strings.Cut(r.Reason, "The largest state TTL simulated that fits is ")
+	fit, _, _ := strings.Cut(rest, " ")
+	dur, err := interval.Parse(fit)
+	if err != nil {
+		t.Fatalf("the fitting TTL %q: %v", fit, err)
+	}
+	q := directSummary(t, sc, "flink-keep-first", dur)
+	if q.PeakStateBytes > tg.MemoryBudget || q.MissedDuplicateRate <= tg.MaxMissedRate || dur >= d {
+		t.Errorf("at %s (below %s?): peak %d against the budget %d, missed %.4f%%: want it to fit and miss the target", dur, d, q.PeakStateBytes, tg.MemoryBudget, 100*q.MissedDuplicateRate)
+	}
+	t.Logf("TTL %s, peak %d bytes; fitting %s, peak %d, missed %.4f%%", d, peak, dur, q.PeakStateBytes, 100*q.MissedDuplicateRate)
 }
 
 // TestPlanFlinkRowtimeSeeds: a Flink rowtime keep-first query planned

@@ -140,7 +140,7 @@ func (r *Result) WriteText(w io.Writer, file string, seed uint64) error {
 		fmt.Fprintf(tw, "  delay\tnone: the query never evicts, its state grows without bound at any delay (%s meets the rates)\n", fmtDelay(r.Point.Delay))
 		at = "at " + fmtDelay(r.Point.Delay)
 	case r.BudgetExceeded && r.Point.HasDelay:
-		fmt.Fprintf(tw, "  delay\tnone: %s meets the rates but not the budget\n", fmtDelay(r.Point.Delay))
+		fmt.Fprintf(tw, "  %s\tnone: %s meets the rates but not the budget\n", param, fmtDelay(r.Point.Delay))
 		at = "at " + fmtDelay(r.Point.Delay)
 	case r.Point.HasDelay && r.Engine != "":
 		fmt.Fprintf(tw, "  %s\tnone meets the targets (%s, %s to %s)\n", param, r.simulatedText(), fmtDelay(r.Points[0].Delay), fmtDelay(r.Points[len(r.Points)-1].Delay))
@@ -279,7 +279,7 @@ func (r *Result) bindingText() string {
 		return fmt.Sprintf("the false-drop target %s decides: the missed-duplicate target alone needs %s%s",
 			percent(r.Targets.MaxFalseDropRate), alone(r.MissedAlone), budget)
 	case BindMemoryBudget:
-		return fmt.Sprintf("the memory budget %s decides: no delay meeting the rate targets fits it", formatBytes(float64(r.Targets.MemoryBudget)))
+		return fmt.Sprintf("the memory budget %s decides: no %s meeting the rate targets fits it", formatBytes(float64(r.Targets.MemoryBudget)), r.ParamName())
 	}
 	return ""
 }

@@ -582,10 +582,10 @@ func combine(res *Result, base *searcher, seedSearch func(i int) *searcher) (*Re
 		if need > float64(t.MemoryBudget) {
 			res.BudgetExceeded = true
 			res.Recommended = nil
-			res.Reason = fmt.Sprintf("over budget: %s is the smallest delay meeting %s on %s of the %d seeds, and its largest simulated peak state over the seeds, %s%s, exceeds the memory budget of %s",
-				fmtDelay(d), base.targetText(), shareWords(res.Quantile), len(res.Seeds), formatBytes(need), base.atRate(), formatBytes(float64(t.MemoryBudget)))
+			res.Reason = fmt.Sprintf("over budget: %s is the smallest %s meeting %s on %s of the %d seeds, and its largest %s over the seeds, %s%s, exceeds the memory budget of %s",
+				fmtDelay(d), base.param, base.targetText(), shareWords(res.Quantile), len(res.Seeds), base.stateWhat(), formatBytes(need), base.atRate(), formatBytes(float64(t.MemoryBudget)))
 		} else {
-			res.Reason += fmt.Sprintf("; its largest peak state over the seeds, %s%s, fits the memory budget of %s", formatBytes(need), base.atRate(), formatBytes(float64(t.MemoryBudget)))
+			res.Reason += fmt.Sprintf("; its largest %s over the seeds, %s%s, fits the memory budget of %s", base.peakWhat(), formatBytes(need), base.atRate(), formatBytes(float64(t.MemoryBudget)))
 		}
 	}
 	if base.info.shape == NeverEvicts {
@@ -675,8 +675,8 @@ func searchSeed(ctx context.Context, p *pool, sc *scenario.Scenario, query strin
 		if param, err = HorizonName(q.Engine); err != nil {
 			return nil, nil, fmt.Errorf("queries[%d]: %w", qi, err)
 		}
-		if t.MemoryBudget > 0 {
-			return nil, nil, fmt.Errorf("queries[%d]: a memory budget bounds Spark's state-store bytes; plan does not apply one to a %s query (its peak state rows and bytes are shown)", qi, q.Engine)
+		if t.MemoryBudget > 0 && !BudgetModelled(q.Engine) {
+			return nil, nil, fmt.Errorf("queries[%d]: a memory budget bounds modelled state bytes (Spark's state store, Flink's heap state backend); a %s query's state bytes are not modelled (its peak state rows are shown): drop the budget", qi, q.Engine)
 		}
 		// Another engine's horizon always changes what it keeps; no
 		// closed-form model covers it (ok false).
@@ -773,6 +773,34 @@ type searcher struct {
 	// param names the searched value in reasons: "delay" for Spark,
 	// else the engine's horizon (HorizonName).
 	param string
+}
+
+// BudgetModelled reports whether a query of engine has modelled state
+// bytes that a memory budget can bound: Spark's state store (the
+// closed-form model and the simulated store) and Flink's heap state
+// backend (sim/flink's estimate from the classes' fields, mini-batch
+// bundle included: an estimate, not a JVM measurement). Kafka Streams'
+// and Beam's state bytes are not modelled (their summaries hold 0).
+func BudgetModelled(engine string) bool {
+	return engine == "" || engine == scenario.EngineSpark || engine == scenario.EngineFlink
+}
+
+// peakWhat names the peak state that fits a memory budget: Spark's
+// "peak state", Flink's "modelled peak heap state".
+func (s *searcher) peakWhat() string {
+	if s.q.Engine == scenario.EngineFlink {
+		return "modelled peak heap state"
+	}
+	return "peak state"
+}
+
+// stateWhat names the peak state a memory budget bounds in a reason:
+// Spark's simulated state, or Flink's modelled heap estimate.
+func (s *searcher) stateWhat() string {
+	if s.q.Engine == scenario.EngineFlink {
+		return "modelled peak heap state (an estimate of Flink's heap state backend, not a JVM measurement)"
+	}
+	return "simulated peak state"
 }
 
 // HorizonName names the horizon plan searches for a query of engine:
@@ -1005,11 +1033,11 @@ func (s *searcher) search(res *Result) error {
 			if err != nil {
 				return err
 			}
-			res.Reason = fmt.Sprintf("over budget: %s is the smallest delay meeting %s, and its simulated peak state, %s%s, exceeds the memory budget of %s. %s",
-				fmtDelay(d), what, formatBytes(need), s.atRate(), formatBytes(float64(s.t.MemoryBudget)), fits)
+			res.Reason = fmt.Sprintf("over budget: %s is the smallest %s meeting %s, and its %s, %s%s, exceeds the memory budget of %s. %s",
+				fmtDelay(d), s.param, what, s.stateWhat(), formatBytes(need), s.atRate(), formatBytes(float64(s.t.MemoryBudget)), fits)
 			return nil
 		}
-		res.Reason += fmt.Sprintf("; its peak state, %s%s, fits the memory budget of %s", formatBytes(need), s.atRate(), formatBytes(float64(s.t.MemoryBudget)))
+		res.Reason += fmt.Sprintf("; its %s, %s%s, fits the memory budget of %s", s.peakWhat(), formatBytes(need), s.atRate(), formatBytes(float64(s.t.MemoryBudget)))
 	}
 	res.Recommended = &d
 	return nil
@@ -1121,10 +1149,10 @@ func (s *searcher) budgetFits(scale float64) (string, error) {
 		}
 	}
 	if best == nil {
-		return "No delay simulated fits it, down to the smallest.", nil
+		return fmt.Sprintf("No %s simulated fits it, down to the smallest.", s.param), nil
 	}
-	out := fmt.Sprintf("The largest delay simulated that fits is %s (peak %s), which misses %s of duplicates and loses %s of events",
-		fmtDelay(best.Delay), formatBytes(float64(best.Summary.PeakStateBytes)*scale),
+	out := fmt.Sprintf("The largest %s simulated that fits is %s (peak %s), which misses %s of duplicates and loses %s of events",
+		s.param, fmtDelay(best.Delay), formatBytes(float64(best.Summary.PeakStateBytes)*scale),
 		interval.Percent(best.Summary.MissedDuplicateRate), interval.Percent(best.Summary.FalseDropRate))
 	if modelOK && dm != best.Delay {
 		out += fmt.Sprintf(" (the model puts the limit at about %s)", fmtDelay(dm))
@@ -1280,6 +1308,9 @@ func (s *searcher) notes(res *Result) {
 	switch {
 	case !s.q.IsSpark():
 		res.Notes = append(res.Notes, fmt.Sprintf("no closed-form model for this engine (%s): only simulated values are shown, each a run with the %s set to the value", s.q.Engine, s.param))
+		if s.t.MemoryBudget > 0 && s.q.Engine == scenario.EngineFlink {
+			res.Notes = append(res.Notes, "the memory budget bounds the peak of the modelled heap state bytes (docs/flink.md, State bytes: the entries, expired ones not yet cleaned up, the bucket arrays and a mini-batch bundle, from the classes' fields under compressed oops): an estimate, not a JVM measurement")
+		}
 	case !s.info.ok:
 		res.Notes = append(res.Notes, "the closed-form model covers chains with one dedup operator; this one has several, so only simulated values are shown")
 	case !s.info.idKey:
