@@ -675,6 +675,9 @@ func searchSeed(ctx context.Context, p *pool, sc *scenario.Scenario, query strin
 		if param, err = HorizonName(q.Engine); err != nil {
 			return nil, nil, fmt.Errorf("queries[%d]: %w", qi, err)
 		}
+		if err := q.NoHorizon(); err != nil {
+			return nil, nil, fmt.Errorf("queries[%d]: %w", qi, err)
+		}
 		if t.MemoryBudget > 0 {
 			return nil, nil, fmt.Errorf("queries[%d]: a memory budget bounds Spark's state-store bytes; plan does not apply one to a %s query (its peak state rows and bytes are shown)", qi, q.Engine)
 		}

@@ -70,6 +70,10 @@ type QuerySpec struct {
 	Window     *time.Duration
 	Time       string
 	Partitions *int64
+	// Mode and Form are a Kafka Streams query's dedup ("keep-first", the
+	// default, or "keep-last") and keep-last's form ("toTable", the
+	// default, or "reduce").
+	Mode, Form string
 	// TimeDomain and Duration are a Beam query's.
 	TimeDomain string
 	Duration   *time.Duration
@@ -109,9 +113,15 @@ func scenarioEngines() []scenarioEngine {
 	return []scenarioEngine{
 		{name: flink.Engine, title: "Flink", keys: []string{"query", "options"}, state: "Flink's heap backend", store: "heap", resolve: flinkQuery,
 			horizon: "options." + flink.OptStateTTL, withHorizon: flinkHorizon},
-		{name: kstreams.Engine, title: "Kafka Streams", keys: []string{"window", "time", "partitions"}, state: "a persistent (RocksDB) window store", store: "rocksdb-window-store",
+		{name: kstreams.Engine, title: "Kafka Streams", keys: []string{"window", "time", "partitions", "mode", "form"}, state: "a persistent (RocksDB) window store", store: "rocksdb-window-store",
 			defaults: QuerySpec{Time: "stream"}, resolve: kstreamsQuery,
-			horizon: "window", withHorizon: func(spec QuerySpec, d time.Duration) (QuerySpec, error) { spec.Window = &d; return spec, nil }},
+			horizon: "window", withHorizon: func(spec QuerySpec, d time.Duration) (QuerySpec, error) {
+				if err := kstreamsNoHorizon(spec); err != nil {
+					return spec, err
+				}
+				spec.Window = &d
+				return spec, nil
+			}},
 		{name: beam.Engine, title: "Beam", keys: []string{"timeDomain", "duration"}, state: "the DirectRunner's in-memory state", store: "direct-runner",
 			defaults: QuerySpec{TimeDomain: "processing", Duration: &beamDefaultDuration}, resolve: beamQuery,
 			horizon: "duration", withHorizon: func(spec QuerySpec, d time.Duration) (QuerySpec, error) { spec.Duration = &d; return spec, nil }},
@@ -196,8 +206,27 @@ func ScenarioQueryFor(engine string, spec QuerySpec) (ScenarioQuery, error) {
 	if err != nil {
 		return ScenarioQuery{}, err
 	}
-	sq.Store = e.store
+	sq.Store = cmp.Or(sq.Store, e.store)
 	return sq, nil
+}
+
+// NoHorizon returns why the query of engine whose keys are spec has no
+// horizon a sweep or plan could set, or nil when it has one: a Kafka
+// Streams keep-last query keeps every key forever and forwards every
+// copy, so no window applies and no value meets a missed-duplicate
+// target (as a Flink keep-last query's +U at any TTL).
+func NoHorizon(engine string, spec QuerySpec) error {
+	if engine == kstreams.Engine {
+		return kstreamsNoHorizon(spec)
+	}
+	return nil
+}
+
+func kstreamsNoHorizon(spec QuerySpec) error {
+	if spec.Mode != "keep-last" {
+		return nil
+	}
+	return errors.New("a keep-last (toTable, reduce) query has no window to sweep or plan: its table keeps every key forever and forwards every copy, so missed duplicates are every copy after the first at any window (unreachable, as Flink keep-last at any TTL)")
 }
 
 // HorizonKey returns the key of engine's queries that a sweep sets to
@@ -342,6 +371,16 @@ func millis(key string, d *time.Duration, what string) (int64, error) {
 var eventID = []string{"event_id"}
 
 func kstreamsQuery(spec QuerySpec) (ScenarioQuery, error) {
+	switch spec.Mode {
+	case "", "keep-first":
+		if spec.Form != "" {
+			return ScenarioQuery{}, &KeyError{Key: "form", Err: fmt.Errorf("must be left out of a keep-first query (only keep-last takes a form: toTable or reduce), got %s", fileio.Show(spec.Form))}
+		}
+	case "keep-last":
+		return kstreamsKeepLast(spec)
+	default:
+		return ScenarioQuery{}, &KeyError{Key: "mode", Err: fmt.Errorf("must be keep-first (the window-store processor, the default) or keep-last (toTable or reduce), got %s", fileio.Show(spec.Mode))}
+	}
 	var errs []error
 	w, err := millis("window", spec.Window, "the window store's retention and window size W, such as 2 minutes")
 	if err == nil {
@@ -374,6 +413,42 @@ func kstreamsQuery(spec QuerySpec) (ScenarioQuery, error) {
 	}}, nil
 }
 
+// kstreamsKeepLast resolves a keep-last query: toTable (the default) or
+// reduce, one task, no window. Its time may only be the default (stream):
+// the table's stream time decides nothing.
+func kstreamsKeepLast(spec QuerySpec) (ScenarioQuery, error) {
+	var errs []error
+	const why = "keep-last (toTable, reduce) keeps every key forever"
+	if spec.Window != nil {
+		errs = append(errs, &KeyError{Key: "window", Err: fmt.Errorf("must be left out of a keep-last query (%s: no window), got %s", why, interval.Format(*spec.Window))})
+	}
+	if spec.Time != "" && spec.Time != "stream" {
+		errs = append(errs, &KeyError{Key: "time", Err: fmt.Errorf("must be left out of a keep-last query (%s: no lookup time), got %s", why, fileio.Show(spec.Time))})
+	}
+	if spec.Partitions != nil {
+		errs = append(errs, &KeyError{Key: "partitions", Err: fmt.Errorf("must be left out of a keep-last query (only keep-first, the window-store pattern, takes partitions), got %d", *spec.Partitions)})
+	}
+	reduce := false
+	switch spec.Form {
+	case "", "toTable":
+	case "reduce":
+		reduce = true
+	default:
+		errs = append(errs, &KeyError{Key: "form", Err: fmt.Errorf("must be toTable (stream.toTable, the default) or reduce (groupByKey().reduce), got %s", fileio.Show(spec.Form))})
+	}
+	if err := errors.Join(errs...); err != nil {
+		return ScenarioQuery{}, err
+	}
+	t := kstreams.ScenarioKeepLast(reduce)
+	return ScenarioQuery{Keys: eventID, Text: t.QueryText(), Store: "rocksdb-kv-store", Warnings: warnings(t.Explain()), NewOperator: func() (ScenarioOperator, error) {
+		op, err := t.NewScenarioOperator()
+		if err != nil {
+			return nil, err
+		}
+		return &kstreamsOperator{op: op}, nil
+	}}, nil
+}
+
 // kstreamsOperator runs a Kafka Streams query on its tasks (one per
 // partition); the record's timestamp is the row's event time.
 type kstreamsOperator struct {
@@ -390,6 +465,9 @@ func (k *kstreamsOperator) Process(key, _ []byte, _, eventMs int64) (engines.Out
 func (k *kstreamsOperator) State(int64) (logical, physical int64) { return k.op.State() }
 func (k *kstreamsOperator) Function() string                      { return k.op.Function() }
 func (k *kstreamsOperator) Counters() []Counter {
+	if k.op.KeepLast() {
+		return nil // a table drops no record: no counter of its own
+	}
 	k.counters = [1]Counter{{"droppedRecordsTotal", k.op.DroppedRecords()}}
 	return k.counters[:]
 }

@@ -129,6 +129,12 @@ type Query struct {
 	// stream time) each; unset is one. Left out of the JSON form when
 	// unset.
 	Partitions *int64 `json:"partitions,omitempty" yaml:"partitions" want:"a whole number of partitions such as 4"`
+	// Mode and Form are a kafka-streams query's dedup ("keep-first", the
+	// window-store processor and the default, or "keep-last") and
+	// keep-last's form ("toTable", the default, or "reduce"). Left out
+	// of the JSON form when unset.
+	Mode string `json:"mode,omitempty" yaml:"mode" want:"keep-first or keep-last"`
+	Form string `json:"form,omitempty" yaml:"form" want:"toTable or reduce"`
 	// TimeDomain and Duration are a beam query's: Deduplicate's time
 	// domain ("processing", the default, or "event") and duration d
 	// (default 10 minutes).
@@ -145,7 +151,7 @@ func (q Query) engineKeys() []string {
 		set  bool
 	}{
 		{"query", strings.TrimSpace(q.Query) != ""}, {"options", len(q.Options) > 0},
-		{"window", q.Window != nil}, {"time", q.Time != ""}, {"partitions", q.Partitions != nil},
+		{"mode", q.Mode != ""}, {"window", q.Window != nil}, {"time", q.Time != ""}, {"partitions", q.Partitions != nil}, {"form", q.Form != ""},
 		{"timeDomain", q.TimeDomain != ""}, {"duration", q.Duration != nil},
 	} {
 		if k.set {
@@ -177,7 +183,7 @@ func (s *Scenario) fillEngineDefaults() {
 // Spec returns the engine keys of q, a query of another engine than
 // Spark, for registry.ScenarioQueryFor.
 func (q Query) Spec() registry.QuerySpec {
-	spec := registry.QuerySpec{Query: q.Query, Options: q.Options, Time: q.Time, TimeDomain: q.TimeDomain, Partitions: q.Partitions}
+	spec := registry.QuerySpec{Query: q.Query, Options: q.Options, Time: q.Time, TimeDomain: q.TimeDomain, Partitions: q.Partitions, Mode: q.Mode, Form: q.Form}
 	if q.Window != nil {
 		w := q.Window.Std()
 		spec.Window = &w
@@ -196,6 +202,16 @@ const (
 	// EngineFlink runs Flink SQL's dedup pattern.
 	EngineFlink = "flink"
 )
+
+// NoHorizon returns why q, a query of another engine than Spark, has no
+// horizon a sweep or plan could set (registry.NoHorizon: a Kafka Streams
+// keep-last query), or nil.
+func (q Query) NoHorizon() error {
+	if q.IsSpark() {
+		return nil
+	}
+	return registry.NoHorizon(q.Engine, q.Spec())
+}
 
 // IsSpark reports whether Spark runs the query (its engine is unset or
 // spark).
