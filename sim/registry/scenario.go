@@ -74,9 +74,13 @@ type QuerySpec struct {
 	// default, or "keep-last") and keep-last's form ("toTable", the
 	// default, or "reduce").
 	Mode, Form string
-	// TimeDomain and Duration are a Beam query's.
-	TimeDomain string
-	Duration   *time.Duration
+	// TimeDomain and Duration are a Beam query's; FixedWindow its fixed
+	// windows' size (nil: the global window) and AllowedLateness their
+	// allowed lateness (nil: 0).
+	TimeDomain      string
+	Duration        *time.Duration
+	FixedWindow     *time.Duration
+	AllowedLateness *time.Duration
 }
 
 // KeyError is a problem with one key of a scenario query.
@@ -122,7 +126,7 @@ func scenarioEngines() []scenarioEngine {
 				spec.Window = &d
 				return spec, nil
 			}},
-		{name: beam.Engine, title: "Beam", keys: []string{"timeDomain", "duration"}, state: "the DirectRunner's in-memory state", store: "direct-runner",
+		{name: beam.Engine, title: "Beam", keys: []string{"timeDomain", "duration", "window", "allowedLateness"}, state: "the DirectRunner's in-memory state", store: "direct-runner",
 			defaults: QuerySpec{TimeDomain: "processing", Duration: &beamDefaultDuration}, resolve: beamQuery,
 			horizon: "duration", withHorizon: func(spec QuerySpec, d time.Duration) (QuerySpec, error) { spec.Duration = &d; return spec, nil }},
 	}
@@ -381,6 +385,9 @@ func kstreamsQuery(spec QuerySpec) (ScenarioQuery, error) {
 	default:
 		return ScenarioQuery{}, &KeyError{Key: "mode", Err: fmt.Errorf("must be keep-first (the window-store processor, the default) or keep-last (toTable or reduce), got %s", fileio.Show(spec.Mode))}
 	}
+	if spec.FixedWindow != nil {
+		return ScenarioQuery{}, &KeyError{Key: "window", Err: fmt.Errorf("must be a duration, the window store's retention and window size W such as 2 minutes, got {fixed: %s} (a beam query's fixed windows)", interval.Format(*spec.FixedWindow))}
+	}
 	var errs []error
 	w, err := millis("window", spec.Window, "the window store's retention and window size W, such as 2 minutes")
 	if err == nil {
@@ -419,8 +426,12 @@ func kstreamsQuery(spec QuerySpec) (ScenarioQuery, error) {
 func kstreamsKeepLast(spec QuerySpec) (ScenarioQuery, error) {
 	var errs []error
 	const why = "keep-last (toTable, reduce) keeps every key forever"
-	if spec.Window != nil {
-		errs = append(errs, &KeyError{Key: "window", Err: fmt.Errorf("must be left out of a keep-last query (%s: no window), got %s", why, interval.Format(*spec.Window))})
+	if spec.Window != nil || spec.FixedWindow != nil {
+		got := "{fixed: ...}"
+		if spec.Window != nil {
+			got = interval.Format(*spec.Window)
+		}
+		errs = append(errs, &KeyError{Key: "window", Err: fmt.Errorf("must be left out of a keep-last query (%s: no window), got %s", why, got)})
 	}
 	if spec.Time != "" && spec.Time != "stream" {
 		errs = append(errs, &KeyError{Key: "time", Err: fmt.Errorf("must be left out of a keep-last query (%s: no lookup time), got %s", why, fileio.Show(spec.Time))})
@@ -487,17 +498,64 @@ func beamQuery(spec QuerySpec) (ScenarioQuery, error) {
 	if err != nil {
 		errs = append(errs, &KeyError{Key: "timeDomain", Err: fmt.Errorf("must be processing (Beam's default) or event, got %s", fileio.Show(spec.TimeDomain))})
 	}
+	var window, lateness int64
+	badWindow := spec.Window != nil
+	if spec.Window != nil {
+		errs = append(errs, &KeyError{Key: "window", Err: fmt.Errorf("must be {fixed: DURATION} for a beam query (fixed windows of that size; left out, the global window), got %s", interval.Format(*spec.Window))})
+	}
+	if spec.FixedWindow != nil {
+		w, err := millis("window", spec.FixedWindow, "")
+		if err == nil && w < 1 {
+			err = &KeyError{Key: "window", Err: fmt.Errorf("fixed: the window size must be at least 1 ms, got %s", interval.Format(*spec.FixedWindow))}
+		}
+		errs = append(errs, err)
+		window, badWindow = w, err != nil
+	}
+	if spec.AllowedLateness != nil && !badWindow {
+		l, err := millis("allowedLateness", spec.AllowedLateness, "")
+		if err == nil {
+			if err = beam.CheckLateness(l, window); err != nil {
+				err = &KeyError{Key: "allowedLateness", Err: fmt.Errorf("%v, got %s", err, interval.Format(*spec.AllowedLateness))}
+			}
+		}
+		errs = append(errs, err)
+		lateness = l
+	}
 	if err := errors.Join(errs...); err != nil {
 		return ScenarioQuery{}, err
 	}
-	t := beam.ScenarioQuery(domain, d)
+	t := beam.ScenarioQuery(domain, d, window, lateness)
 	return ScenarioQuery{Keys: eventID, Text: t.QueryText(), Warnings: warnings(t.Explain()), NewOperator: func() (ScenarioOperator, error) {
 		op, err := t.NewScenarioOperator()
 		if err != nil {
 			return nil, err
 		}
+		if op.Fixed() {
+			return &beamFixedOperator{beamOperator: beamOperator{op: op}}, nil
+		}
 		return &beamOperator{op: op}, nil
 	}}, nil
+}
+
+// beamFixedOperator runs a Beam query in fixed windows, which drops the
+// elements of a window already gone as late. It takes the runner's
+// deferring path for one thing only, the cause of each late drop
+// (LateAhead: behind a watermark ahead of the arrival, a bad clock's
+// doing): it decides every element when it is fed, so nothing waits and
+// no verdict comes later. Its counters add DroppedDueToLateness.
+type beamFixedOperator struct {
+	beamOperator
+	fixedCounters [2]Counter
+}
+
+func (b *beamFixedOperator) Open(int64)                       {}
+func (b *beamFixedOperator) Deferred() bool                   { return false }
+func (b *beamFixedOperator) LateAhead() bool                  { return b.op.LateAhead() }
+func (b *beamFixedOperator) Verdicts(dst []Verdict) []Verdict { return dst }
+func (b *beamFixedOperator) End(int64)                        {}
+func (b *beamFixedOperator) Counters() []Counter {
+	b.fixedCounters = [2]Counter{{"timersFired", b.op.TimersFired()}, {"droppedDueToLateness", b.op.DroppedLate()}}
+	return b.fixedCounters[:]
 }
 
 // beamOperator runs a Beam query: processing time is the row's arrival,

@@ -227,7 +227,7 @@ func TestEngineQueriesRefused(t *testing.T) {
 		{"    time: stream", "    time: stream\n    store: pebble", "queries[1].store: must be left out for a kafka-streams query (its state is a persistent (RocksDB) window store, in the model), got pebble"},
 		{"    timeDomain: processing", "    timeDomain: processing\n    store: memory", "queries[2].store: must be left out for a beam query (its state is the DirectRunner's in-memory state, in the model), got memory"},
 		{"    time: stream", "    time: stream\n    query: x", "queries[1].query: must be left out for a kafka-streams query (it takes window, time, partitions, mode and form)"},
-		{"    timeDomain: processing", "    timeDomain: processing\n    window: 1 minute", "queries[2].window: must be left out for a beam query (it takes timeDomain and duration)"},
+		{"    timeDomain: processing", "    timeDomain: processing\n    window: 1 minute", "queries[2].window: must be {fixed: DURATION} for a beam query (fixed windows of that size; left out, the global window), got 1m"},
 		{"    window: 2 minutes", "", "queries[1].window: must be set to the window store's retention and window size W"},
 		{"time: stream", "time: wall", "queries[1].time: must be stream (the task's stream time) or record (the record's timestamp), got wall"},
 		{"timeDomain: processing", "timeDomain: wall", "queries[2].timeDomain: must be processing (Beam's default) or event, got wall"},

@@ -15,6 +15,7 @@ package scenario
 
 import (
 	"cmp"
+	"encoding/json"
 	"slices"
 	"time"
 
@@ -120,10 +121,12 @@ type Query struct {
 	// query takes them.
 	Options map[string]string `json:"options,omitempty" yaml:"options" want:"a mapping of option keys to values"`
 	// Window and Time are a kafka-streams query's: the window store's
-	// retention and window size W, and the time its processor looks up
-	// and stores at ("stream", the default, or "record").
-	Window *interval.Duration `json:"window,omitempty" yaml:"window"`
-	Time   string             `json:"time,omitempty" yaml:"time" want:"stream or record"`
+	// retention and window size W (a duration), and the time its
+	// processor looks up and stores at ("stream", the default, or
+	// "record"). A beam query's window is {fixed: DURATION}: fixed
+	// windows of that size.
+	Window *QueryWindow `json:"window,omitempty" yaml:"window"`
+	Time   string       `json:"time,omitempty" yaml:"time" want:"stream or record"`
 	// Partitions is a kafka-streams query's number of partitions of the
 	// repartition topic keyed by event_id, one task (window store and
 	// stream time) each; unset is one. Left out of the JSON form when
@@ -140,6 +143,28 @@ type Query struct {
 	// (default 10 minutes).
 	TimeDomain string             `json:"timeDomain,omitempty" yaml:"timeDomain" want:"processing or event"`
 	Duration   *interval.Duration `json:"duration,omitempty" yaml:"duration"`
+	// AllowedLateness is a beam query's in fixed windows: the windows'
+	// allowed lateness (default 0). Left out of the JSON form when unset.
+	AllowedLateness *interval.Duration `json:"allowedLateness,omitempty" yaml:"allowedLateness"`
+}
+
+// QueryWindow is a query's window key: a duration (a kafka-streams
+// query's W, in Size) or {fixed: DURATION} (a beam query's fixed
+// windows, in Fixed).
+type QueryWindow struct {
+	Size  interval.Duration
+	Fixed *interval.Duration
+}
+
+// MarshalJSON renders w as the scenario file writes it: "2m", or
+// {"fixed":"1m"}.
+func (w QueryWindow) MarshalJSON() ([]byte, error) {
+	if w.Fixed != nil {
+		return json.Marshal(struct {
+			Fixed interval.Duration `json:"fixed"`
+		}{*w.Fixed})
+	}
+	return json.Marshal(w.Size)
 }
 
 // engineKeys returns the keys of q, besides name, engine and store, that
@@ -152,7 +177,7 @@ func (q Query) engineKeys() []string {
 	}{
 		{"query", strings.TrimSpace(q.Query) != ""}, {"options", len(q.Options) > 0},
 		{"mode", q.Mode != ""}, {"window", q.Window != nil}, {"time", q.Time != ""}, {"partitions", q.Partitions != nil}, {"form", q.Form != ""},
-		{"timeDomain", q.TimeDomain != ""}, {"duration", q.Duration != nil},
+		{"timeDomain", q.TimeDomain != ""}, {"duration", q.Duration != nil}, {"allowedLateness", q.AllowedLateness != nil},
 	} {
 		if k.set {
 			out = append(out, k.name)
@@ -170,8 +195,7 @@ func (s *Scenario) fillEngineDefaults() {
 		def := registry.ScenarioDefaults(q.Engine)
 		q.Time, q.TimeDomain = cmp.Or(q.Time, def.Time), cmp.Or(q.TimeDomain, def.TimeDomain)
 		if q.Window == nil && def.Window != nil {
-			w := interval.Duration(*def.Window)
-			q.Window = &w
+			q.Window = &QueryWindow{Size: interval.Duration(*def.Window)}
 		}
 		if q.Duration == nil && def.Duration != nil {
 			d := interval.Duration(*def.Duration)
@@ -184,9 +208,16 @@ func (s *Scenario) fillEngineDefaults() {
 // Spark, for registry.ScenarioQueryFor.
 func (q Query) Spec() registry.QuerySpec {
 	spec := registry.QuerySpec{Query: q.Query, Options: q.Options, Time: q.Time, TimeDomain: q.TimeDomain, Partitions: q.Partitions, Mode: q.Mode, Form: q.Form}
-	if q.Window != nil {
-		w := q.Window.Std()
+	if q.Window != nil && q.Window.Fixed != nil {
+		w := q.Window.Fixed.Std()
+		spec.FixedWindow = &w
+	} else if q.Window != nil {
+		w := q.Window.Size.Std()
 		spec.Window = &w
+	}
+	if q.AllowedLateness != nil {
+		l := q.AllowedLateness.Std()
+		spec.AllowedLateness = &l
 	}
 	if q.Duration != nil {
 		d := q.Duration.Std()
