@@ -39,6 +39,9 @@ queries:
 // only in the forwarded timestamp, which the accounting does not read.
 func TestKafkaStreamsKeepLastInARun(t *testing.T) {
 	sc := load(t, keepLastScenario)
+	if q := sc.Queries[0]; q.Time != "" || q.Window != nil {
+		t.Errorf("resolved keep-last query has time %q, window %v; want neither (no lookup time, no window)", q.Time, q.Window)
+	}
 	rows := retryRows(sc.Start.UnixMicro(), engineRows(0))
 	res, err := Run(context.Background(), sc, Options{Workers: 1, NewSource: func(*scenario.Scenario) (Source, error) {
 		return &listSource{rows: rows}, nil

@@ -193,6 +193,10 @@ func (s *Scenario) fillEngineDefaults() {
 	for i := range s.Queries {
 		q := &s.Queries[i]
 		def := registry.ScenarioDefaults(q.Engine)
+		if q.Mode == "keep-last" {
+			// Kafka Streams' keep-last has no lookup time.
+			def.Time = ""
+		}
 		q.Time, q.TimeDomain = cmp.Or(q.Time, def.Time), cmp.Or(q.TimeDomain, def.TimeDomain)
 		if q.Window == nil && def.Window != nil {
 			q.Window = &QueryWindow{Size: interval.Duration(*def.Window)}
