@@ -152,3 +152,140 @@ func TestBeamWindowRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestBeamFixedWindowsAgainstNaiveModel runs a seeded scenario with
+// retries (restamped copies), arrival delays and future timestamps
+// through Beam in fixed windows, event time, with allowed lateness, and
+// compares it with a deliberately naive model written from docs/beam.md:
+// the input watermark is the largest event time of the rows before (at a
+// sample, of every row so far); a map of seen (id, window) keys to their
+// timers (the watermark + d, capped at the window's end - 1 ms + L) is
+// scanned at every advance; an element whose window's end - 1 ms + L is
+// before the watermark is late, and an event all of whose copies are late
+// is a false drop, of cause bad clock when the watermark that dropped its
+// last copy was ahead of that copy's arrival. Totals, causes, every
+// sample's state, the fired timers and the late drops must agree.
+func TestBeamFixedWindowsAgainstNaiveModel(t *testing.T) {
+	const dMs, wMs, lMs = 20_000, 60_000, 5_000
+	sc := load(t, `name: beam-fixed-naive
+seed: 23
+duration: 10m
+trigger: 10s
+workload:
+  rate: 20/s
+  ids: int
+  arrivalDelay: {dist: exponential, mean: 3s}
+  retries:
+    probability: 0.3
+    copies: {dist: geometric, mean: 2}
+    delay: {dist: lognormal, median: 20s, p99: 2m}
+    timestamp: restamp
+  futureTimestamps:
+    probability: 0.0002
+    skew: {dist: uniform, min: 1m, max: 2m}
+queries:
+  - name: beam-fixed
+    engine: beam
+    timeDomain: event
+    duration: 20 seconds
+    window: {fixed: 1 minute}
+    allowedLateness: 5 seconds
+`)
+	res, err := Run(context.Background(), sc, Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Close()
+	recs, err := res.Records()
+	if err != nil {
+		t.Fatal(err)
+	}
+	type key struct{ id, start int64 }
+	type event struct{ copies, seen, emitted, late int }
+	const minTS = -9223372036854775
+	seen := map[key]int64{}
+	events := map[uint64]*event{}
+	wm, maxEvent := int64(minTS), int64(minTS)
+	var emitted, missed, dups, late, fired, lost, lostLate, lostAhead int64
+	var states []int64
+	gcOf := func(start int64) int64 { return start + wMs - 1 + lMs }
+	advance := func() {
+		wm = max(wm, maxEvent)
+		for k, at := range seen {
+			if wm > at || wm > gcOf(k.start) {
+				delete(seen, k)
+				fired++
+			}
+		}
+	}
+	g, err := generators.New(sc.Generator())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r generators.Row
+	has := g.Next(&r)
+	trig := sc.Trigger.Micros()
+	for tr := sc.Start.UnixMicro() + trig; has; tr += trig {
+		arrived := false
+		for has && r.Arrival <= tr {
+			arrived = true
+			ts, at := r.EventTime/1000, r.Arrival/1000
+			advance()
+			ev := events[r.Truth.Event]
+			if ev == nil {
+				ev = &event{copies: int(r.Truth.Copies)}
+				events[r.Truth.Event] = ev
+			}
+			ev.seen++
+			start := ts - ((ts%wMs)+wMs)%wMs
+			ahead := false
+			switch k := (key{r.EventNum, start}); {
+			case gcOf(start) < wm:
+				late++
+				ev.late++
+				ahead = wm > at
+			case seen[k] != 0:
+				dups++
+			default:
+				seen[k] = min(wm+dMs, gcOf(start))
+				emitted++
+				if ev.emitted > 0 {
+					missed++
+				}
+				ev.emitted++
+			}
+			if ev.seen == ev.copies && ev.emitted == 0 {
+				lost++
+				switch {
+				case ev.late == ev.copies && ahead:
+					lostAhead++
+				case ev.late == ev.copies:
+					lostLate++
+				}
+			}
+			maxEvent = max(maxEvent, ts)
+			has = g.Next(&r)
+		}
+		if arrived {
+			advance()
+			states = append(states, int64(len(seen)))
+		}
+	}
+	q := res.Summary.Queries[0]
+	got := []int64{q.EmittedRows, q.MissedDuplicates, q.DroppedDuplicates, q.DroppedByWatermark, q.FalseDrops, q.FalseDropsByCause.Late, q.FalseDropsByCause.BadClock, q.EngineCounters["timersFired"], q.EngineCounters["droppedDueToLateness"]}
+	want := []int64{emitted, missed, dups, late, lost, lostLate, lostAhead, fired, late}
+	if !equalInts(got, want) {
+		t.Errorf("emitted, missed, duplicates, late, false drops (late, bad clock), timers fired, droppedDueToLateness:\n got %v\nwant %v (naive model)", got, want)
+	}
+	if missed == 0 || late == 0 || lostLate == 0 || lostAhead == 0 || dups == 0 {
+		t.Errorf("the scenario shows too little: %d missed, %d late, %d lost late, %d lost to the bad clock, %d duplicates", missed, late, lostLate, lostAhead, dups)
+	}
+	t.Logf("%d emitted, %d missed, %d duplicates, %d late, %d lost (%d late, %d bad clock), %d timers fired", emitted, missed, dups, late, lost, lostLate, lostAhead, fired)
+	var gotStates []int64
+	for _, rec := range recs {
+		gotStates = append(gotStates, rec.StateRows)
+	}
+	if !equalInts(gotStates, states) {
+		t.Errorf("state at the samples differs from the naive model's (%d and %d samples)", len(gotStates), len(states))
+	}
+}
