@@ -33,6 +33,7 @@ package beam
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/dedupsim/dedupsim/engines"
@@ -81,34 +82,62 @@ type stateKey struct {
 type Dedup struct {
 	domain   TimeDomain
 	duration int64
-	// window is the fixed windows' size, 0 for the global window.
-	window int64
+	// window is the fixed windows' size, 0 for the global window;
+	// lateness their allowed lateness.
+	window, lateness int64
 	// expiry maps a seen key and window to the time its timer is set for.
 	expiry map[stateKey]int64
-	// queue holds, in the global window, the seen keys in the order their
-	// timers were set, from queue[head]: there a later timer is never
-	// earlier (processing time and the watermark only move forward, d is
-	// fixed), so firing pops from the front and costs what it fires, not
-	// the size of the state. Fixed windows scan expiry instead.
-	queue          []stateKey
-	head           int
+	// queue holds the seen keys in the order their timers were set, from
+	// queue[head], each with its timer before the window's cap: a later
+	// timer is never earlier (processing time and the watermark only move
+	// forward, d is fixed), so firing pops from the front and costs what
+	// it fires, not the size of the state. An entry whose key a window's
+	// garbage collection cleared first is skipped when popped (such a key
+	// never comes back: its window's elements are late).
+	queue []timer
+	head  int
+	// windows are the starts of the fixed windows holding seen keys, in
+	// order; members the keys set in each (a key set again after its
+	// timer fired is listed again). A window's garbage collection clears
+	// its keys.
+	windows        []int64
+	members        map[int64][]string
 	watermark      int64
 	processingTime int64
 	droppedLate    int64
 	fired          int64
 }
 
+// timer is a queued expiry timer: the key and window, and the time it
+// was set for before the window's cap.
+type timer struct {
+	k  stateKey
+	at int64
+}
+
 // NewDedup returns the transform with the given domain, duration d (ms,
-// positive) and fixed-window size (ms; 0 for the global window).
-// Processing time starts at 0.
+// positive) and fixed-window size (ms; 0 for the global window), allowed
+// lateness 0. Processing time starts at 0.
 func NewDedup(domain TimeDomain, duration, window int64) (*Dedup, error) {
+	return NewWindowed(domain, duration, window, 0)
+}
+
+// NewWindowed is NewDedup with an allowed lateness (ms, at least 0) for
+// fixed windows: a window's garbage-collection time is its end - 1 ms +
+// lateness (LateDataUtils.garbageCollectionTime), which both caps the
+// event-time timers of its keys and says when its state is cleared and
+// its elements are dropped as late.
+func NewWindowed(domain TimeDomain, duration, window, lateness int64) (*Dedup, error) {
 	if duration <= 0 {
 		return nil, fmt.Errorf("beam deduplicate: duration %d ms must be positive", duration)
 	}
 	if window < 0 {
 		return nil, fmt.Errorf("beam deduplicate: window size %d ms must not be negative", window)
 	}
-	return &Dedup{domain: domain, duration: duration, window: window, expiry: map[stateKey]int64{}, watermark: MinTimestamp}, nil
+	if lateness < 0 || lateness > 0 && window == 0 {
+		return nil, fmt.Errorf("beam deduplicate: allowed lateness %d ms must be at least 0, and 0 in the global window", lateness)
+	}
+	return &Dedup{domain: domain, duration: duration, window: window, lateness: lateness, expiry: map[stateKey]int64{}, members: map[int64][]string{}, watermark: MinTimestamp}, nil
 }
 
 // windowOf returns the start of the window of an element at ts and the
@@ -118,8 +147,12 @@ func (d *Dedup) windowOf(ts int64) (start, gc int64) {
 		return 0, globalGC
 	}
 	start = ts - ((ts%d.window)+d.window)%d.window
-	return start, start + d.window - 1
+	return start, d.gcOf(start)
 }
+
+// gcOf returns the garbage-collection time of the fixed window starting
+// at start: its maxTimestamp plus the allowed lateness.
+func (d *Dedup) gcOf(start int64) int64 { return start + d.window - 1 + d.lateness }
 
 // Process runs one element of key with event timestamp ts. The timestamp
 // only picks the window: in event time the timer follows the input
@@ -140,38 +173,72 @@ func (d *Dedup) Process(key string, ts int64) engines.Outcome {
 	if _, seen := d.expiry[k]; seen {
 		return engines.DroppedDuplicate
 	}
+	at := d.processingTime + d.duration
 	if d.domain == EventTime {
-		d.expiry[k] = min(d.watermark+d.duration, gc)
+		at = d.watermark + d.duration
+		d.expiry[k] = min(at, gc)
+		if d.window == 0 {
+			// One cap for every key: the queue stays in order. A fixed
+			// window's cap is its own, met by its garbage collection.
+			at = min(at, gc)
+		}
 	} else {
-		d.expiry[k] = d.processingTime + d.duration
+		d.expiry[k] = at
 	}
-	if d.window == 0 {
-		d.queue = append(d.queue, k)
+	d.queue = append(d.queue, timer{k, at})
+	if d.window > 0 {
+		m, ok := d.members[start]
+		if !ok {
+			i, _ := slices.BinarySearch(d.windows, start)
+			d.windows = slices.Insert(d.windows, i, start)
+		}
+		d.members[start] = append(m, key)
 	}
 	return engines.Emitted
 }
 
-// fireQueue fires, in the global window, the timers at the front of the
-// queue that have fired once their domain's time is now, and returns how
-// many it cleared.
+// fireQueue fires the timers at the front of the queue that have fired
+// once their domain's time is now, and returns how many keys it cleared.
 func (d *Dedup) fireQueue(now int64) int {
 	n := 0
 	for d.head < len(d.queue) {
-		k := d.queue[d.head]
-		if !fires(d.expiry[k], now) {
+		e := d.queue[d.head]
+		if !fires(e.at, now) {
 			break
 		}
-		delete(d.expiry, k)
-		d.queue[d.head] = stateKey{}
+		if _, ok := d.expiry[e.k]; ok {
+			delete(d.expiry, e.k)
+			n++
+		}
+		d.queue[d.head] = timer{}
 		d.head++
-		n++
 	}
 	// Reuse the queue's front once half of it is spent, so that it holds
-	// the live keys and no more than as many spent slots.
+	// the live timers and no more than as many spent slots.
 	if d.head > 0 && d.head >= len(d.queue)/2 {
 		live := copy(d.queue, d.queue[d.head:])
 		clear(d.queue[live:])
 		d.queue, d.head = d.queue[:live], 0
+	}
+	d.fired += int64(n)
+	return n
+}
+
+// collect clears the fixed windows whose garbage-collection time the
+// watermark is past, oldest first, and returns how many keys it cleared.
+func (d *Dedup) collect() int {
+	n := 0
+	for len(d.windows) > 0 && fires(d.gcOf(d.windows[0]), d.watermark) {
+		start := d.windows[0]
+		for _, key := range d.members[start] {
+			k := stateKey{key: key, start: start}
+			if _, ok := d.expiry[k]; ok {
+				delete(d.expiry, k)
+				n++
+			}
+		}
+		delete(d.members, start)
+		d.windows = slices.Delete(d.windows, 0, 1)
 	}
 	d.fired += int64(n)
 	return n
@@ -182,27 +249,19 @@ func (d *Dedup) fireQueue(now int64) int {
 // returns how many keys it cleared.
 func (d *Dedup) AdvanceWatermark(wm int64) int {
 	d.watermark = max(d.watermark, wm)
-	if d.window == 0 {
-		switch {
-		case d.domain == EventTime:
-			// Every timer is capped at the window's GC time.
-			return d.fireQueue(d.watermark)
-		case fires(globalGC, d.watermark):
-			// The end of the global window clears every key.
-			return d.fireQueue(maxTimestamp)
-		}
-		return 0
-	}
 	n := 0
-	for k, at := range d.expiry {
-		_, gc := d.windowOf(k.start)
-		if (d.domain == EventTime && fires(at, d.watermark)) || fires(gc, d.watermark) {
-			delete(d.expiry, k)
-			n++
-		}
+	if d.domain == EventTime {
+		// A timer capped at its window's GC time goes with the window.
+		n = d.fireQueue(d.watermark)
 	}
-	d.fired += int64(n)
-	return n
+	if d.window == 0 {
+		if d.domain == ProcessingTime && fires(globalGC, d.watermark) {
+			// The end of the global window clears every key.
+			n += d.fireQueue(maxTimestamp)
+		}
+		return n
+	}
+	return n + d.collect()
 }
 
 // AdvanceProcessingTime moves processing time forward by delta ms and
@@ -212,18 +271,7 @@ func (d *Dedup) AdvanceProcessingTime(delta int64) int {
 	if d.domain != ProcessingTime {
 		return 0
 	}
-	if d.window == 0 {
-		return d.fireQueue(d.processingTime)
-	}
-	n := 0
-	for k, at := range d.expiry {
-		if fires(at, d.processingTime) {
-			delete(d.expiry, k)
-			n++
-		}
-	}
-	d.fired += int64(n)
-	return n
+	return d.fireQueue(d.processingTime)
 }
 
 // fires reports whether a timer set for at has fired once its domain's

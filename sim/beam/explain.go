@@ -14,7 +14,7 @@ func ms(v int64) string { return enginetrace.FormatMillis(v) }
 func (t *Trace) Explain() []string {
 	window := "the global window"
 	if t.Window > 0 {
-		window = fmt.Sprintf("fixed windows of %s", ms(t.Window))
+		window = fmt.Sprintf("fixed windows of %s, allowed lateness %s", ms(t.Window), ms(t.Lateness))
 	}
 	lines := []string{
 		fmt.Sprintf("beam Deduplicate.keyedValues(): keep-first per key and window, %s time, d = %s, %s (as the Java DirectRunner runs it)", t.Domain, ms(t.Duration), window),
@@ -35,11 +35,16 @@ func (t *Trace) Explain() []string {
 		)
 	}
 	if t.Window > 0 {
+		gc := "the window's end - 1ms"
+		if t.Lateness > 0 {
+			gc = fmt.Sprintf("the window's end - 1ms + %s (the allowed lateness)", ms(t.Lateness))
+		}
 		lines = append(lines,
-			"  windows: copies in different windows are never duplicates; a window's state is cleared once the watermark passes its end - 1ms, and later copies of it are dropped as late (DroppedDueToLateness on the DirectRunner)",
+			fmt.Sprintf("  windows: copies in different windows are never duplicates; a window's state is cleared once the watermark passes %s, and later copies of it are dropped as late (DroppedDueToLateness on the DirectRunner)", gc),
+			"warning: copies of one event on either side of a window boundary are both output; a first copy whose window is already gone is dropped as late and its event lost",
 		)
 		if t.Domain == beam.EventTime {
-			lines = append(lines, "  the event-time timer is capped at the window's end - 1ms")
+			lines = append(lines, "  the event-time timer is capped at "+gc)
 		}
 	} else {
 		lines = append(lines, "  global window: nothing is ever late, so a copy after the timer fired is output again")

@@ -24,6 +24,8 @@ func TestLoadErrors(t *testing.T) {
 		{`{"engine": "beam", "window": "fixed 1 minute", "steps": []}`, `window: "fixed 1 minute", want "global" or {"fixed": DURATION}`},
 		{`{"engine": "beam", "window": {"fixed": 0}, "steps": []}`, "window: fixed: the window size must be at least 1 ms"},
 		{`{"engine": "beam", "window": {"sliding": "1 minute"}, "steps": []}`, `window: want "global" or {"fixed": DURATION}`},
+		{`{"engine": "beam", "allowedLateness": "5 seconds", "steps": []}`, "allowedLateness: only fixed windows take an allowed lateness"},
+		{`{"engine": "beam", "window": {"fixed": "1 minute"}, "allowedLateness": -1, "steps": []}`, "allowedLateness: "},
 		{`{"engine": "beam", "window": {"fixed": "10 seconds"}, "steps": [{"elements": [{"key": "a", "timestamp": 1}, {"key": "a", "timestamp": 9999}]}]}`, `steps[0]: elements[1].key: "a" is already in this step`},
 		{`{"engine": "beam", "steps": [{"advanceWatermark": 5}, {"advanceWatermark": 5}]}`, "steps[1]: advanceWatermark: 5, want more than the watermark 5"},
 		{`{"engine": "beam", "steps": [{"advanceProcessingTime": 0}]}`, "steps[0]: advanceProcessingTime: must be positive"},

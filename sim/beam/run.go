@@ -28,7 +28,7 @@ type KeyExpiry struct {
 
 // Run runs every step of t and returns one line per step.
 func Run(t *Trace) ([]Line, error) {
-	d, err := beam.NewDedup(t.Domain, t.Duration, t.Window)
+	d, err := beam.NewWindowed(t.Domain, t.Duration, t.Window, t.Lateness)
 	if err != nil {
 		return nil, err
 	}

@@ -23,9 +23,11 @@ type Trace struct {
 	Name     string
 	Domain   beam.TimeDomain
 	Duration int64
-	// Window is the fixed windows' size in ms, 0 for the global window.
-	Window int64
-	Steps  []Step
+	// Window is the fixed windows' size in ms, 0 for the global window;
+	// Lateness their allowed lateness in ms (fixed windows only).
+	Window   int64
+	Lateness int64
+	Steps    []Step
 }
 
 // StepKind says what a step does.
@@ -56,13 +58,15 @@ type Element struct {
 }
 
 type rawTrace struct {
-	Engine     string            `json:"engine"`
-	Name       string            `json:"name"`
-	Source     string            `json:"source"`
-	TimeDomain *string           `json:"timeDomain"`
-	Duration   json.RawMessage   `json:"duration"`
-	Window     json.RawMessage   `json:"window"`
-	Steps      []json.RawMessage `json:"steps"`
+	Engine     string          `json:"engine"`
+	Name       string          `json:"name"`
+	Source     string          `json:"source"`
+	TimeDomain *string         `json:"timeDomain"`
+	Duration   json.RawMessage `json:"duration"`
+	Window     json.RawMessage `json:"window"`
+	// AllowedLateness is Window.withAllowedLateness (fixed windows only).
+	AllowedLateness json.RawMessage   `json:"allowedLateness"`
+	Steps           []json.RawMessage `json:"steps"`
 }
 
 type rawStep struct {
@@ -112,6 +116,16 @@ func load(data []byte, needSteps bool) (*Trace, error) {
 			return nil, fmt.Errorf("window: %v", err)
 		}
 		t.Window = w
+	}
+	if rt.AllowedLateness != nil {
+		l, err := enginetrace.Millis(rt.AllowedLateness, "5 seconds")
+		if err != nil {
+			return nil, fmt.Errorf("allowedLateness: %v", err)
+		}
+		if err := CheckLateness(l, t.Window); err != nil {
+			return nil, fmt.Errorf("allowedLateness: %v", err)
+		}
+		t.Lateness = l
 	}
 	if rt.Steps == nil {
 		if !needSteps {

@@ -49,13 +49,28 @@ func ScenarioQuery(window int64, base kstreams.TimeBase, partitions int) *Trace 
 	return &Trace{Mode: KeepFirst, Window: window, Time: base, Partitions: partitions}
 }
 
+// ScenarioKeepLast returns keep-last on one task: toTable, or
+// groupByKey().reduce when reduce is set; the query a scenario runs with
+// mode keep-last. It has no window: the table keeps every key forever.
+func ScenarioKeepLast(reduce bool) *Trace {
+	return &Trace{Mode: KeepLast, Reduce: reduce}
+}
+
 // tasks returns the number of tasks t runs on, at least 1.
 func (t *Trace) tasks() int { return max(t.Partitions, 1) }
 
 // QueryText returns t's query object, the JSON `simulate explain` takes:
 // {"engine": "kafka-streams", "window": "2m", "time": "stream"}, with
-// "partitions" when there are more than one.
+// "partitions" when there are more than one; keep-last's is
+// {"engine": "kafka-streams", "mode": "keep-last", "form": "toTable"}.
 func (t *Trace) QueryText() string {
+	if t.Mode == KeepLast {
+		form := "toTable"
+		if t.Reduce {
+			form = "reduce"
+		}
+		return fmt.Sprintf(`{"engine":%q,"mode":"keep-last","form":%q}`, Engine, form)
+	}
 	o := struct {
 		Engine     string `json:"engine"`
 		Window     string `json:"window"`
@@ -76,15 +91,26 @@ func (t *Trace) QueryText() string {
 // partition kstreams.PartitionForKey(key, N), the producer's default
 // partitioner on the serialized key, and each task has its own window
 // store and stream time.
+//
+// A keep-last query (table set) runs one task's table instead: every
+// record upserts its key's row and is forwarded (Emitted), so a copy after
+// the first is forwarded again, and the table keeps every key forever.
 type ScenarioOperator struct {
-	tasks []*kstreams.Dedup
-	base  kstreams.TimeBase
+	tasks  []*kstreams.Dedup
+	base   kstreams.TimeBase
+	table  *kstreams.Table
+	reduce bool
 }
 
-// NewScenarioOperator returns fresh tasks for the keep-first query t.
+// NewScenarioOperator returns fresh tasks for the query t: the window
+// store of keep-first, or the table of keep-last (one task: keep-last
+// takes no partitions).
 func (t *Trace) NewScenarioOperator() (*ScenarioOperator, error) {
-	if t.Mode != KeepFirst {
-		return nil, errors.New("kafka-streams: only the window-store dedup (keep-first) runs in scenarios")
+	if t.Mode == KeepLast {
+		if t.tasks() > 1 {
+			return nil, errors.New("kafka-streams: partitions: only keep-first (the window-store pattern) takes partitions")
+		}
+		return &ScenarioOperator{table: kstreams.NewTable(t.Reduce), reduce: t.Reduce}, nil
 	}
 	if err := CheckPartitions(int64(t.tasks())); err != nil {
 		return nil, fmt.Errorf("kafka-streams: partitions %v", err)
@@ -103,7 +129,15 @@ func (t *Trace) NewScenarioOperator() (*ScenarioOperator, error) {
 // Function names the processor: the Confluent tutorial's
 // FindDistinctEvents in stream time, the integration test's
 // DeduplicationTransformer in record time.
+//
+// Keep-last's are KTableSource (toTable) and KStreamReduce (reduce).
 func (s *ScenarioOperator) Function() string {
+	if s.table != nil {
+		if s.reduce {
+			return "KStreamReduce"
+		}
+		return "KTableSource"
+	}
 	if s.base == kstreams.RecordTime {
 		return "DeduplicationTransformer"
 	}
@@ -113,7 +147,7 @@ func (s *ScenarioOperator) Function() string {
 // Partition returns the partition, and so the task, that a record of key
 // (the serialized event id) goes to.
 func (s *ScenarioOperator) Partition(key []byte) int {
-	if len(s.tasks) == 1 {
+	if len(s.tasks) <= 1 {
 		return 0
 	}
 	return kstreams.PartitionForKey(key, len(s.tasks))
@@ -121,15 +155,26 @@ func (s *ScenarioOperator) Partition(key []byte) int {
 
 // Process pipes one record of key (the serialized event id) with
 // timestamp eventMs through its partition's task and returns Emitted when
-// it was forwarded, else DroppedDuplicate.
+// it was forwarded, else DroppedDuplicate. Keep-last forwards every
+// record: always Emitted.
 func (s *ScenarioOperator) Process(key []byte, eventMs int64) engines.Outcome {
+	if s.table != nil {
+		s.table.Upsert(key, eventMs)
+		return engines.Emitted
+	}
 	return s.tasks[s.Partition(key)].Process(string(key), eventMs)
 }
 
 // State returns the window stores' rows, summed over the tasks: logical
 // (those all() returns) and physical (every row of a live segment).
 // Wall-clock time does not enter: stream time moves only with records.
+// Keep-last's table has one row per key ever seen, both logical and
+// physical: nothing expires.
 func (s *ScenarioOperator) State() (logical, physical int64) {
+	if s.table != nil {
+		n := int64(s.table.Len())
+		return n, n
+	}
 	for _, d := range s.tasks {
 		st := d.Store()
 		logical += int64(st.Len())
@@ -141,13 +186,18 @@ func (s *ScenarioOperator) State() (logical, physical int64) {
 // TaskState returns the state of partition p's task alone: its stream
 // time (-1 before its first record) and its store's logical and physical
 // rows.
+// Keep-first only.
 func (s *ScenarioOperator) TaskState(p int) (streamTime, logical, physical int64) {
 	d := s.tasks[p]
 	return d.StreamTime(), int64(d.Store().Len()), int64(d.Store().PhysicalLen())
 }
 
+// KeepLast reports whether the operator is keep-last's table.
+func (s *ScenarioOperator) KeepLast() bool { return s.table != nil }
+
 // DroppedRecords returns dropped-records-total summed over the tasks:
-// puts into an expired segment.
+// puts into an expired segment (0 for keep-last, which has no window
+// store).
 func (s *ScenarioOperator) DroppedRecords() int64 {
 	var n int64
 	for _, d := range s.tasks {

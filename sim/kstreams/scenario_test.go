@@ -47,3 +47,35 @@ func TestScenarioOperator(t *testing.T) {
 		t.Errorf("state %d, %d, dropped %d, function %s; want 4, 4, 0, FindDistinctEvents", l, p, op.DroppedRecords(), op.Function())
 	}
 }
+
+// TestScenarioKeepLast checks keep-last as a scenario runs it, against
+// kstreams.Table's worked example: a@10, a@20, then the older a@5 and a
+// new b@5 are all forwarded (Emitted); the table holds a and b, logical
+// and physical alike. Its query text loads back as the same query.
+func TestScenarioKeepLast(t *testing.T) {
+	for _, reduce := range []bool{false, true} {
+		q := ScenarioKeepLast(reduce)
+		back, err := LoadQuery([]byte(q.QueryText()))
+		if err != nil || back.Mode != KeepLast || back.Reduce != reduce {
+			t.Fatalf("%s loads as %+v, %v", q.QueryText(), back, err)
+		}
+		op, err := q.NewScenarioOperator()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range []struct {
+			key string
+			ts  int64
+		}{{"a", 10}, {"a", 20}, {"a", 5}, {"b", 5}} {
+			if o := op.Process([]byte(r.key), r.ts); o != engines.Emitted {
+				t.Errorf("reduce %v: %s@%d: %v, want Emitted", reduce, r.key, r.ts, o)
+			}
+		}
+		if l, p := op.State(); l != 2 || p != 2 || op.DroppedRecords() != 0 || !op.KeepLast() {
+			t.Errorf("reduce %v: state %d, %d, dropped %d; want 2, 2, 0", reduce, l, p, op.DroppedRecords())
+		}
+	}
+	if _, err := (&Trace{Mode: KeepLast, Partitions: 2}).NewScenarioOperator(); err == nil {
+		t.Error("keep-last with 2 partitions ran; want it refused")
+	}
+}

@@ -675,6 +675,9 @@ func searchSeed(ctx context.Context, p *pool, sc *scenario.Scenario, query strin
 		if param, err = HorizonName(q.Engine); err != nil {
 			return nil, nil, fmt.Errorf("queries[%d]: %w", qi, err)
 		}
+		if err := q.NoHorizon(); err != nil {
+			return nil, nil, fmt.Errorf("queries[%d]: %w", qi, err)
+		}
 		if t.MemoryBudget > 0 && !BudgetModelled(q.Engine) {
 			return nil, nil, fmt.Errorf("queries[%d]: a memory budget bounds modelled state bytes (Spark's state store, Flink's heap state backend); a %s query's state bytes are not modelled (its peak state rows are shown): drop the budget", qi, q.Engine)
 		}

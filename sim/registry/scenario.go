@@ -70,9 +70,17 @@ type QuerySpec struct {
 	Window     *time.Duration
 	Time       string
 	Partitions *int64
-	// TimeDomain and Duration are a Beam query's.
-	TimeDomain string
-	Duration   *time.Duration
+	// Mode and Form are a Kafka Streams query's dedup ("keep-first", the
+	// default, or "keep-last") and keep-last's form ("toTable", the
+	// default, or "reduce").
+	Mode, Form string
+	// TimeDomain and Duration are a Beam query's; FixedWindow its fixed
+	// windows' size (nil: the global window) and AllowedLateness their
+	// allowed lateness (nil: 0).
+	TimeDomain      string
+	Duration        *time.Duration
+	FixedWindow     *time.Duration
+	AllowedLateness *time.Duration
 }
 
 // KeyError is a problem with one key of a scenario query.
@@ -109,10 +117,16 @@ func scenarioEngines() []scenarioEngine {
 	return []scenarioEngine{
 		{name: flink.Engine, title: "Flink", keys: []string{"query", "options"}, state: "Flink's heap backend", store: "heap", resolve: flinkQuery,
 			horizon: "options." + flink.OptStateTTL, withHorizon: flinkHorizon},
-		{name: kstreams.Engine, title: "Kafka Streams", keys: []string{"window", "time", "partitions"}, state: "a persistent (RocksDB) window store", store: "rocksdb-window-store",
+		{name: kstreams.Engine, title: "Kafka Streams", keys: []string{"window", "time", "partitions", "mode", "form"}, state: "a persistent (RocksDB) window store", store: "rocksdb-window-store",
 			defaults: QuerySpec{Time: "stream"}, resolve: kstreamsQuery,
-			horizon: "window", withHorizon: func(spec QuerySpec, d time.Duration) (QuerySpec, error) { spec.Window = &d; return spec, nil }},
-		{name: beam.Engine, title: "Beam", keys: []string{"timeDomain", "duration"}, state: "the DirectRunner's in-memory state", store: "direct-runner",
+			horizon: "window", withHorizon: func(spec QuerySpec, d time.Duration) (QuerySpec, error) {
+				if err := kstreamsNoHorizon(spec); err != nil {
+					return spec, err
+				}
+				spec.Window = &d
+				return spec, nil
+			}},
+		{name: beam.Engine, title: "Beam", keys: []string{"timeDomain", "duration", "window", "allowedLateness"}, state: "the DirectRunner's in-memory state", store: "direct-runner",
 			defaults: QuerySpec{TimeDomain: "processing", Duration: &beamDefaultDuration}, resolve: beamQuery,
 			horizon: "duration", withHorizon: func(spec QuerySpec, d time.Duration) (QuerySpec, error) { spec.Duration = &d; return spec, nil }},
 	}
@@ -196,8 +210,27 @@ func ScenarioQueryFor(engine string, spec QuerySpec) (ScenarioQuery, error) {
 	if err != nil {
 		return ScenarioQuery{}, err
 	}
-	sq.Store = e.store
+	sq.Store = cmp.Or(sq.Store, e.store)
 	return sq, nil
+}
+
+// NoHorizon returns why the query of engine whose keys are spec has no
+// horizon a sweep or plan could set, or nil when it has one: a Kafka
+// Streams keep-last query keeps every key forever and forwards every
+// copy, so no window applies and no value meets a missed-duplicate
+// target (as a Flink keep-last query's +U at any TTL).
+func NoHorizon(engine string, spec QuerySpec) error {
+	if engine == kstreams.Engine {
+		return kstreamsNoHorizon(spec)
+	}
+	return nil
+}
+
+func kstreamsNoHorizon(spec QuerySpec) error {
+	if spec.Mode != "keep-last" {
+		return nil
+	}
+	return errors.New("a keep-last (toTable, reduce) query has no window to sweep or plan: its table keeps every key forever and forwards every copy, so missed duplicates are every copy after the first at any window (unreachable, as Flink keep-last at any TTL)")
 }
 
 // HorizonKey returns the key of engine's queries that a sweep sets to
@@ -345,6 +378,19 @@ func millis(key string, d *time.Duration, what string) (int64, error) {
 var eventID = []string{"event_id"}
 
 func kstreamsQuery(spec QuerySpec) (ScenarioQuery, error) {
+	switch spec.Mode {
+	case "", "keep-first":
+		if spec.Form != "" {
+			return ScenarioQuery{}, &KeyError{Key: "form", Err: fmt.Errorf("must be left out of a keep-first query (only keep-last takes a form: toTable or reduce), got %s", fileio.Show(spec.Form))}
+		}
+	case "keep-last":
+		return kstreamsKeepLast(spec)
+	default:
+		return ScenarioQuery{}, &KeyError{Key: "mode", Err: fmt.Errorf("must be keep-first (the window-store processor, the default) or keep-last (toTable or reduce), got %s", fileio.Show(spec.Mode))}
+	}
+	if spec.FixedWindow != nil {
+		return ScenarioQuery{}, &KeyError{Key: "window", Err: fmt.Errorf("must be a duration, the window store's retention and window size W such as 2 minutes, got {fixed: %s} (a beam query's fixed windows)", interval.Format(*spec.FixedWindow))}
+	}
 	var errs []error
 	w, err := millis("window", spec.Window, "the window store's retention and window size W, such as 2 minutes")
 	if err == nil {
@@ -377,6 +423,46 @@ func kstreamsQuery(spec QuerySpec) (ScenarioQuery, error) {
 	}}, nil
 }
 
+// kstreamsKeepLast resolves a keep-last query: toTable (the default) or
+// reduce, one task, no window. Its time may only be the default (stream):
+// the table's stream time decides nothing.
+func kstreamsKeepLast(spec QuerySpec) (ScenarioQuery, error) {
+	var errs []error
+	const why = "keep-last (toTable, reduce) keeps every key forever"
+	if spec.Window != nil || spec.FixedWindow != nil {
+		got := "{fixed: ...}"
+		if spec.Window != nil {
+			got = interval.Format(*spec.Window)
+		}
+		errs = append(errs, &KeyError{Key: "window", Err: fmt.Errorf("must be left out of a keep-last query (%s: no window), got %s", why, got)})
+	}
+	if spec.Time != "" && spec.Time != "stream" {
+		errs = append(errs, &KeyError{Key: "time", Err: fmt.Errorf("must be left out of a keep-last query (%s: no lookup time), got %s", why, fileio.Show(spec.Time))})
+	}
+	if spec.Partitions != nil {
+		errs = append(errs, &KeyError{Key: "partitions", Err: fmt.Errorf("must be left out of a keep-last query (only keep-first, the window-store pattern, takes partitions), got %d", *spec.Partitions)})
+	}
+	reduce := false
+	switch spec.Form {
+	case "", "toTable":
+	case "reduce":
+		reduce = true
+	default:
+		errs = append(errs, &KeyError{Key: "form", Err: fmt.Errorf("must be toTable (stream.toTable, the default) or reduce (groupByKey().reduce), got %s", fileio.Show(spec.Form))})
+	}
+	if err := errors.Join(errs...); err != nil {
+		return ScenarioQuery{}, err
+	}
+	t := kstreams.ScenarioKeepLast(reduce)
+	return ScenarioQuery{Keys: eventID, Text: t.QueryText(), Store: "rocksdb-kv-store", Warnings: warnings(t.Explain()), NewOperator: func() (ScenarioOperator, error) {
+		op, err := t.NewScenarioOperator()
+		if err != nil {
+			return nil, err
+		}
+		return &kstreamsOperator{op: op}, nil
+	}}, nil
+}
+
 // kstreamsOperator runs a Kafka Streams query on its tasks (one per
 // partition); the record's timestamp is the row's event time.
 type kstreamsOperator struct {
@@ -393,6 +479,9 @@ func (k *kstreamsOperator) Process(key, _ []byte, _, eventMs int64) (engines.Out
 func (k *kstreamsOperator) State(int64) (logical, physical int64) { return k.op.State() }
 func (k *kstreamsOperator) Function() string                      { return k.op.Function() }
 func (k *kstreamsOperator) Counters() []Counter {
+	if k.op.KeepLast() {
+		return nil // a table drops no record: no counter of its own
+	}
 	k.counters = [1]Counter{{"droppedRecordsTotal", k.op.DroppedRecords()}}
 	return k.counters[:]
 }
@@ -412,17 +501,64 @@ func beamQuery(spec QuerySpec) (ScenarioQuery, error) {
 	if err != nil {
 		errs = append(errs, &KeyError{Key: "timeDomain", Err: fmt.Errorf("must be processing (Beam's default) or event, got %s", fileio.Show(spec.TimeDomain))})
 	}
+	var window, lateness int64
+	badWindow := spec.Window != nil
+	if spec.Window != nil {
+		errs = append(errs, &KeyError{Key: "window", Err: fmt.Errorf("must be {fixed: DURATION} for a beam query (fixed windows of that size; left out, the global window), got %s", interval.Format(*spec.Window))})
+	}
+	if spec.FixedWindow != nil {
+		w, err := millis("window", spec.FixedWindow, "")
+		if err == nil && w < 1 {
+			err = &KeyError{Key: "window", Err: fmt.Errorf("fixed: the window size must be at least 1 ms, got %s", interval.Format(*spec.FixedWindow))}
+		}
+		errs = append(errs, err)
+		window, badWindow = w, err != nil
+	}
+	if spec.AllowedLateness != nil && !badWindow {
+		l, err := millis("allowedLateness", spec.AllowedLateness, "")
+		if err == nil {
+			if err = beam.CheckLateness(l, window); err != nil {
+				err = &KeyError{Key: "allowedLateness", Err: fmt.Errorf("%v, got %s", err, interval.Format(*spec.AllowedLateness))}
+			}
+		}
+		errs = append(errs, err)
+		lateness = l
+	}
 	if err := errors.Join(errs...); err != nil {
 		return ScenarioQuery{}, err
 	}
-	t := beam.ScenarioQuery(domain, d)
+	t := beam.ScenarioQuery(domain, d, window, lateness)
 	return ScenarioQuery{Keys: eventID, Text: t.QueryText(), Warnings: warnings(t.Explain()), NewOperator: func() (ScenarioOperator, error) {
 		op, err := t.NewScenarioOperator()
 		if err != nil {
 			return nil, err
 		}
+		if op.Fixed() {
+			return &beamFixedOperator{beamOperator: beamOperator{op: op}}, nil
+		}
 		return &beamOperator{op: op}, nil
 	}}, nil
+}
+
+// beamFixedOperator runs a Beam query in fixed windows, which drops the
+// elements of a window already gone as late. It takes the runner's
+// deferring path for one thing only, the cause of each late drop
+// (LateAhead: behind a watermark ahead of the arrival, a bad clock's
+// doing): it decides every element when it is fed, so nothing waits and
+// no verdict comes later. Its counters add DroppedDueToLateness.
+type beamFixedOperator struct {
+	beamOperator
+	fixedCounters [2]Counter
+}
+
+func (b *beamFixedOperator) Open(int64)                       {}
+func (b *beamFixedOperator) Deferred() bool                   { return false }
+func (b *beamFixedOperator) LateAhead() bool                  { return b.op.LateAhead() }
+func (b *beamFixedOperator) Verdicts(dst []Verdict) []Verdict { return dst }
+func (b *beamFixedOperator) End(int64)                        {}
+func (b *beamFixedOperator) Counters() []Counter {
+	b.fixedCounters = [2]Counter{{"timersFired", b.op.TimersFired()}, {"droppedDueToLateness", b.op.DroppedLate()}}
+	return b.fixedCounters[:]
 }
 
 // beamOperator runs a Beam query: processing time is the row's arrival,

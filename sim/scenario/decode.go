@@ -73,6 +73,8 @@ func (d *decoder) value(n *yaml.Node, v reflect.Value, path string, t tags) bool
 		return false
 	case v.Type() == reflect.TypeFor[randvar.Spec]():
 		return d.dist(n, v, path, t.counts)
+	case v.Type() == reflect.TypeFor[QueryWindow]():
+		return d.queryWindow(n, v, path)
 	case v.Kind() == reflect.Pointer:
 		if !v.IsNil() {
 			return d.value(n, v.Elem(), path, t)
@@ -398,4 +400,31 @@ func (d *decoder) stringMap(n *yaml.Node, v reflect.Value, path string, t tags) 
 		v.Set(m)
 	}
 	return ok
+}
+
+// queryWindow decodes a query's window: a duration (a kafka-streams
+// query's W) or a mapping {fixed: DURATION} (a beam query's fixed
+// windows).
+func (d *decoder) queryWindow(n *yaml.Node, v reflect.Value, path string) bool {
+	if n.Kind != yaml.MappingNode {
+		return d.value(n, v.FieldByName("Size"), path, tags{})
+	}
+	var f struct {
+		Fixed *interval.Duration `yaml:"fixed" want:"a window size such as 1m"`
+	}
+	if len(n.Content) == 0 {
+		d.fail(path, n, "a duration (kafka-streams) or {fixed: DURATION} (beam)")
+		return false
+	}
+	if !d.mapping(n, reflect.ValueOf(&f).Elem(), path) || f.Fixed == nil {
+		// An unknown key was reported. The window stays a fixed one (of
+		// size 0, which the path's break keeps from being reported
+		// again), so that a sibling key (allowedLateness) is not judged
+		// against the global window.
+		d.p.breakPath(path)
+		v.Set(reflect.ValueOf(QueryWindow{Fixed: new(interval.Duration)}))
+		return true
+	}
+	v.Set(reflect.ValueOf(QueryWindow{Fixed: f.Fixed}))
+	return true
 }

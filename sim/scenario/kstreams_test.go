@@ -18,8 +18,8 @@ func TestKafkaStreamsPartitions(t *testing.T) {
 	wantError(t, base+kstreamsQuery+"    partitions: 0\n", "queries[1].partitions", "must be from 1 to 65536", "one task each", "got 0")
 	wantError(t, base+kstreamsQuery+"    partitions: -3\n", "queries[1].partitions", "got -3")
 	wantError(t, base+kstreamsQuery+"    partitions: two\n", "queries[1].partitions", "a whole number of partitions")
-	wantError(t, base+beamQuery+"    partitions: 2\n", "queries[1].partitions", "must be left out for a beam query (it takes timeDomain and duration)")
-	wantError(t, base+kstreamsQuery+"    duration: 1m\n", "queries[1].duration", "(it takes window, time and partitions)")
+	wantError(t, base+beamQuery+"    partitions: 2\n", "queries[1].partitions", "must be left out for a beam query (it takes timeDomain, duration, window and allowedLateness)")
+	wantError(t, base+kstreamsQuery+"    duration: 1m\n", "queries[1].duration", "(it takes window, time, partitions, mode and form)")
 	s, err = parseDoc(t, base+kstreamsQuery)
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ package scenario
 
 import (
 	"cmp"
+	"encoding/json"
 	"slices"
 	"time"
 
@@ -120,20 +121,50 @@ type Query struct {
 	// query takes them.
 	Options map[string]string `json:"options,omitempty" yaml:"options" want:"a mapping of option keys to values"`
 	// Window and Time are a kafka-streams query's: the window store's
-	// retention and window size W, and the time its processor looks up
-	// and stores at ("stream", the default, or "record").
-	Window *interval.Duration `json:"window,omitempty" yaml:"window"`
-	Time   string             `json:"time,omitempty" yaml:"time" want:"stream or record"`
+	// retention and window size W (a duration), and the time its
+	// processor looks up and stores at ("stream", the default, or
+	// "record"). A beam query's window is {fixed: DURATION}: fixed
+	// windows of that size.
+	Window *QueryWindow `json:"window,omitempty" yaml:"window"`
+	Time   string       `json:"time,omitempty" yaml:"time" want:"stream or record"`
 	// Partitions is a kafka-streams query's number of partitions of the
 	// repartition topic keyed by event_id, one task (window store and
 	// stream time) each; unset is one. Left out of the JSON form when
 	// unset.
 	Partitions *int64 `json:"partitions,omitempty" yaml:"partitions" want:"a whole number of partitions such as 4"`
+	// Mode and Form are a kafka-streams query's dedup ("keep-first", the
+	// window-store processor and the default, or "keep-last") and
+	// keep-last's form ("toTable", the default, or "reduce"). Left out
+	// of the JSON form when unset.
+	Mode string `json:"mode,omitempty" yaml:"mode" want:"keep-first or keep-last"`
+	Form string `json:"form,omitempty" yaml:"form" want:"toTable or reduce"`
 	// TimeDomain and Duration are a beam query's: Deduplicate's time
 	// domain ("processing", the default, or "event") and duration d
 	// (default 10 minutes).
 	TimeDomain string             `json:"timeDomain,omitempty" yaml:"timeDomain" want:"processing or event"`
 	Duration   *interval.Duration `json:"duration,omitempty" yaml:"duration"`
+	// AllowedLateness is a beam query's in fixed windows: the windows'
+	// allowed lateness (default 0). Left out of the JSON form when unset.
+	AllowedLateness *interval.Duration `json:"allowedLateness,omitempty" yaml:"allowedLateness"`
+}
+
+// QueryWindow is a query's window key: a duration (a kafka-streams
+// query's W, in Size) or {fixed: DURATION} (a beam query's fixed
+// windows, in Fixed).
+type QueryWindow struct {
+	Size  interval.Duration
+	Fixed *interval.Duration
+}
+
+// MarshalJSON renders w as the scenario file writes it: "2m", or
+// {"fixed":"1m"}.
+func (w QueryWindow) MarshalJSON() ([]byte, error) {
+	if w.Fixed != nil {
+		return json.Marshal(struct {
+			Fixed interval.Duration `json:"fixed"`
+		}{*w.Fixed})
+	}
+	return json.Marshal(w.Size)
 }
 
 // engineKeys returns the keys of q, besides name, engine and store, that
@@ -145,8 +176,8 @@ func (q Query) engineKeys() []string {
 		set  bool
 	}{
 		{"query", strings.TrimSpace(q.Query) != ""}, {"options", len(q.Options) > 0},
-		{"window", q.Window != nil}, {"time", q.Time != ""}, {"partitions", q.Partitions != nil},
-		{"timeDomain", q.TimeDomain != ""}, {"duration", q.Duration != nil},
+		{"mode", q.Mode != ""}, {"window", q.Window != nil}, {"time", q.Time != ""}, {"partitions", q.Partitions != nil}, {"form", q.Form != ""},
+		{"timeDomain", q.TimeDomain != ""}, {"duration", q.Duration != nil}, {"allowedLateness", q.AllowedLateness != nil},
 	} {
 		if k.set {
 			out = append(out, k.name)
@@ -162,10 +193,13 @@ func (s *Scenario) fillEngineDefaults() {
 	for i := range s.Queries {
 		q := &s.Queries[i]
 		def := registry.ScenarioDefaults(q.Engine)
+		if q.Mode == "keep-last" {
+			// Kafka Streams' keep-last has no lookup time.
+			def.Time = ""
+		}
 		q.Time, q.TimeDomain = cmp.Or(q.Time, def.Time), cmp.Or(q.TimeDomain, def.TimeDomain)
 		if q.Window == nil && def.Window != nil {
-			w := interval.Duration(*def.Window)
-			q.Window = &w
+			q.Window = &QueryWindow{Size: interval.Duration(*def.Window)}
 		}
 		if q.Duration == nil && def.Duration != nil {
 			d := interval.Duration(*def.Duration)
@@ -177,10 +211,17 @@ func (s *Scenario) fillEngineDefaults() {
 // Spec returns the engine keys of q, a query of another engine than
 // Spark, for registry.ScenarioQueryFor.
 func (q Query) Spec() registry.QuerySpec {
-	spec := registry.QuerySpec{Query: q.Query, Options: q.Options, Time: q.Time, TimeDomain: q.TimeDomain, Partitions: q.Partitions}
-	if q.Window != nil {
-		w := q.Window.Std()
+	spec := registry.QuerySpec{Query: q.Query, Options: q.Options, Time: q.Time, TimeDomain: q.TimeDomain, Partitions: q.Partitions, Mode: q.Mode, Form: q.Form}
+	if q.Window != nil && q.Window.Fixed != nil {
+		w := q.Window.Fixed.Std()
+		spec.FixedWindow = &w
+	} else if q.Window != nil {
+		w := q.Window.Size.Std()
 		spec.Window = &w
+	}
+	if q.AllowedLateness != nil {
+		l := q.AllowedLateness.Std()
+		spec.AllowedLateness = &l
 	}
 	if q.Duration != nil {
 		d := q.Duration.Std()
@@ -196,6 +237,16 @@ const (
 	// EngineFlink runs Flink SQL's dedup pattern.
 	EngineFlink = "flink"
 )
+
+// NoHorizon returns why q, a query of another engine than Spark, has no
+// horizon a sweep or plan could set (registry.NoHorizon: a Kafka Streams
+// keep-last query), or nil.
+func (q Query) NoHorizon() error {
+	if q.IsSpark() {
+		return nil
+	}
+	return registry.NoHorizon(q.Engine, q.Spec())
+}
 
 // IsSpark reports whether Spark runs the query (its engine is unset or
 // spark).

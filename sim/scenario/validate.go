@@ -224,6 +224,11 @@ func (s *Scenario) checkFaults(p *problems) {
 	if len(s.Sweep.Delay) == 0 {
 		p.add("sweep.delay", "must list at least one delay such as [1m, 5m, 20m], got none")
 	}
+	for qi, q := range s.Queries {
+		if err := q.NoHorizon(); err != nil {
+			p.add("sweep", "cannot sweep %s (a %s query): %s", index("queries", qi), q.Engine, err)
+		}
+	}
 	for i, d := range s.Sweep.Delay {
 		path := index("sweep.delay", i)
 		switch {
@@ -250,7 +255,7 @@ func (s *Scenario) checkSweptValue(p *problems, path string, d interval.Duration
 		if q.IsSpark() || !slices.Contains(registry.ScenarioEngines(), q.Engine) {
 			continue
 		}
-		if _, err := registry.ScenarioQueryFor(q.Engine, q.Spec()); err != nil {
+		if _, err := registry.ScenarioQueryFor(q.Engine, q.Spec()); err != nil || q.NoHorizon() != nil {
 			continue
 		}
 		_, err := registry.SweptQueryFor(q.Engine, q.Spec(), d.Std())

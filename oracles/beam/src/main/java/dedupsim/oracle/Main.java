@@ -174,10 +174,19 @@ public final class Main {
     JsonNode window = trace.get("window");
     boolean fixed = window != null && window.isObject();
     if (fixed) {
-      input = input.apply(Window.<KV<String, String>>into(
-          FixedWindows.of(Duration.millis(millis(window.get("fixed"), "window.fixed")))));
+      Window<KV<String, String>> w = Window.<KV<String, String>>into(
+          FixedWindows.of(Duration.millis(millis(window.get("fixed"), "window.fixed"))));
+      if (trace.has("allowedLateness")) {
+        // Beam requires an accumulation mode with an allowed lateness;
+        // Deduplicate is a stateful ParDo, which fires no panes of its own.
+        w = w.withAllowedLateness(Duration.millis(millis(trace.get("allowedLateness"), "allowedLateness")))
+            .discardingFiredPanes();
+      }
+      input = input.apply(w);
     } else if (window != null && !window.asText().equals("global")) {
       throw new IllegalArgumentException("window: " + window);
+    } else if (trace.has("allowedLateness")) {
+      throw new IllegalArgumentException("allowedLateness: only fixed windows take one");
     }
     input
         .apply(Deduplicate.<String, String>keyedValues().withTimeDomain(domain).withDuration(duration))
