@@ -404,6 +404,9 @@ func (c *Checkpointed) statePlan(d dirFiles, v int64) (int64, []logPart, error) 
 	base := baseOf(d.snaps, v)
 	var parts []logPart
 	next := base + 1
+	// seen names the last log read and where its valid part ends, for
+	// the error of a missing delta.
+	seen := ""
 	for i, first := range d.logs {
 		if first > v {
 			break
@@ -423,6 +426,7 @@ func (c *Checkpointed) statePlan(d dirFiles, v int64) (int64, []logPart, error) 
 			return 0, nil, err
 		}
 		p := logPart{path: path, name: name, first: first, data: data[:valid]}
+		seen = fmt.Sprintf(" (%s holds %d records, its valid part ends at byte %d of %d)", path, len(recs), valid, len(data))
 		for _, r := range recs {
 			if r.version < next || r.version > v {
 				continue
@@ -439,7 +443,7 @@ func (c *Checkpointed) statePlan(d dirFiles, v int64) (int64, []logPart, error) 
 		}
 	}
 	if next <= v {
-		return 0, nil, fmt.Errorf("memstore %s: the delta of version %d is missing: cannot rebuild state version %d", c.dir, next, v)
+		return 0, nil, fmt.Errorf("memstore %s: the delta of version %d is missing%s: cannot rebuild state version %d", c.dir, next, seen, v)
 	}
 	return base, parts, nil
 }

@@ -48,7 +48,7 @@ type jobEnv struct {
 	resumeStore StoreOpener
 	// stateFiles lists the files a store's state at a version is read
 	// from (see backend).
-	stateFiles func(dir string, version int64) ([]string, error)
+	stateFiles func(dir string, version int64) ([]engines.StateFile, error)
 	storeName  string
 	// numbering, when not nil, reads the event numbers from keys of the
 	// given columns (generators.KeyNumbering): set for jobs on the memory
