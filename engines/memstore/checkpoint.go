@@ -43,7 +43,7 @@ const (
 	deltaReserve = frameHeader + frameMin
 )
 
-// changeLog collects a batch's changes for its delta file.
+// changeLog collects a batch's changes for its delta.
 type changeLog struct {
 	on  bool
 	buf []byte
