@@ -81,3 +81,26 @@ type BatchAdder interface {
 	// it on, as if Add had been called in a loop that stopped there.
 	AddBatch(keys []byte, ends []int32, expiresAt []int64, added []bool) error
 }
+
+// StateFile is a file a store's state at a version is read from: all of
+// it (Len -1), or its first Len bytes (an append-only log that grows past
+// the version). SHA256, when known, is the hex SHA-256 of those bytes.
+type StateFile struct {
+	Path   string
+	Len    int64
+	SHA256 string
+}
+
+// StateSummer is implemented by stores that can list the files of their
+// current version, and the checksums of those they wrote, without reading
+// them back. A resumable run (sim/runner) records those checksums with
+// each job snapshot, right after Snapshot(version).
+type StateSummer interface {
+	// StateFiles returns the files of version, the store's current
+	// version, as the store's listing of its folder would (in order,
+	// absolute or as the store was opened); ok is false when the store
+	// cannot tell without reading its folder, and the caller lists and
+	// hashes the files itself. A file whose SHA256 is empty is to be
+	// hashed by the caller.
+	StateFiles(version int64) (files []StateFile, ok bool, err error)
+}

@@ -27,10 +27,11 @@ func newBenchStoresCmd(stdout, stderr io.Writer) *cobra.Command {
 		Short: "Compare the simulator's memory and Pebble state store backends on a scenario",
 		Long: `bench-stores runs every query of a scenario on both of the simulator's own
 state store backends (Go code, not Spark's): memory, checkpointed every batch
-like Spark's HDFS-backed state store (a delta file per batch; full snapshots
-written in the background, at least 10 versions apart), and Pebble, which
-stands in for RocksDB (its WAL off; a changelog per batch; sstables flushed in
-the background once the keys held in memory fill a memtable). It checks that
+like Spark's HDFS-backed state store (a delta per batch, appended to a log;
+full snapshots written in the background, at least 10 versions apart), and
+Pebble, which stands in for RocksDB (its WAL off; a changelog per batch;
+sstables flushed in the background once the keys held in memory fill a
+memtable). It checks that
 both produce identical results (it fails, naming the query and the field, if
 not) and reports per query and backend:
 

@@ -44,7 +44,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.IntVar(&f.workers, "workers", 0, "queries (and sweep points) run at once (default: all cores)")
 	fl.StringVar(&f.store, "store", "", "state store backend of every query: memory or pebble (default: each query's store, else the scenario's)")
 	fl.StringVar(&f.checkpoint, "checkpoint", "", "make the run resumable: keep checkpoints and run snapshots in this folder; rerun the same command to resume a killed run")
-	fl.DurationVar(&f.snapshot, "snapshot-interval", time.Second, "with --checkpoint: wall-clock time between run snapshots")
+	fl.DurationVar(&f.snapshot, "snapshot-interval", time.Second, "with --checkpoint: wall-clock time between run snapshots (at least; longer when a snapshot takes more than a twentieth of it)")
 	fl.StringVar(&f.memory, "memory", "", "memory budget of each Pebble state store, block cache and write buffer, e.g. 256MiB (default 32MiB); results do not depend on it")
 	fl.BoolVar(&f.noReport, "no-report", false, "write the results files only, not report.md, report.html and the charts")
 }

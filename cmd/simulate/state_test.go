@@ -241,11 +241,17 @@ func TestStateRefusesWhatIsNotACheckpoint(t *testing.T) {
 	st := readStateJSON(t, ck, "--query", "within")
 	stateDir := filepath.Join(st.Queries[0].Dir, "state", "0")
 	// The file the last version is read from: its snapshot if one was
-	// written at that version, else its delta.
+	// written at that version, else the delta log holding its delta (the
+	// newest log starting at or before it; the delta is its last record).
 	v := *st.Queries[0].LastCommittedBatchID + 1
 	corrupt := filepath.Join(stateDir, fmt.Sprintf("%d.snapshot", v))
 	if _, err := os.Stat(corrupt); err != nil {
-		corrupt = filepath.Join(stateDir, fmt.Sprintf("%d.delta", v))
+		for u := v; u > 0; u-- {
+			corrupt = filepath.Join(stateDir, fmt.Sprintf("%d.log", u))
+			if _, err := os.Stat(corrupt); err == nil {
+				break
+			}
+		}
 	}
 
 	foreign := filepath.Join(dir, "photos")

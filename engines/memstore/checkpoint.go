@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -17,31 +18,32 @@ import (
 
 // Checkpoint files, laid out like Spark's HDFSBackedStateStore: the state
 // of version V (after batch V-1) is the newest V'.snapshot with V' <= V
-// plus the deltas V'+1 .. V. Each commit writes one delta with the batch's
-// changes, in the order they were made: a put record per key added, and an
-// evict record per eviction that removed keys, holding the watermark it
-// ran with rather than the keys it removed (eviction removes exactly the
-// keys whose expiry is at or below the watermark's bound, so replaying it
-// on the same state removes the same keys: half the bytes of a bounded
-// query's delta, whose every key is put once and removed once). Full
-// snapshots, put records only, are written in the background, as Spark's
-// maintenance task writes them, so that recovery reads a bounded number of
-// deltas (see Checkpointed).
+// plus the deltas V'+1 .. V. Each commit appends one delta with the
+// batch's changes, in the order they were made, to the open delta log
+// (deltalog.go): a put record per key added, and an evict record per
+// eviction that removed keys, holding the watermark it ran with rather
+// than the keys it removed (eviction removes exactly the keys whose expiry
+// is at or below the watermark's bound, so replaying it on the same state
+// removes the same keys: half the bytes of a bounded query's delta, whose
+// every key is put once and removed once). Full snapshots, put records
+// only, are written in the background, as Spark's maintenance task writes
+// them, so that recovery reads a bounded number of deltas (see
+// Checkpointed).
 const (
-	deltaMagic    = "DDSMDLT2"
 	snapshotMagic = "DDSMSNP1"
-	// oldDeltaMagic heads the deltas of dedupsim versions that logged
-	// every removed key ('R' records); they are refused, not misread.
-	oldDeltaMagic = "DDSMDLT1"
 	// DefaultSnapshotEvery mirrors Spark's
 	// spark.sql.streaming.stateStore.minDeltasForSnapshot (10).
 	DefaultSnapshotEvery = 10
 
 	recPut   = 'P'
 	recEvict = 'E'
+
+	// deltaReserve is the room the change log keeps at its start for
+	// the delta's frame header (length, checksum, version).
+	deltaReserve = frameHeader + frameMin
 )
 
-// changeLog collects a batch's changes for its delta file.
+// changeLog collects a batch's changes for its delta.
 type changeLog struct {
 	on  bool
 	buf []byte
@@ -73,10 +75,12 @@ type Options struct {
 // Checkpointed is a Store that writes its state to a directory, so that a
 // restarted query can reload it.
 //
-// Every Commit writes the batch's delta file, handed to the operating
-// system (write(2), then a rename) before Commit returns, without an
-// fsync: a killed process (kill -9) loses no committed version, a machine
-// crash may lose the last ones, as Spark's own files may be by default.
+// Every Commit appends the batch's delta to the open delta log, handed
+// to the operating system (one write(2)) before Commit returns, without
+// an fsync: a killed process (kill -9) loses no committed version, a
+// machine crash may lose the last ones, as Spark's own files may be by
+// default. A log is created at the first commit after a snapshot starts,
+// so creating files costs one per snapshot, not one per batch.
 //
 // A snapshot file, the whole state of a version, is written by a
 // background goroutine from a frozen view of the store (see view.go), one
@@ -102,7 +106,8 @@ type Checkpointed struct {
 	dir           string
 	snapshotEvery int64
 	// BytesWritten counts the checkpoint bytes written by all commits:
-	// the deltas, and the snapshots started (counted when they start, at
+	// the deltas (with their frames and the logs' headers), and the
+	// snapshots started (counted when they start, at
 	// the size they are written at, so that it does not depend on when
 	// they finish).
 	BytesWritten int64
@@ -126,6 +131,12 @@ type Checkpointed struct {
 	// slabHook, if set (tests), is called by the snapshot's goroutine
 	// before it reads each slab of the view.
 	slabHook func()
+
+	// cur is the delta log commits append to, nil until the first
+	// commit after Open or after a snapshot starts; snaps the versions of
+	// the finished snapshot files in the folder, in order.
+	cur   *openLog
+	snaps []int64
 }
 
 // bgSnapshot is one background snapshot.
@@ -138,10 +149,13 @@ type bgSnapshot struct {
 
 // Open opens the checkpointed store in dir at the given version (the number
 // of committed batches, like Spark's state store version; 0 for an empty
-// store). It creates dir if needed. Files of later versions, left by a batch
-// that was not committed to the query's commit log, are ignored and will be
-// overwritten when that batch runs again; temporary files a killed process
-// left are removed.
+// store). It creates dir if needed. Deltas of later versions, left by a
+// batch that was not committed to the query's commit log, are truncated
+// from the delta logs (they are written again, byte for byte, when that
+// batch runs again), and so is a record a kill cut short; snapshot files
+// of later versions are ignored and overwritten; temporary files a killed
+// process left are removed. A folder of an older dedupsim's layout (a
+// delta file per batch) is refused in one line.
 func Open(dir string, version int64, opts Options) (*Checkpointed, error) {
 	if opts.SnapshotEvery <= 0 {
 		opts.SnapshotEvery = DefaultSnapshotEvery
@@ -155,13 +169,12 @@ func Open(dir string, version int64, opts Options) (*Checkpointed, error) {
 	if err := c.removeTemps(); err != nil {
 		return nil, err
 	}
-	if version > 0 {
-		if err := c.load(version); err != nil {
-			return nil, err
-		}
+	if err := c.load(version, true); err != nil {
+		c.cur.close()
+		return nil, err
 	}
 	c.log.on = true
-	c.log.buf = append(c.log.buf, deltaMagic...)
+	c.log.buf = append(c.log.buf, make([]byte, deltaReserve)...)
 	return c, nil
 }
 
@@ -188,17 +201,27 @@ func (c *Checkpointed) removeTemps() error {
 	return nil
 }
 
-// Commit writes the batch's delta file (version batchID+1) and starts a
-// background snapshot when one is due.
+// Commit appends the batch's delta (version batchID+1) to the delta log
+// and starts a background snapshot when one is due.
 func (c *Checkpointed) Commit(batchID int64) error {
 	v := batchID + 1
-	// The change log starts with the delta's header (see Open), so the
-	// file is written from it as it is, plus its trailer.
-	n, err := c.writeFile(fmt.Sprintf("%d.delta", v), c.log.buf)
-	if err != nil {
+	n := int64(0)
+	if c.cur == nil {
+		l, err := createLog(c.dir, v)
+		if err != nil {
+			return err
+		}
+		c.cur = l
+		n += int64(logHeader)
+	}
+	// The change log starts with room for the delta's frame header (see
+	// Open), so the record is written from it as it is.
+	if err := c.cur.append(v, c.log.buf); err != nil {
 		return err
 	}
-	c.log.buf = c.log.buf[:len(deltaMagic)]
+	n += int64(len(c.log.buf))
+	c.BytesWritten += n
+	c.log.buf = c.log.buf[:deltaReserve]
 	c.log.n = 0
 	c.version = v
 	c.deltaSince += n
@@ -225,6 +248,12 @@ func (c *Checkpointed) startSnapshot(v int64) error {
 		return err
 	}
 	c.arena.unpin()
+	// The deltas after v go to a new log, so that the logs this
+	// snapshot covers are removed whole once no reopen needs them.
+	if err := c.cur.close(); err != nil {
+		return fmt.Errorf("memstore %s: %w", c.dir, err)
+	}
+	c.cur = nil
 	var vw view
 	vw, c.viewBuf = c.arena.freeze(c.viewBuf)
 	size := int64(len(snapshotMagic)) + c.arena.enc + 4
@@ -251,14 +280,29 @@ func (c *Checkpointed) join() error {
 	}
 	<-c.bg.done
 	err := c.bg.err
+	if err == nil {
+		c.addSnap(c.bg.version)
+	}
 	c.bg = nil
 	return err
+}
+
+// addSnap records a finished snapshot file of version v.
+func (c *Checkpointed) addSnap(v int64) {
+	i, found := slices.BinarySearch(c.snaps, v)
+	if !found {
+		c.snaps = slices.Insert(c.snaps, i, v)
+	}
 }
 
 // Close waits for a background snapshot under way to finish, then
 // releases the store's memory. It returns the snapshot's error, if any.
 func (c *Checkpointed) Close() error {
 	err := c.join()
+	if cerr := c.cur.close(); err == nil && cerr != nil {
+		err = fmt.Errorf("memstore %s: %w", c.dir, cerr)
+	}
+	c.cur = nil
 	if cerr := c.Store.Close(); err == nil {
 		err = cerr
 	}
@@ -275,36 +319,153 @@ func (c *Checkpointed) Abort() {
 		<-c.bg.done
 		c.bg = nil
 	}
+	c.cur.close()
+	c.cur = nil
 	c.Store.Close()
 }
 
-// writeFile writes data plus a CRC-32 trailer atomically, through
-// fileio.WriteFileNoSync: a killed process never leaves a torn file (at
-// most a temporary ".<name>.tmp-*", which listVersions skips); a power
-// loss may lose the last versions, which a restart then reports missing.
-func (c *Checkpointed) writeFile(name string, data []byte) (int64, error) {
-	data = binary.BigEndian.AppendUint32(data, crc32.ChecksumIEEE(data))
-	if err := fileio.WriteFileNoSync(filepath.Join(c.dir, name), data); err != nil {
-		return 0, fmt.Errorf("memstore %s: write %s: %w", c.dir, name, err)
+// dirFiles are the state files of a store's folder: the versions of its
+// snapshot files and the first versions of its delta logs, in order.
+type dirFiles struct {
+	snaps, logs []int64
+}
+
+// listVersions lists the store's folder. A file that is not the store's,
+// or a delta file of the layout of older dedupsim versions (a file per
+// batch), is an error naming it.
+func (c *Checkpointed) listVersions() (dirFiles, error) {
+	ents, err := os.ReadDir(c.dir)
+	if err != nil {
+		return dirFiles{}, fmt.Errorf("memstore %s: %w", c.dir, err)
 	}
-	c.BytesWritten += int64(len(data))
-	return int64(len(data)), nil
+	var d dirFiles
+	for _, e := range ents {
+		name := e.Name()
+		num := func(suffix string) (int64, error) {
+			v, err := strconv.ParseInt(strings.TrimSuffix(name, suffix), 10, 64)
+			if err != nil || v < 1 {
+				return 0, fmt.Errorf("memstore %s: %s: not a state file of this store", c.dir, name)
+			}
+			return v, nil
+		}
+		switch {
+		case fileio.IsCheckpointTemp(name):
+			continue
+		case strings.HasSuffix(name, ".delta"):
+			return dirFiles{}, fmt.Errorf("memstore: %s: %w: a delta file of an older dedupsim (a file per batch; this version appends the deltas to %s files); use a new checkpoint folder", filepath.Join(c.dir, name), errCorrupt, logSuffix)
+		case strings.HasSuffix(name, logSuffix):
+			v, err := num(logSuffix)
+			if err != nil {
+				return dirFiles{}, err
+			}
+			d.logs = append(d.logs, v)
+		case strings.HasSuffix(name, ".snapshot"):
+			v, err := num(".snapshot")
+			if err != nil {
+				return dirFiles{}, err
+			}
+			d.snaps = append(d.snaps, v)
+		default:
+			return dirFiles{}, fmt.Errorf("memstore %s: %s: not a state file of this store", c.dir, name)
+		}
+	}
+	slices.Sort(d.snaps)
+	slices.Sort(d.logs)
+	return d, nil
+}
+
+// baseOf returns the newest snapshot version at or below v, 0 for none.
+func baseOf(snaps []int64, v int64) int64 {
+	base := int64(0)
+	for _, s := range snaps {
+		if s <= v && s > base {
+			base = s
+		}
+	}
+	return base
+}
+
+// logPart is a delta log a version is rebuilt from: its content, its
+// records of the versions read, and the length of the prefix that ends
+// with the last of them (what a job snapshot checksums).
+type logPart struct {
+	path, name string
+	first      int64
+	data       []byte
+	recs       []logRec
+	upto       int64
+}
+
+// statePlan returns what rebuilding version v reads: the newest snapshot
+// at or below v (0 for none), then the delta logs holding the versions
+// after it, each with the records to replay. A missing delta is an error
+// naming its version, a damaged log one naming the file and the byte.
+func (c *Checkpointed) statePlan(d dirFiles, v int64) (int64, []logPart, error) {
+	base := baseOf(d.snaps, v)
+	var parts []logPart
+	next := base + 1
+	// seen names the last log read and where its valid part ends, for
+	// the error of a missing delta.
+	seen := ""
+	for i, first := range d.logs {
+		if first > v {
+			break
+		}
+		if i+1 < len(d.logs) && d.logs[i+1] <= base+1 {
+			// Every version in it is at or below base.
+			continue
+		}
+		name := logName(first)
+		path := filepath.Join(c.dir, name)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return 0, nil, fmt.Errorf("memstore %s: %w", c.dir, err)
+		}
+		recs, valid, err := parseLog(path, data, first)
+		if err != nil {
+			return 0, nil, err
+		}
+		p := logPart{path: path, name: name, first: first, data: data[:valid]}
+		seen = fmt.Sprintf(" (%s holds %d records, its valid part ends at byte %d of %d)", path, len(recs), valid, len(data))
+		for _, r := range recs {
+			if r.version < next || r.version > v {
+				continue
+			}
+			if r.version != next {
+				break
+			}
+			p.recs = append(p.recs, r)
+			p.upto = r.end
+			next++
+		}
+		if len(p.recs) > 0 {
+			parts = append(parts, p)
+		}
+	}
+	if next <= v {
+		return 0, nil, fmt.Errorf("memstore %s: the delta of version %d is missing%s: cannot rebuild state version %d", c.dir, next, seen, v)
+	}
+	return base, parts, nil
 }
 
 // load rebuilds the state of version v from the newest snapshot at or
 // below v and the deltas after it, replaying their records on the store
 // (with the change log off) in the order they were written: a put adds
 // its key, an evict record evicts at its watermark, as the batch did.
-func (c *Checkpointed) load(v int64) error {
-	snaps, deltas, err := c.listVersions()
+// With write (Open), it also removes the delta logs of later versions,
+// truncates the one holding v after it, and opens it for appends.
+func (c *Checkpointed) load(v int64, write bool) error {
+	d, err := c.listVersions()
 	if err != nil {
 		return err
 	}
-	base := int64(0)
-	for _, s := range snaps {
-		if s <= v && s > base {
-			base = s
-		}
+	c.snaps = d.snaps
+	if v == 0 && !write {
+		return nil
+	}
+	base, parts, err := c.statePlan(d, v)
+	if err != nil {
+		return err
 	}
 	// The snapshot schedule resumes where the history left it: the last
 	// snapshot at or below v, and the bytes of the deltas since.
@@ -316,57 +477,41 @@ func (c *Checkpointed) load(v int64) error {
 		}
 		c.lastSnapBytes = n
 	}
-	for u := base + 1; u <= v; u++ {
-		if !deltas[u] {
-			return fmt.Errorf("memstore %s: %d.delta is missing: cannot rebuild state version %d", c.dir, u, v)
+	for _, p := range parts {
+		if p.first > base {
+			c.deltaSince += int64(logHeader)
 		}
-		n, err := c.apply(fmt.Sprintf("%d.delta", u), deltaMagic)
-		if err != nil {
+		for _, r := range p.recs {
+			if err := c.applyRecords(p.path, r.changes(p.data), true); err != nil {
+				return err
+			}
+			c.deltaSince += r.end - r.off
+		}
+	}
+	if !write {
+		return nil
+	}
+	for _, first := range d.logs {
+		if first > v {
+			if err := os.Remove(filepath.Join(c.dir, logName(first))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("memstore %s: %w", c.dir, err)
+			}
+		}
+	}
+	if len(parts) > 0 {
+		p := parts[len(parts)-1]
+		if c.cur, err = reopenLog(p.path, p.first, v, p.data[:p.upto]); err != nil {
 			return err
 		}
-		c.deltaSince += n
 	}
 	return nil
 }
 
-func (c *Checkpointed) listVersions() (snaps []int64, deltas map[int64]bool, err error) {
-	ents, err := os.ReadDir(c.dir)
-	if err != nil {
-		return nil, nil, fmt.Errorf("memstore %s: %w", c.dir, err)
-	}
-	deltas = map[int64]bool{}
-	for _, e := range ents {
-		name := e.Name()
-		switch {
-		case fileio.IsCheckpointTemp(name):
-			continue
-		case strings.HasSuffix(name, ".delta"):
-			v, err := strconv.ParseInt(strings.TrimSuffix(name, ".delta"), 10, 64)
-			if err != nil {
-				return nil, nil, fmt.Errorf("memstore %s: %s: not a state file of this store", c.dir, name)
-			}
-			deltas[v] = true
-		case strings.HasSuffix(name, ".snapshot"):
-			v, err := strconv.ParseInt(strings.TrimSuffix(name, ".snapshot"), 10, 64)
-			if err != nil {
-				return nil, nil, fmt.Errorf("memstore %s: %s: not a state file of this store", c.dir, name)
-			}
-			snaps = append(snaps, v)
-		default:
-			return nil, nil, fmt.Errorf("memstore %s: %s: not a state file of this store", c.dir, name)
-		}
-	}
-	return snaps, deltas, nil
-}
-
 var errCorrupt = errors.New("corrupt state file")
 
-// checkHeader checks a state file's magic and CRC-32 trailer and returns
-// its records. A delta of the older format is refused in one line.
+// checkHeader checks a snapshot file's magic and CRC-32 trailer and
+// returns its records.
 func checkHeader(path string, data []byte, magic string) ([]byte, error) {
-	if magic == deltaMagic && len(data) >= len(oldDeltaMagic) && string(data[:len(oldDeltaMagic)]) == oldDeltaMagic {
-		return nil, fmt.Errorf("memstore: %s: %w: a delta of an older dedupsim (format %s, this version reads %s); use a new checkpoint folder", path, errCorrupt, oldDeltaMagic, deltaMagic)
-	}
 	if len(data) < len(magic)+4 || string(data[:len(magic)]) != magic {
 		return nil, fmt.Errorf("memstore: %s: %w: bad header", path, errCorrupt)
 	}
@@ -377,8 +522,8 @@ func checkHeader(path string, data []byte, magic string) ([]byte, error) {
 	return body[len(magic):], nil
 }
 
-// apply replays one delta or snapshot file on the store and returns its
-// size. A snapshot holds put records only.
+// apply replays one snapshot file on the store and returns its size. A
+// snapshot holds put records only.
 func (c *Checkpointed) apply(name, magic string) (int64, error) {
 	path := filepath.Join(c.dir, name)
 	data, err := os.ReadFile(path)
@@ -389,8 +534,17 @@ func (c *Checkpointed) apply(name, magic string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	fail := func(why string) (int64, error) {
-		return 0, fmt.Errorf("memstore: %s: %w: %s", path, errCorrupt, why)
+	if err := c.applyRecords(path, recs, false); err != nil {
+		return 0, err
+	}
+	return int64(len(data)), nil
+}
+
+// applyRecords replays the put records (and, with evict, the evict
+// records) of a delta or a snapshot read from path.
+func (c *Checkpointed) applyRecords(path string, recs []byte, evict bool) error {
+	fail := func(why string) error {
+		return fmt.Errorf("memstore: %s: %w: %s", path, errCorrupt, why)
 	}
 	for len(recs) > 0 {
 		op := recs[0]
@@ -409,20 +563,20 @@ func (c *Checkpointed) apply(name, magic string) (int64, error) {
 			}
 			recs = recs[k:]
 			if _, err := c.Add(key, exp); err != nil {
-				return 0, fmt.Errorf("memstore %s: %w", c.dir, err)
+				return fmt.Errorf("memstore %s: %w", c.dir, err)
 			}
-		case op == recEvict && magic == deltaMagic:
+		case op == recEvict && evict:
 			w, k := binary.Varint(recs)
 			if k <= 0 {
 				return fail("bad watermark")
 			}
 			recs = recs[k:]
 			if _, err := c.Evict(w); err != nil {
-				return 0, fmt.Errorf("memstore %s: %w", c.dir, err)
+				return fmt.Errorf("memstore %s: %w", c.dir, err)
 			}
 		default:
 			return fail(fmt.Sprintf("unknown record %q", op))
 		}
 	}
-	return int64(len(data)), nil
+	return nil
 }

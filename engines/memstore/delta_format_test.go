@@ -41,14 +41,20 @@ func TestDeltaRecordsEvictionsByWatermark(t *testing.T) {
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
 	}
-	fi, err := os.Stat(filepath.Join(dir, "2.delta"))
+	data, err := os.ReadFile(filepath.Join(dir, "1.log"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fi.Size() > 64 {
-		t.Fatalf("2.delta holds %d bytes for an eviction of 600 keys and one put: want one record per eviction", fi.Size())
+	recs, _, err := parseLog("1.log", data, 1)
+	if err != nil || len(recs) != 2 {
+		t.Fatalf("1.log: %d records (%v), want 2", len(recs), err)
 	}
-	for v, want := range map[int64]map[string]int64{1: before, 2: after} {
+	if n := recs[1].end - recs[1].off; n > 64 {
+		t.Fatalf("the delta of version 2 holds %d bytes for an eviction of 600 keys and one put: want one record per eviction", n)
+	}
+	// Newest first: Open at a version truncates the deltas after it.
+	for _, v := range []int64{2, 1} {
+		want := map[int64]map[string]int64{1: before, 2: after}[v]
 		r, err := Open(dir, v, Options{})
 		if err != nil {
 			t.Fatal(err)
@@ -60,22 +66,27 @@ func TestDeltaRecordsEvictionsByWatermark(t *testing.T) {
 	}
 }
 
-// TestOlderDeltaFormatIsRefused checks that a delta of the format that
-// logged removed keys one by one is refused in one line naming the file
-// and the format, by Open, Load and Check, rather than misread.
+// TestOlderDeltaFormatIsRefused checks that the delta files of the older
+// layouts (a file per batch: DDSMDLT1, which logged removed keys one by
+// one, and DDSMDLT2, evictions as watermarks) are refused in one line
+// naming the file and asking for a new folder, by Open, Load, Check and
+// StateFiles, rather than misread or ignored.
 func TestOlderDeltaFormatIsRefused(t *testing.T) {
-	dir := t.TempDir()
-	body := []byte(oldDeltaMagic + "R\x01a")
-	data := binary.BigEndian.AppendUint32(body, crc32.ChecksumIEEE(body))
-	path := filepath.Join(dir, "1.delta")
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	_, errOpen := Open(dir, 1, Options{})
-	_, errLoad := Load(dir, 1)
-	for _, err := range []error{errOpen, errLoad, Check(dir, 1)} {
-		if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "older dedupsim") || strings.Contains(err.Error(), "\n") {
-			t.Fatalf("want one line naming %s as a delta of an older dedupsim, got %v", path, err)
+	for _, old := range []string{"DDSMDLT1R\x01a", "DDSMDLT2P\x01a\x02"} {
+		dir := t.TempDir()
+		body := []byte(old)
+		data := binary.BigEndian.AppendUint32(body, crc32.ChecksumIEEE(body))
+		path := filepath.Join(dir, "1.delta")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, errOpen := Open(dir, 1, Options{})
+		_, errLoad := Load(dir, 1)
+		_, errFiles := StateFiles(dir, 1)
+		for _, err := range []error{errOpen, errLoad, Check(dir, 1), errFiles} {
+			if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "older dedupsim") || !strings.Contains(err.Error(), "new checkpoint folder") || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("want one line naming %s as a delta of an older dedupsim, got %v", path, err)
+			}
 		}
 	}
 }

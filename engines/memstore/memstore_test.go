@@ -182,11 +182,12 @@ func TestCorruptDeltaIsNamed(t *testing.T) {
 	s, _ := Open(dir, 0, Options{})
 	s.Add([]byte("a"), 1)
 	s.Commit(0)
-	path := dir + "/1.delta"
+	s.Close()
+	path := dir + "/1.log"
 	writeFileOrFail(t, path, []byte("DDSMDLT1garbage!"))
 	_, err := Open(dir, 1, Options{})
-	if err == nil || !contains(err.Error(), "1.delta") {
-		t.Fatalf("want an error naming 1.delta, got %v", err)
+	if err == nil || !contains(err.Error(), "1.log") {
+		t.Fatalf("want an error naming 1.log, got %v", err)
 	}
 }
 

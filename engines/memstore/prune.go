@@ -6,26 +6,29 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 // Snapshot implements engines.Snapshotter. The store keeps every version
 // in its files already, so it saves nothing; it removes the files that no
-// reopen can need any more, since a long run otherwise keeps one delta per
-// batch forever.
+// reopen can need any more, since a long run otherwise keeps every delta
+// forever.
 //
 // A reopen may need the state of version and of the previous Snapshot's
 // version (a job snapshot written at that version is the one still on disk
 // should the process die before the next). So Snapshot keeps every file
 // needed to rebuild the previous Snapshot's version or any later one: the
 // newest snapshot file at or below that version and everything after it.
-// It removes the snapshot files older than that one and the deltas it
-// covers. The previous Snapshot is known only within this Checkpointed: the
+// It removes the snapshot files older than that one and the delta logs
+// whose every delta it covers (a log starts after each snapshot, so the
+// deltas a snapshot covers fill whole logs). The previous Snapshot is known only within this Checkpointed: the
 // first call after Open removes nothing, since a Snapshot made before the
 // store was reopened (by a restart) may be the one on disk.
 //
 // For example, with a snapshot file every 10 versions and Snapshot called
-// at versions 12 and then 27, the second call keeps 10.snapshot,
-// 11.delta .. 27.delta and 20.snapshot, and removes 1.delta .. 10.delta.
+// at versions 12 and then 27, the second call keeps 10.snapshot, 11.log
+// (deltas 11 .. 20), 20.snapshot and 21.log (21 .. 27), and removes 1.log
+// (deltas 1 .. 10).
 //
 // Snapshot first waits for a background snapshot under way: the files of
 // version must not change once the caller has listed them (StateFiles),
@@ -55,18 +58,13 @@ func (c *Checkpointed) Snapshot(version int64) error {
 // prune removes the files that rebuilding version keep, or any later
 // version, does not read.
 func (c *Checkpointed) prune(keep int64) error {
-	snaps, deltas, err := c.listVersions()
+	d, err := c.listVersions()
 	if err != nil {
 		return err
 	}
-	base := int64(0)
-	for _, s := range snaps {
-		if s <= keep && s > base {
-			base = s
-		}
-	}
+	base := baseOf(d.snaps, keep)
 	if base == 0 {
-		// Every version up to keep is rebuilt from 1.delta on.
+		// Every version up to keep is rebuilt from the first delta on.
 		return nil
 	}
 	remove := func(name string) error {
@@ -75,16 +73,18 @@ func (c *Checkpointed) prune(keep int64) error {
 		}
 		return nil
 	}
-	for _, s := range snaps {
+	for _, s := range d.snaps {
 		if s < base {
 			if err := remove(fmt.Sprintf("%d.snapshot", s)); err != nil {
 				return err
 			}
 		}
 	}
-	for d := range deltas {
-		if d <= base {
-			if err := remove(fmt.Sprintf("%d.delta", d)); err != nil {
+	c.snaps = slices.DeleteFunc(c.snaps, func(s int64) bool { return s < base })
+	for i, first := range d.logs {
+		// A log's deltas run up to the next log's first version.
+		if i+1 < len(d.logs) && d.logs[i+1] <= base+1 && (c.cur == nil || c.cur.first != first) {
+			if err := remove(logName(first)); err != nil {
 				return err
 			}
 		}
@@ -107,13 +107,10 @@ func Load(dir string, version int64) (*Store, error) {
 	// A Checkpointed that is never committed: its change log is off, and
 	// only load reads its files.
 	c := &Checkpointed{Store: New(), dir: dir}
-	if version > 0 {
-		if err := c.load(version); err != nil {
-			return nil, err
-		}
-	} else if _, _, err := c.listVersions(); err != nil {
-		// Version 0 reads no file, but a folder of someone else's files is
-		// still not a store.
+	// Version 0 reads no file, but a folder of someone else's files is
+	// still not a store: load lists it all the same.
+	if err := c.load(version, false); err != nil {
+		c.Store.Close()
 		return nil, err
 	}
 	return c.Store, nil
@@ -130,36 +127,26 @@ func Check(dir string, version int64) error {
 		return nil
 	}
 	c := &Checkpointed{dir: dir}
-	snaps, deltas, err := c.listVersions()
+	d, err := c.listVersions()
 	if err != nil {
 		return err
 	}
 	if version == 0 {
 		return nil
 	}
-	base := int64(0)
-	for _, s := range snaps {
-		if s <= version && s > base {
-			base = s
-		}
+	// The plan reads every delta log it needs and checks each record's
+	// checksum.
+	base, _, err := c.statePlan(d, version)
+	if err != nil {
+		return err
 	}
 	if base > 0 {
-		if err := c.verify(fmt.Sprintf("%d.snapshot", base), snapshotMagic); err != nil {
-			return err
-		}
-	}
-	for u := base + 1; u <= version; u++ {
-		if !deltas[u] {
-			return fmt.Errorf("memstore %s: %d.delta is missing: cannot rebuild state version %d", dir, u, version)
-		}
-		if err := c.verify(fmt.Sprintf("%d.delta", u), deltaMagic); err != nil {
-			return err
-		}
+		return c.verify(fmt.Sprintf("%d.snapshot", base), snapshotMagic)
 	}
 	return nil
 }
 
-// verify checks one state file's header and checksum, as apply does
+// verify checks a snapshot file's header and checksum, as apply does
 // before it reads the records.
 func (c *Checkpointed) verify(name, magic string) error {
 	path := filepath.Join(c.dir, name)

@@ -30,14 +30,15 @@ func fileNames(t *testing.T, dir string) []string {
 	return out
 }
 
-// versionFiles renders the expected files: snapshots then the delta range.
-func versionFiles(snaps []int, from, to int) []string {
+// versionFiles renders the expected files: snapshots, and delta logs by
+// their first versions.
+func versionFiles(snaps []int, logs ...int) []string {
 	var out []string
 	for _, s := range snaps {
 		out = append(out, fmt.Sprintf("%d.snapshot", s))
 	}
-	for v := from; v <= to; v++ {
-		out = append(out, fmt.Sprintf("%d.delta", v))
+	for _, v := range logs {
+		out = append(out, fmt.Sprintf("%d.log", v))
 	}
 	slices.Sort(out)
 	return out
@@ -86,14 +87,14 @@ func TestSnapshotPrunesWhatNoReopenNeeds(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The first Snapshot removes nothing.
-	if got, want := fileNames(t, dir), versionFiles([]int{10}, 1, 12); !slices.Equal(got, want) {
+	if got, want := fileNames(t, dir), versionFiles([]int{10}, 1, 11); !slices.Equal(got, want) {
 		t.Fatalf("files %v, want %v", got, want)
 	}
 	runTo(27)
 	if err := c.Snapshot(27); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := fileNames(t, dir), versionFiles([]int{10, 20}, 11, 27); !slices.Equal(got, want) {
+	if got, want := fileNames(t, dir), versionFiles([]int{10, 20}, 11, 21); !slices.Equal(got, want) {
 		t.Fatalf("after Snapshot(27): files %v, want %v", got, want)
 	}
 	for _, v := range []int64{12, 27} {
@@ -105,10 +106,10 @@ func TestSnapshotPrunesWhatNoReopenNeeds(t *testing.T) {
 	if err := c.Snapshot(35); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := fileNames(t, dir), versionFiles([]int{20, 30}, 21, 35); !slices.Equal(got, want) {
+	if got, want := fileNames(t, dir), versionFiles([]int{20, 30}, 21, 31); !slices.Equal(got, want) {
 		t.Fatalf("after Snapshot(35): files %v, want %v", got, want)
 	}
-	if _, err := Load(dir, 12); err == nil || !strings.Contains(err.Error(), "1.delta is missing") {
+	if _, err := Load(dir, 12); err == nil || !strings.Contains(err.Error(), "the delta of version 1 is missing") {
 		t.Fatalf("Load of a pruned version: %v", err)
 	}
 	if err := c.Snapshot(34); err == nil {
@@ -195,14 +196,22 @@ func TestLoadNeverWrites(t *testing.T) {
 	if _, err := Load(filepath.Join(dir, "missing"), 0); err == nil {
 		t.Fatal("Load of a missing folder")
 	}
-	writeFileOrFail(t, filepath.Join(dir, "6.delta"), []byte("DDSMDLT1garbage"))
-	if _, err := Load(dir, 6); err == nil || !contains(err.Error(), filepath.Join(dir, "6.delta")) {
+	// The delta of version 5, the first of 5.log (a snapshot at 4),
+	// with a bit flipped: damage, since the delta of 6 follows it.
+	log5 := filepath.Join(dir, "5.log")
+	data, err := os.ReadFile(log5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[logHeader+frameHeader+frameMin] ^= 1
+	writeFileOrFail(t, log5, data)
+	if _, err := Load(dir, 6); err == nil || !contains(err.Error(), log5) {
 		t.Fatalf("corrupted delta: %v", err)
 	}
-	if err := Check(dir, 6); err == nil || !contains(err.Error(), filepath.Join(dir, "6.delta")) {
+	if err := Check(dir, 6); err == nil || !contains(err.Error(), log5) {
 		t.Fatalf("Check of a corrupted delta: %v", err)
 	}
-	if err := Check(dir, 5); err != nil {
+	if err := Check(dir, 4); err != nil {
 		t.Fatalf("Check of a version that does not read the corrupted delta: %v", err)
 	}
 	writeFileOrFail(t, filepath.Join(dir, "notes.txt"), nil)

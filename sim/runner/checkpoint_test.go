@@ -166,6 +166,25 @@ func editLogRecord(log []byte, kind byte, batch int64) []byte {
 	return out
 }
 
+// editDeltaRecord changes one byte of the last key of the delta of
+// version in a memory store's delta log (engines/memstore/deltalog.go: a
+// 16-byte header, then records of length, CRC-32C, version and changes)
+// and writes a valid CRC for it: a well-formed log of another run.
+func editDeltaRecord(log []byte, version int64) []byte {
+	out := bytes.Clone(log)
+	for off := 16; off+8 <= len(out); {
+		n := int(binary.BigEndian.Uint32(out[off:]))
+		body := out[off+8 : off+8+n]
+		if int64(binary.BigEndian.Uint64(body)) == version {
+			copy(body, editKey(body))
+			binary.BigEndian.PutUint32(out[off+4:], crc32.Checksum(body, crc32.MakeTable(crc32.Castagnoli)))
+			return out
+		}
+		off += 8 + n
+	}
+	panic("no such record")
+}
+
 // editKey changes one byte of the last key of a memory store file's
 // records (36-byte UUID keys, then a varint expiry): a well-formed file of
 // another state.
@@ -190,7 +209,8 @@ func editKey(body []byte) []byte {
 func TestEditedCheckpointIsRefusedUnchanged(t *testing.T) {
 	sc := load(t, faulty)
 	// Job "within" finished; job "unbounded" snapshotted after batches 5
-	// and 11 (version 12: 10.snapshot, 11.delta and 12.delta) and was
+	// and 11 (version 12: 10.snapshot and the deltas 11 and 12 in
+	// 11.log) and was
 	// stopped after batch 13, past the restart at 100 s.
 	bases := map[string]string{}
 	for _, store := range []string{"memory", "pebble"} {
@@ -225,8 +245,8 @@ func TestEditedCheckpointIsRefusedUnchanged(t *testing.T) {
 				return bytes.Replace(b, []byte(`"restarts":2`), []byte(`"restarts":3`), 1)
 			})
 		}},
-		{"delta rewritten with a valid CRC", "memory", u + "query.0/state/0/12.delta", "", func(p string) error {
-			return editFile(p, func(b []byte) []byte { return withCRC(editKey(b[:len(b)-4])) })
+		{"delta rewritten with a valid CRC", "memory", u + "query.0/state/0/11.log", "", func(p string) error {
+			return editFile(p, func(b []byte) []byte { return editDeltaRecord(b, 12) })
 		}},
 		{"snapshot rewritten with a valid CRC", "memory", u + "query.0/state/0/10.snapshot", "", func(p string) error {
 			return editFile(p, func(b []byte) []byte { return withCRC(editKey(b[:len(b)-4])) })

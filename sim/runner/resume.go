@@ -47,12 +47,13 @@ import (
 // the files of Pebble's checkpoint), which a resume compares, list and
 // content, with what it finds.
 //
-// Format 4: the memory store's deltas record each eviction as its
-// watermark, not the keys it removed (format DDSMDLT2). A job snapshot of
-// format 3 names deltas of the older format: it is refused, in one line,
-// before anything is written.
+// Format 5: the memory store appends its deltas to delta logs
+// (<first version>.log), which a snapshot records as a prefix (path,
+// length and the SHA-256 of those bytes), instead of a file per batch.
+// A job snapshot of format 4 or older names files of the older layout: it
+// is refused, in one line, before anything is written.
 const (
-	snapshotFormat = "dedupsim-job/4"
+	snapshotFormat = "dedupsim-job/5"
 	doneFormat     = "dedupsim-done/3"
 )
 
@@ -183,19 +184,28 @@ func (r *jobRun) resumeFiles(version int64) ([]fileSum, [][]fileSum, error) {
 		}
 	}
 	var stores [][]fileSum
+	ops := r.q.Operators()
 	for op := range r.env.Plan.Dedups() {
 		// A partitioned query's stores are listed partition by partition.
-		var files []string
-		for _, sdir := range sim.StateDirs(qdir, op, r.q.Partitions()) {
-			f, err := r.env.stateFiles(sdir, version)
+		sdirs := sim.StateDirs(qdir, op, r.q.Partitions())
+		var parts []engines.Store
+		if len(ops) == len(r.env.Plan.Dedups()) {
+			parts = storeParts(ops[op].Store(), len(sdirs))
+		}
+		var files []engines.StateFile
+		for i, sdir := range sdirs {
+			f, ok, err := summedFiles(parts, i, sdir, version)
+			if err == nil && !ok {
+				f, err = r.env.stateFiles(sdir, version)
+			}
 			if err != nil {
 				return nil, nil, fmt.Errorf("operator %d: %w", op, err)
 			}
 			files = append(files, f...)
 		}
 		sums := []fileSum{}
-		for _, p := range files {
-			fs, err := r.hashes.fileSum(r.env.jobDir, p)
+		for _, f := range files {
+			fs, err := r.hashes.stateSum(r.env.jobDir, f)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -204,6 +214,46 @@ func (r *jobRun) resumeFiles(version int64) ([]fileSum, [][]fileSum, error) {
 		stores = append(stores, sums)
 	}
 	return q, stores, nil
+}
+
+// storeParts returns an operator's store per state folder: its
+// partitions' stores, or the store itself; nil if they do not match n.
+func storeParts(st engines.Store, n int) []engines.Store {
+	if p, ok := st.(interface{ Parts() []engines.Store }); ok {
+		if len(p.Parts()) == n {
+			return p.Parts()
+		}
+		return nil
+	}
+	if n == 1 {
+		return []engines.Store{st}
+	}
+	return nil
+}
+
+// summedFiles returns the files of the store of state folder sdir
+// (parts[i]) at version as the store lists them, with the checksums it
+// took as it wrote them (engines.StateSummer): nothing is read back. ok
+// is false when the store cannot tell, or names files outside sdir; the
+// caller then lists and hashes them.
+func summedFiles(parts []engines.Store, i int, sdir string, version int64) ([]engines.StateFile, bool, error) {
+	if i >= len(parts) {
+		return nil, false, nil
+	}
+	ss, ok := parts[i].(engines.StateSummer)
+	if !ok {
+		return nil, false, nil
+	}
+	files, ok, err := ss.StateFiles(version)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	for _, f := range files {
+		if filepath.Dir(f.Path) != filepath.Clean(sdir) {
+			return nil, false, nil
+		}
+	}
+	return files, true, nil
 }
 
 // logSum returns the checksum of the offsets and commit records of batch

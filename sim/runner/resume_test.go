@@ -240,8 +240,8 @@ func hashTree(t *testing.T, dir string) map[string]string {
 func TestDamagedRunCheckpointIsRefusedUnchanged(t *testing.T) {
 	sc := load(t, faulty)
 	base := filepath.Join(t.TempDir(), "ck")
-	// A snapshot after batch 5 (version 6: 1.delta .. 6.delta, no
-	// snapshot file yet), stopped at about 90 s, before any fault.
+	// A snapshot after batch 5 (version 6: the deltas 1 .. 6 in 1.log,
+	// no snapshot file yet), stopped at about 90 s, before any fault.
 	interrupted(t, sc, base, "memory", 5, 11000)
 	if _, err := os.Stat(filepath.Join(base, "within", runfolder.JobStateFile)); err != nil {
 		t.Fatal(err)
@@ -253,7 +253,7 @@ func TestDamagedRunCheckpointIsRefusedUnchanged(t *testing.T) {
 		{"corrupted job.state", "within/job.state", func(p string) error {
 			return os.WriteFile(p, []byte(`{"format": "dedupsim-job/1", "source": "`), 0o644)
 		}},
-		{"truncated delta", "within/query.0/state/0/5.delta", func(p string) error {
+		{"truncated delta", "within/query.0/state/0/1.log", func(p string) error {
 			data, err := os.ReadFile(p)
 			if err != nil {
 				return err

@@ -41,8 +41,9 @@ type Options struct {
 	// checkpoints in ScratchDir when the scenario has faults, and none
 	// otherwise.
 	CheckpointDir string
-	// SnapshotEvery is the wall-clock interval between snapshots of a
-	// resumable run [1s].
+	// SnapshotEvery is the least wall-clock interval between snapshots
+	// of a resumable run's job [1s]; a job whose snapshots take more than
+	// a twentieth of it snapshots less often (see snapshotCost).
 	SnapshotEvery time.Duration
 	// Store, when set ("memory" or "pebble"), replaces the store of
 	// every query: the queries' own stores and the scenario's.

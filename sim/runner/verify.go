@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"github.com/dedupsim/dedupsim/engines"
 	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/sim"
 	"github.com/dedupsim/dedupsim/sim/runfolder"
@@ -29,6 +30,34 @@ type fileSum struct {
 	// the checksum of its records of that batch (sim.BatchRecords), not
 	// of the whole file, which grows after the snapshot.
 	Batch *int64 `json:"batch,omitempty"`
+	// Len, when set, makes SHA256 the checksum of the file's first Len
+	// bytes: a state store's append-only log, which grows after the
+	// snapshot (the memory store's delta logs).
+	Len *int64 `json:"len,omitempty"`
+}
+
+// stateSum returns the checksum of a state store's file f, named
+// relative to dir: the one the store took as it wrote it, if it did,
+// else read from the file.
+func (c *hashCache) stateSum(dir string, f engines.StateFile) (fileSum, error) {
+	if f.Len < 0 && f.SHA256 == "" {
+		return c.fileSum(dir, f.Path)
+	}
+	rel, err := filepath.Rel(dir, f.Path)
+	if err != nil {
+		return fileSum{}, err
+	}
+	out := fileSum{Path: filepath.ToSlash(rel), SHA256: f.SHA256}
+	if f.Len >= 0 {
+		n := f.Len
+		out.Len = &n
+	}
+	if out.SHA256 == "" {
+		if out.SHA256, err = hashPrefix(f.Path, f.Len, false); err != nil {
+			return fileSum{}, err
+		}
+	}
+	return out, nil
 }
 
 // fileID identifies a file's content within a process: a file written
@@ -286,7 +315,7 @@ func checkJob(dir string, sc *scenario.Scenario, j Job, be stores.Backend, newSo
 		return fmt.Errorf("%s: the files of %d state stores, the query has %d", filepath.Join(dir, runfolder.JobStateFile), len(snap.StoreFiles), ops)
 	}
 	for op := range ops {
-		var files []string
+		var files []engines.StateFile
 		for _, sdir := range sim.StateDirs(qdir, op, meta.Partitions) {
 			f, err := be.Files(sdir, state.NextBatchID)
 			if err != nil {
@@ -295,13 +324,17 @@ func checkJob(dir string, sc *scenario.Scenario, j Job, be stores.Backend, newSo
 			files = append(files, f...)
 		}
 		want := snap.StoreFiles[op]
-		for i, p := range files {
+		for i, f := range files {
+			p := f.Path
 			rel, err := filepath.Rel(dir, p)
 			if err != nil {
 				return err
 			}
 			if i >= len(want) || filepath.ToSlash(rel) != want[i].Path {
 				return fmt.Errorf("%s: not one of the state files %s recorded for version %d", p, filepath.Join(dir, runfolder.JobStateFile), state.NextBatchID)
+			}
+			if wantLen := want[i].Len; (wantLen == nil) != (f.Len < 0) || wantLen != nil && *wantLen != f.Len {
+				return fmt.Errorf("%s: the state of version %d reads %s of it, %s recorded %s", p, state.NextBatchID, lenText(f.Len), filepath.Join(dir, runfolder.JobStateFile), lenText(ptrLen(wantLen)))
 			}
 		}
 		if len(files) < len(want) {
@@ -341,6 +374,19 @@ func checkSum(dir string, f fileSum) error {
 	}
 	if f.Batch != nil {
 		return checkLogSum(dir, p, f)
+	}
+	if f.Len != nil {
+		sum, err := hashPrefix(p, *f.Len, false)
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("%s: missing, yet the job snapshot %s resumes from it: this checkpoint cannot be resumed; move it aside and run again", p, filepath.Join(dir, runfolder.JobStateFile))
+		}
+		if err != nil {
+			return err
+		}
+		if sum != f.SHA256 {
+			return fmt.Errorf("%s: checksum mismatch: its first %d bytes changed after the job snapshot recorded them", p, *f.Len)
+		}
+		return nil
 	}
 	sum, err := hashFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -383,4 +429,20 @@ func checkLogSum(dir, p string, f fileSum) error {
 		return fmt.Errorf("%s: checksum mismatch: the records of batch %d changed after the job snapshot recorded them", p, *f.Batch)
 	}
 	return nil
+}
+
+// lenText describes how much of a file is read: all of it (n < 0) or its
+// first n bytes.
+func lenText(n int64) string {
+	if n < 0 {
+		return "all"
+	}
+	return fmt.Sprintf("the first %d bytes", n)
+}
+
+func ptrLen(n *int64) int64 {
+	if n == nil {
+		return -1
+	}
+	return *n
 }

@@ -43,8 +43,10 @@ type Backend struct {
 	// saved.
 	Resume func(dir string, version int64) (engines.Store, error)
 	// Files lists the files the store's state at version is read from,
-	// which a resumable run records the checksums of.
-	Files func(dir string, version int64) ([]string, error)
+	// which a resumable run records the checksums of: whole files (Len
+	// -1), or the first Len bytes of an append-only log (the memory
+	// store's delta logs grow past the version).
+	Files func(dir string, version int64) ([]engines.StateFile, error)
 	// Read opens the state in dir at version for reading, writing
 	// nothing, even on a read-only copy.
 	Read func(dir string, version int64) (State, error)
@@ -135,7 +137,7 @@ func LookupMemory(name, scratch string, memory int64) (Backend, error) {
 			last, ok := s.LastCommitted()
 			return State{Store: s, Batch: last, HasBatch: ok}, nil
 		}
-		return Backend{Name: name, Open: open, Resume: resume, Files: pebblestore.StateFiles, Read: read}, nil
+		return Backend{Name: name, Open: open, Resume: resume, Files: wholeFiles(pebblestore.StateFiles), Read: read}, nil
 	}
 	return Backend{}, fmt.Errorf("store %q: unknown state store (want %s)", name, strings.Join(Names(), " or "))
 }
@@ -144,3 +146,18 @@ func LookupMemory(name, scratch string, memory int64) (Backend, error) {
 // dir, which belong to the store: Pebble's checkpoints (see
 // pebblestore.CheckpointsDir).
 func Beside(dir string) []string { return []string{pebblestore.CheckpointsDir(dir)} }
+
+// wholeFiles lists whole files.
+func wholeFiles(list func(dir string, version int64) ([]string, error)) func(string, int64) ([]engines.StateFile, error) {
+	return func(dir string, version int64) ([]engines.StateFile, error) {
+		paths, err := list(dir, version)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]engines.StateFile, len(paths))
+		for i, p := range paths {
+			out[i] = engines.StateFile{Path: p, Len: -1}
+		}
+		return out, nil
+	}
+}
