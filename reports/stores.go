@@ -204,7 +204,7 @@ func storesNotes(sb *metrics.StoreBench) []string {
 		"peak on disk, peak memtable (Pebble): the store's metrics, sampled after every commit: on disk, Pebble's own files (DiskSpaceUsage: sstables, MANIFEST; its WAL is off) plus the changelogs since the last flush; memtable, the keys held in memory until the next flush (the overlay) plus Pebble's memtable (range deletions only). " +
 			"Bytes on disk are not memory: the chart draws them in a panel of their own.",
 		"checkpoint/batch: every byte the stores wrote to their checkpoint, divided by the batches, counted alike for both: the log of every batch plus the compacted state (the column after it). " +
-			"Memory: a delta file per batch (a put per key added, one record per eviction: the watermark it ran with, not the keys it removed), and full snapshots, written by a background goroutine from a frozen view of the store, " +
+			"Memory: a delta per batch (a put per key added, one record per eviction: the watermark it ran with, not the keys it removed), appended as a framed record to a delta log that a new snapshot starts afresh, and full snapshots, written by a background goroutine from a frozen view of the store, " +
 			"at least 10 versions apart (Spark's minDeltasForSnapshot) and only once the deltas since the last one hold as many bytes as it did. " +
 			"Pebble: Pebble's WAL is off; a changelog file per batch (the keys added and the evictions), and the sstables of its flushes, which run in the background once the keys held in memory reach the memtable size or 1000 batches passed. " +
 			"A Pebble that never flushed in the run has written changelogs only: its keys are still in memory, and a longer run writes them again as sstables.",
