@@ -163,22 +163,7 @@ func TestKafkaStreamsAndBeamInARun(t *testing.T) {
 	}
 	// The progress lines carry the physical rows and the engine's own
 	// counters at each sample.
-	prog, err := res.Progress("kstreams")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := bytes.Split(bytes.TrimSpace(prog), []byte("\n"))
-	var last struct {
-		StateOperators []struct {
-			OperatorName  string
-			NumRowsTotal  int64
-			CustomMetrics map[string]int64
-		}
-	}
-	if err := json.Unmarshal(lines[len(lines)-1], &last); err != nil {
-		t.Fatal(err)
-	}
-	op := last.StateOperators[0]
+	op := lastStateOperator(t, res, "kstreams")
 	if op.OperatorName != "FindDistinctEvents" || op.NumRowsTotal != 5 || op.CustomMetrics["numPhysicalEntries"] != 7 || op.CustomMetrics["droppedRecordsTotal"] != 0 {
 		t.Errorf("kstreams' last progress line: %+v; want FindDistinctEvents, 5 rows, 7 physical, droppedRecordsTotal 0", op)
 	}
@@ -436,4 +421,31 @@ queries:
 	if !equalInts(physical, ks.physical) {
 		t.Errorf("kstreams: physical rows at the samples differ from the naive model's")
 	}
+}
+
+// progressOperator is the first state operator of a progress line, as the
+// engine tests read it.
+type progressOperator struct {
+	OperatorName  string
+	NumRowsTotal  int64
+	CustomMetrics map[string]int64
+}
+
+// lastStateOperator returns the first state operator of query's last
+// progress line.
+func lastStateOperator(t *testing.T, res *Results, query string) progressOperator {
+	t.Helper()
+	prog, err := res.Progress(query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.Split(bytes.TrimSpace(prog), []byte("\n"))
+	var last struct{ StateOperators []progressOperator }
+	if err := json.Unmarshal(lines[len(lines)-1], &last); err != nil {
+		t.Fatal(err)
+	}
+	if len(last.StateOperators) == 0 {
+		t.Fatalf("%s: the last progress line has no state operator", query)
+	}
+	return last.StateOperators[0]
 }

@@ -1,9 +1,7 @@
 package runner
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"maps"
 	"strings"
 	"testing"
@@ -73,22 +71,7 @@ func TestKafkaStreamsKeepLastInARun(t *testing.T) {
 		if q.Store != "rocksdb-kv-store" || q.Query != wantQuery[q.Name] || len(q.Warnings) == 0 {
 			t.Errorf("%s: store %q, query %s, warnings %q; want rocksdb-kv-store, %s and explain's", q.Name, q.Store, q.Query, q.Warnings, wantQuery[q.Name])
 		}
-		prog, err := res.Progress(q.Name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines := bytes.Split(bytes.TrimSpace(prog), []byte("\n"))
-		var last struct {
-			StateOperators []struct {
-				OperatorName  string
-				NumRowsTotal  int64
-				CustomMetrics map[string]int64
-			}
-		}
-		if err := json.Unmarshal(lines[len(lines)-1], &last); err != nil {
-			t.Fatal(err)
-		}
-		op := last.StateOperators[0]
+		op := lastStateOperator(t, res, q.Name)
 		if op.OperatorName != wantFunction[q.Name] || op.NumRowsTotal != 4 || op.CustomMetrics["numPhysicalEntries"] != 4 {
 			t.Errorf("%s: last progress line %+v; want %s, 4 rows, 4 physical", q.Name, op, wantFunction[q.Name])
 		}
