@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -216,3 +217,18 @@ func MarshalSummary(s *Summary) ([]byte, error) {
 // folder and a rename, so readers never see a half-written file; the file
 // gets mode 0666 less the umask (see fileio.WriteFile).
 func WriteFileAtomic(path string, data []byte) error { return fileio.WriteFile(path, data) }
+
+// CheckInputs refuses a results folder dir whose report inputs
+// (summary.json, timeseries.csv, and stores.json and spark.csv when
+// present) are not regular files, before anything is read or drawn, so
+// that a named pipe or a device in their place is refused at once, with
+// one line naming it. A missing file is left to the reader that needs it.
+func CheckInputs(dir string) error {
+	for _, name := range []string{"summary.json", "timeseries.csv", StoresFile, "spark.csv"} {
+		_, err := fileio.CheckRegular(filepath.Join(dir, name))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}

@@ -30,6 +30,11 @@ func chartNames() []string {
 // byte-identical files. A dir that is not a results folder is an error
 // naming the file that is missing or bad.
 func Render(dir string) error {
+	// A named pipe or a device among the inputs is refused before any
+	// work, not after the charts are drawn.
+	if err := metrics.CheckInputs(dir); err != nil {
+		return err
+	}
 	res, err := loadResults(dir)
 	if err != nil {
 		return err
