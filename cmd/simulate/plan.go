@@ -243,7 +243,7 @@ budget, no watermark to plan, or a state that never shrinks), 1 on errors.`,
 	fl.StringVar(&missed, "max-missed-rate", "0.001", "largest share of duplicates emitted again: a fraction (0.001) or a percentage (0.1%)")
 	fl.StringVar(&falseDrop, "max-false-drop-rate", "0.0001", "largest share of events lost: a fraction (0.0001) or a percentage (0.01%)")
 	fl.StringVar(&budget, "memory-budget", "", "largest peak state, such as 512MiB or 4GiB (at --production-rate if given)")
-	fl.StringVar(&prodRate, "production-rate", "", "your rate of originals, such as 20000/s: state is scaled to it from the scenario's rate")
+	fl.StringVar(&prodRate, "production-rate", "", "your rate of originals, such as 20000/s: the scenario's traffic is multiplied up to it and simulated there (nothing is scaled after the fact)")
 	fl.StringVar(&out, "out", "", "write the plan as a results folder for a design review: report.md, report.html, plan.json, charts and the run at the recommended delay")
 	fl.BoolVar(&asJSON, "json", false, "print the plan as JSON: query, recommendedDelaySeconds, predicted, simulated, reason, seeds, spread, bindingTarget, and spark on a cluster")
 	fl.IntVar(&seeds, "seeds", 5, "seeds to plan over: the scenario's seed and the next ones (seed, seed+1, ...)")

@@ -17,11 +17,14 @@ type sparkFlags struct {
 	provider, cost               string
 }
 
+// Their zero values stand for "not given" (only a flag given on the
+// command line is read), so that the help prints each default once, in
+// words, not again as cobra's "(default N)".
 func (f *sparkFlags) register(fl *pflag.FlagSet) {
-	fl.Int64Var(&f.partitions, "partitions", sparkmodel.DefaultPartitions, "spark.sql.shuffle.partitions of the cluster to size (default: the scenario's spark: block, else 200)")
-	fl.Int64Var(&f.executors, "executors", sparkmodel.DefaultExecutors, "executors of the cluster to size (default: the scenario's spark: block, else 1)")
-	fl.Int64Var(&f.cores, "cores-per-executor", sparkmodel.DefaultCoresPerExecutor, "cores (task slots) per executor (default: the scenario's spark: block, else 1)")
-	fl.StringVar(&f.provider, "provider", sparkmodel.HDFS, "state store provider, hdfs or rocksdb (default: the scenario's spark: block, else hdfs)")
+	fl.Int64Var(&f.partitions, "partitions", 0, "spark.sql.shuffle.partitions of the cluster to size (default: the scenario's spark: block, else 200)")
+	fl.Int64Var(&f.executors, "executors", 0, "executors of the cluster to size (default: the scenario's spark: block, else 1)")
+	fl.Int64Var(&f.cores, "cores-per-executor", 0, "cores (task slots) per executor (default: the scenario's spark: block, else 1)")
+	fl.StringVar(&f.provider, "provider", "", "state store provider, hdfs or rocksdb (default: the scenario's spark: block, else hdfs)")
 	fl.StringVar(&f.cost, "cost", "", "YAML file with a cost: block, such as simulate calibrate prints (default: the scenario's spark: cost, else the provider's defaults)")
 }
 
