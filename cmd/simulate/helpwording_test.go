@@ -2,6 +2,8 @@ package main
 
 import (
 	"io"
+	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -58,4 +60,45 @@ func TestPlanHelpSaysOneThingOfScaling(t *testing.T) {
 		return
 	}
 	t.Fatal("no plan command")
+}
+
+// TestReadmeOpeningCommands checks the README's two opening commands: the
+// main job writes outside the committed results/ (a new user's first run
+// must not rewrite tracked files), and the test line does not chain the
+// oracles behind go test with &&, so that a failing go test does not hide
+// whether the real engines agree.
+func TestReadmeOpeningCommands(t *testing.T) {
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	inBlock := false
+	for _, l := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(l, "```") {
+			if inBlock {
+				break
+			}
+			inBlock = true
+			continue
+		}
+		if inBlock {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) != 2 {
+		t.Fatalf("the README opens with %d commands, want 2 (the main job and the tests): %q", len(lines), lines)
+	}
+	job := strings.Fields(strings.SplitN(lines[0], "#", 2)[0])
+	i := slices.Index(job, "--out")
+	if i < 0 || i+1 >= len(job) || strings.HasPrefix(job[i+1], "results/") {
+		t.Errorf("the main job %q must name --out outside the committed results/", lines[0])
+	}
+	tests := strings.SplitN(lines[1], "#", 2)[0]
+	if !strings.Contains(tests, "go test") || !strings.Contains(tests, "oracles/run") {
+		t.Errorf("the test line %q must run go test and oracles/run", lines[1])
+	}
+	if strings.Contains(tests, "&&") {
+		t.Errorf("the test line %q chains the oracles behind go test: a failing go test hides them", lines[1])
+	}
 }
