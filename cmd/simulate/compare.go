@@ -40,7 +40,7 @@ line naming the file and line). See docs/spark-round-trip.md.`,
 		// A wrong call is bad input (exit 2), never "different" (exit 1).
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) < 2 {
-				return &exitCodeError{code: compare.ExitBadInput, err: fmt.Errorf("want EXPECTED and at least one ACTUAL, got %d argument(s) (see %s --help)", len(args), cmd.CommandPath())}
+				return &exitCodeError{code: compare.ExitBadInput, err: fmt.Errorf("want EXPECTED and at least one ACTUAL, got %d arguments (e.g. simulate compare sim/spark/compare/testdata/expected metrics/progresslog/testdata/listener.jsonl)", len(args))}
 			}
 			return nil
 		},

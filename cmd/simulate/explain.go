@@ -50,7 +50,7 @@ in that engine's terms instead. The engines:
   simulate explain --option 'table.exec.state.ttl=60 s' 'SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY event_id ORDER BY proc_time ASC) AS rn FROM events) WHERE rn = 1'
   simulate explain '{"engine": "kafka-streams", "window": "2 minutes", "time": "stream"}'
   simulate explain '{"engine": "beam", "timeDomain": "event", "duration": "1 minute"}'`,
-		Args: cobra.ExactArgs(1),
+		Args: oneArg("one query: a PySpark chain, a Flink SQL query or a JSON query object", "simulate explain 'dropDuplicates([\"event_id\"])'"),
 		RunE: func(_ *cobra.Command, args []string) error {
 			return x.Explain(stdout, args[0])
 		},

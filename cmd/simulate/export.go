@@ -44,7 +44,7 @@ a column mixing strings and numbers, a query Spark fails) is refused with one
 line saying why.`,
 		Example: `  simulate export experiments/quickstart.yaml --out /tmp/export-quickstart
   simulate export sim/spark/replay/testdata/conformance/deduplicate-with-watermark.json --out /tmp/export-trace --format json`,
-		Args: cobra.ExactArgs(1),
+		Args: oneArg("one scenario file or trace", "simulate export experiments/quickstart.yaml --out /tmp/export-quickstart"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := export.ParseFormat(format)
 			if err != nil {

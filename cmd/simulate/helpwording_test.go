@@ -102,3 +102,19 @@ func TestReadmeOpeningCommands(t *testing.T) {
 		t.Errorf("the test line %q chains the oracles behind go test: a failing go test hides them", lines[1])
 	}
 }
+
+// TestMissingArgumentSaysWhat checks that every command that takes
+// arguments, given none, says in one line what it wants with an example,
+// never cobra's "accepts 1 arg(s), received 0".
+func TestMissingArgumentSaysWhat(t *testing.T) {
+	for _, c := range newRootCmd(io.Discard, io.Discard).Commands() {
+		if c.Args == nil || c.Name() == "help" || c.Name() == "completion" {
+			continue
+		}
+		code, _, stderr := simulate(t, c.Name())
+		line := strings.TrimSpace(stderr)
+		if code == 0 || strings.Contains(line, "accepts") || !strings.Contains(line, "want") || !strings.Contains(line, "e.g. simulate") || strings.Contains(line, "\n") {
+			t.Errorf("simulate %s with no argument: exit %d, %q; want one line saying what it wants, with an example", c.Name(), code, stderr)
+		}
+	}
+}

@@ -41,7 +41,7 @@ docs/beam.md). The engines, by the value of "engine" (none is Spark):
 		Example: `  simulate replay sim/spark/replay/testdata/conformance/own-seed-within-watermark-drops-second-copy.json
   simulate replay sim/spark/replay/testdata/conformance/own-seed-pair-keyed-dropduplicates-keeps-both-copies.json
   simulate replay sim/flink/testdata/own-proctime-keep-first-ttl-from-first-copy.json`,
-		Args: cobra.ExactArgs(1),
+		Args: oneArg("one trace file", "simulate replay sim/spark/replay/testdata/conformance/own-seed-within-watermark-drops-second-copy.json"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return registry.Replay(cmd.Context(), args[0], stdout)
 		},

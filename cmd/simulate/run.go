@@ -66,7 +66,7 @@ The same file and seed give the same results, byte for byte, on any machine.
 A scenario with a sweep: block runs every query once per delay.`,
 		Example: `  simulate run experiments/quickstart.yaml
   simulate run experiments/bad-future-timestamp.yaml --seed 7 --out /tmp/bad-clock`,
-		Args: cobra.ExactArgs(1),
+		Args: oneArg("one scenario file", "simulate run experiments/quickstart.yaml"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.seedSet = cmd.Flags().Changed("seed")
 			f.outSet = cmd.Flags().Changed("out")
@@ -102,7 +102,7 @@ the K-th of N parts of the jobs (K from 0) into a shard folder; "simulate merge"
 combines the N shards into the folder the whole sweep writes (docs/sharding.md).`,
 		Example: `  simulate sweep experiments/quickstart.yaml --delay 1m,5m,10m,20m,40m
   simulate sweep experiments/horizon-tradeoff.yaml`,
-		Args: cobra.ExactArgs(1),
+		Args: oneArg("one scenario file", "simulate sweep experiments/quickstart.yaml --delay 1m,5m"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.seedSet = cmd.Flags().Changed("seed")
 			f.outSet = cmd.Flags().Changed("out")

@@ -56,7 +56,7 @@ naming the file, and nothing is printed.`,
   simulate state /tmp/ck
   simulate state /tmp/ck --query within-watermark --limit 5
   simulate state /tmp/ck/within-watermark/query.0 --format json`,
-		Args: cobra.ExactArgs(1),
+		Args: oneArg("one run checkpoint folder (simulate run --checkpoint DIR)", "simulate state /tmp/ck"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format != "table" && format != "json" {
 				return fmt.Errorf("--format %q: want table or json", format)
