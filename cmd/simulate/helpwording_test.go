@@ -118,3 +118,25 @@ func TestMissingArgumentSaysWhat(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanWarnsOfABareShareAboveOnePercent: --max-missed-rate 0.1 is 10%;
+// a bare fraction above 1% gets a warning, a percentage or a small
+// fraction none. (The query named is absent, so plan stops right after.)
+func TestPlanWarnsOfABareShareAboveOnePercent(t *testing.T) {
+	for _, c := range []struct {
+		flag, value string
+		warn        bool
+	}{
+		{"--max-missed-rate", "0.1", true},
+		{"--max-false-drop-rate", "0.05", true},
+		{"--max-missed-rate", "0.1%", false},
+		{"--max-missed-rate", "0.01", false},
+		{"--max-false-drop-rate", "0.0001", false},
+	} {
+		_, _, stderr := simulate(t, "plan", "../../experiments/capacity-plan.yaml", "--query", "no-such-query", c.flag, c.value)
+		got := strings.Contains(stderr, "warning: "+c.flag+" "+c.value+" is a fraction")
+		if got != c.warn {
+			t.Errorf("plan %s %s: warned %v, want %v; stderr %q", c.flag, c.value, got, c.warn, stderr)
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dedupsim/dedupsim/engines/fileio"
+	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/sim/plan"
 	"github.com/dedupsim/dedupsim/sim/runner"
 	"github.com/dedupsim/dedupsim/sim/scenario"
@@ -118,6 +119,8 @@ budget, no watermark to plan, or a state that never shrinks), 1 on errors.`,
 			if t.MaxFalseDropRate, err = plan.ParseShare(falseDrop); err != nil {
 				return fmt.Errorf("--max-false-drop-rate %w", err)
 			}
+			warnBareShare(stderr, "max-missed-rate", missed, t.MaxMissedRate)
+			warnBareShare(stderr, "max-false-drop-rate", falseDrop, t.MaxFalseDropRate)
 			if cmd.Flags().Changed("memory-budget") {
 				if t.MemoryBudget, err = plan.ParseSize(budget); err != nil {
 					return fmt.Errorf("--memory-budget %w", err)
@@ -291,4 +294,15 @@ func refuseSparkOnly(cmd *cobra.Command, sc *scenario.Scenario, query, out strin
 		return fmt.Errorf("--out: the review document is Spark's (state store, cluster, watermark); %q is a %s query: print the plan, or --json, instead", query, engine)
 	}
 	return nil
+}
+
+// warnBareShare warns on stderr when a rate target given as a bare
+// fraction (no % sign) is above 1%: "--max-missed-rate 0.1" means 10% of
+// duplicates, which someone who meant a tenth of a percent would not see.
+func warnBareShare(stderr io.Writer, flag, given string, v float64) {
+	if strings.HasSuffix(strings.TrimSpace(given), "%") || v <= 0.01 {
+		return
+	}
+	fmt.Fprintf(stderr, "warning: --%s %s is a fraction: %s; write %s%% for %s percent\n",
+		flag, fileio.Clean(given), interval.Percent(v), fileio.Clean(strings.TrimSpace(given)), fileio.Clean(strings.TrimSpace(given)))
 }
