@@ -104,3 +104,31 @@ func Size(n int64) string {
 	}
 	return fmt.Sprintf("%.1f %s", v, units[i])
 }
+
+// PercentBeside renders the rate r as Percent does, with more digits when
+// that alone would print r the same as target although they differ, so
+// that a rate printed beside its target tells a miss from a meet:
+// 0.10146% beside a 0.1% target is "0.1015%", not "0.10%".
+func PercentBeside(r, target float64) string {
+	s := Percent(r)
+	if r == target || s != Percent(target) && !sameDigits(s, Percent(target)) {
+		return s
+	}
+	p := r * 100
+	for dec := 1; dec <= 15; dec++ {
+		s = strconv.FormatFloat(p, 'f', dec, 64)
+		t := strconv.FormatFloat(target*100, 'f', dec, 64)
+		if s != t {
+			return s + "%"
+		}
+	}
+	return strconv.FormatFloat(p, 'g', -1, 64) + "%"
+}
+
+// sameDigits reports whether two percentages print the same number
+// ("0.10%" and "0.1%").
+func sameDigits(a, b string) bool {
+	x, errA := strconv.ParseFloat(strings.TrimSuffix(a, "%"), 64)
+	y, errB := strconv.ParseFloat(strings.TrimSuffix(b, "%"), 64)
+	return errA == nil && errB == nil && x == y
+}

@@ -200,8 +200,8 @@ func (r *Result) WriteText(w io.Writer, file string, seed uint64) error {
 		}
 		return s
 	}
-	fmt.Fprintf(tw, "  missed duplicates\t%s\t%s%s\t\n", mod(func() string { return interval.Percent(r.Model.MissedRate) }), interval.Percent(q.MissedDuplicateRate), spread(pct(r.Spread.MissedRate)))
-	fmt.Fprintf(tw, "  false drops\t%s\t%s%s\t\n", mod(func() string { return interval.Percent(r.Model.FalseDropRate) }), interval.Percent(q.FalseDropRate), spread(pct(r.Spread.FalseDropRate)))
+	fmt.Fprintf(tw, "  missed duplicates\t%s\t%s%s\t\n", mod(func() string { return interval.Percent(r.Model.MissedRate) }), interval.PercentBeside(q.MissedDuplicateRate, r.Targets.MaxMissedRate), spread(pct(r.Spread.MissedRate)))
+	fmt.Fprintf(tw, "  false drops\t%s\t%s%s\t\n", mod(func() string { return interval.Percent(r.Model.FalseDropRate) }), interval.PercentBeside(q.FalseDropRate, r.Targets.MaxFalseDropRate), spread(pct(r.Spread.FalseDropRate)))
 	rows, bytes := "-", "-"
 	if v, ok := r.PredictedRows(); ok {
 		rows = fmtCount(v)
@@ -296,6 +296,9 @@ func (r *Result) marginsText() string {
 		worst = "simulated"
 	}
 	one := func(what string, v, target float64, show func(float64) string) string {
+		if show == nil { // a rate: enough digits to tell it from its target
+			show = func(x float64) string { return interval.PercentBeside(x, target) }
+		}
 		switch {
 		case target <= 0 && v <= 0:
 			return fmt.Sprintf("%s %s against %s (met exactly)", what, show(v), show(target))
@@ -307,8 +310,8 @@ func (r *Result) marginsText() string {
 		return fmt.Sprintf("%s %s against %s (%s of the target to spare)", what, show(v), show(target), interval.Percent((target-v)/target))
 	}
 	parts := []string{
-		one("missed duplicates", r.Spread.MissedRate.Max, r.Targets.MaxMissedRate, interval.Percent),
-		one("false drops", r.Spread.FalseDropRate.Max, r.Targets.MaxFalseDropRate, interval.Percent),
+		one("missed duplicates", r.Spread.MissedRate.Max, r.Targets.MaxMissedRate, nil),
+		one("false drops", r.Spread.FalseDropRate.Max, r.Targets.MaxFalseDropRate, nil),
 	}
 	if r.Targets.MemoryBudget > 0 {
 		parts = append(parts, one("peak state", r.Spread.PeakStateBytes.Max, float64(r.Targets.MemoryBudget), formatBytes))
