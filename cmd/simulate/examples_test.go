@@ -86,7 +86,32 @@ func safeArgs(t *testing.T, cmds []*cobra.Command, args []string, root, tmp stri
 	if c.Flags().Lookup("quiet") != nil {
 		out = append(out, "--quiet")
 	}
-	return out
+	return fewerSeeds(t, out)
+}
+
+// longTests reports whether DEDUPSIM_LONG_TESTS asks for the examples as
+// written, every seed of every plan (CI sets it): without it a plan
+// example runs on one seed, which takes the same path at a fraction of
+// the cost, so that the whole go test stays short on a busy machine.
+func longTests() bool { return os.Getenv("DEDUPSIM_LONG_TESTS") != "" }
+
+// fewerSeeds rewrites a plan example's --seeds to 1 (adding it when the
+// example takes the default), unless longTests.
+func fewerSeeds(t *testing.T, args []string) []string {
+	if longTests() || len(args) == 0 || args[0] != "plan" {
+		return args
+	}
+	for i, a := range args {
+		if a == "--seeds" && i+1 < len(args) {
+			if args[i+1] != "1" {
+				t.Logf("plan example: --seeds %s run as --seeds 1 (DEDUPSIM_LONG_TESTS=1 runs it as written)", args[i+1])
+			}
+			args[i+1] = "1"
+			return args
+		}
+	}
+	t.Logf("plan example: run with --seeds 1 (DEDUPSIM_LONG_TESTS=1 runs it as written)")
+	return append(args, "--seeds", "1")
 }
 
 // copyResults returns the folder in tmp standing for the results folder
