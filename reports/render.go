@@ -546,6 +546,7 @@ ul.findings li { margin: 6px 0; }
 nav.toc { font-size: 13.5px; background: #f6f8fa; border: 1px solid #d8dee4; border-radius: 6px; padding: 8px 14px; margin: 12px 0 0; }
 nav.toc ul { margin: 4px 0; padding-left: 20px; }
 nav.toc > ul { columns: 2; }
+nav.toc > ul > li { break-inside: avoid; }
 nav.toc a { color: #0969da; text-decoration: none; }
 </style>
 </head>

@@ -248,6 +248,29 @@ func (rv *Review) keyRows() [][2]string {
 	return rows
 }
 
+// answerRows are the answer box's rows, the same in report.md and
+// report.html: keyRows, then the cluster's verdict rows (the executor's
+// peak state memory and whether the cluster keeps up), one cell per
+// provider.
+func (rv *Review) answerRows() [][2]string {
+	rows := rv.keyRows()
+	if rv.Cluster == nil {
+		return rows
+	}
+	head, prov := rv.providerTable()
+	for _, r := range prov {
+		if r[0] != "Executor peak state memory" && r[0] != "Keeps up at the planned rate" {
+			continue
+		}
+		var cells []string
+		for i := 1; i < len(r) && i < len(head); i++ {
+			cells = append(cells, head[i]+": "+r[i])
+		}
+		rows = append(rows, [2]string{r[0], strings.Join(cells, "; ")})
+	}
+	return rows
+}
+
 // stateRows are the production-rate table's first rows.
 func (rv *Review) stateRows() [][2]string {
 	s := rv.Spread
@@ -477,7 +500,7 @@ func writeReviewMarkdown(b *bytes.Buffer, rv *Review, charts []chartFile) {
 	fmt.Fprintf(b, "# Capacity plan: %s in %s\n\n", rv.Query, rv.Scenario)
 	fmt.Fprintf(b, "**%s** for `%s`, at %s/s.\n\n", rv.answer(), rv.QueryText, fmtRate(rv.PlannedRate))
 	b.WriteString("| | |\n|---|---|\n")
-	for _, r := range rv.keyRows() {
+	for _, r := range rv.answerRows() {
 		fmt.Fprintf(b, "| %s | %s |\n", r[0], mdCell(r[1]))
 	}
 	fmt.Fprintf(b, "\nWhy: %s\n\n", rv.Reason)
@@ -529,7 +552,7 @@ func writeReviewHTML(b *bytes.Buffer, rv *Review, charts []chartFile) error {
 	for _, c := range charts {
 		hc = append(hc, chart{c.Title, c.Note, inlineSVG(c.SVG)})
 	}
-	data := map[string]any{"R": rv, "Answer": rv.answer(), "Key": rv.keyRows(), "State": rv.stateRows(), "Rate": fmtRate(rv.PlannedRate), "Charts": hc}
+	data := map[string]any{"R": rv, "Answer": rv.answer(), "Key": rv.answerRows(), "State": rv.stateRows(), "Rate": fmtRate(rv.PlannedRate), "Charts": hc}
 	if rv.Cluster != nil {
 		head, rows := rv.providerTable()
 		data["Head"], data["Rows"] = head, rows
@@ -565,7 +588,6 @@ figcaption { color: #59636e; font-size: 13px; }
 <div class="answer" id="answer">
 <p class="big">{{.Answer}} <span style="font-weight:400;font-size:15px">at {{.Rate}}/s</span></p>
 <table>{{range .Key}}<tr><th>{{index . 0}}</th><td>{{index . 1}}</td></tr>{{end}}
-{{if .Head}}{{range .Rows}}{{if or (eq (index . 0) "Executor peak state memory") (eq (index . 0) "Keeps up at the planned rate")}}<tr><th>{{index . 0}}</th><td>{{range $i, $v := .}}{{if $i}}{{if gt $i 1}}; {{end}}{{index $.Head $i}}: {{$v}}{{end}}{{end}}</td></tr>{{end}}{{end}}{{end}}
 </table>
 <p class="why"><code>{{.R.QueryText}}</code>. Why: {{.R.Reason}}</p>
 </div>

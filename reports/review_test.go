@@ -59,6 +59,20 @@ func TestRenderReview(t *testing.T) {
 	if a, p := strings.Index(string(html), `id="answer"`), strings.Index(string(html), `id="production"`); a < 0 || p < a || !strings.Contains(string(html), "<svg") {
 		t.Errorf("report.html: the answer box is not first, or no chart")
 	}
+	// The answer box of report.md (before "Why:") holds what report.html's
+	// does: the executor's memory and the verdict per provider.
+	box := string(md[:strings.Index(string(md), "\nWhy: ")])
+	for _, w := range []string{"| Executor peak state memory | hdfs: 300 MiB JVM heap", "| Keeps up at the planned rate | hdfs: "} {
+		if !strings.Contains(box, w) {
+			t.Errorf("report.md's answer box lacks %q:\n%s", w, box)
+		}
+	}
+	htmlBox := string(html[strings.Index(string(html), `id="answer"`):strings.Index(string(html), `id="production"`)])
+	for _, w := range []string{"<th>Executor peak state memory</th><td>hdfs: 300 MiB JVM heap", "<th>Keeps up at the planned rate</th>"} {
+		if !strings.Contains(htmlBox, w) {
+			t.Errorf("report.html's answer box lacks %q", w)
+		}
+	}
 	var back Review
 	raw, _ := os.ReadFile(filepath.Join(dir, "plan.json"))
 	if err := json.Unmarshal(raw, &back); err != nil || back.Format != ReviewFormat || *back.RecommendedDelaySeconds != d || back.Cluster.Providers[1].ExecutorPeakDiskBytes != 90<<20 {
