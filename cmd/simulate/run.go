@@ -14,6 +14,8 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/dedupsim/dedupsim/engines/fileio"
+	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/reports"
 	"github.com/dedupsim/dedupsim/sim/runner"
 	"github.com/dedupsim/dedupsim/sim/scenario"
@@ -206,18 +208,33 @@ func runScenario(ctx context.Context, sc *scenario.Scenario, f runFlags, stdout,
 	return err
 }
 
-// bar is the progress bar on stderr, in simulated seconds.
+// bar is the progress bar on stderr, in simulated seconds: a bar on a
+// terminal, and when stderr is a file or a pipe (a CI log, nohup), a plain
+// line every plainEvery, so that long work is never silent for minutes.
 type bar struct {
 	mu sync.Mutex
 	pb *progressbar.ProgressBar
 	w  io.Writer
+	// The plain form (pb nil): what is done of total, since start; the
+	// last line's time; now is the clock (time.Now).
+	name        string
+	done, total float64
+	start, last time.Time
+	every       time.Duration
+	now         func() time.Time
 }
 
-// newBar returns a bar, or nil when stderr is not a terminal or --quiet.
+// plainEvery is how often the plain progress line is printed.
+const plainEvery = 30 * time.Second
+
+// newBar returns a bar, or nil with --quiet or when stderr is not a file.
 func newBar(stderr io.Writer, quiet bool, name string) *bar {
 	f, ok := stderr.(*os.File)
-	if quiet || !ok || !term.IsTerminal(int(f.Fd())) {
+	if quiet || !ok {
 		return nil
+	}
+	if !term.IsTerminal(int(f.Fd())) {
+		return newPlainBar(stderr, name, plainEvery, time.Now)
 	}
 	return &bar{w: stderr, pb: progressbar.NewOptions64(1,
 		progressbar.OptionSetWriter(stderr),
@@ -231,21 +248,55 @@ func newBar(stderr io.Writer, quiet bool, name string) *bar {
 	)}
 }
 
+// newPlainBar returns the plain form of the bar: a line on w every
+// every, read off the clock now.
+func newPlainBar(w io.Writer, name string, every time.Duration, now func() time.Time) *bar {
+	t := now()
+	return &bar{w: w, name: name, every: every, now: now, start: t, last: t}
+}
+
 func (b *bar) Start(total float64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.pb == nil {
+		b.total += total
+		return
+	}
 	b.pb.ChangeMax64(int64(total) + 1)
 }
 
 func (b *bar) Add(seconds float64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.pb == nil {
+		b.done += seconds
+		if t := b.now(); t.Sub(b.last) >= b.every {
+			b.last = t
+			b.line(t)
+		}
+		return
+	}
 	b.pb.Add64(int64(seconds))
+}
+
+// line prints the plain progress line.
+func (b *bar) line(t time.Time) {
+	pct := ""
+	if b.total > 0 {
+		pct = fmt.Sprintf(" (%.0f%%)", 100*min(b.done/b.total, 1))
+	}
+	fmt.Fprintf(b.w, "progress: %s: %s of %s simulated%s, %s elapsed\n", fileio.Clean(b.name),
+		interval.Format(time.Duration(b.done*float64(time.Second)).Truncate(time.Second)),
+		interval.Format(time.Duration(b.total*float64(time.Second)).Truncate(time.Second)), pct,
+		interval.Format(t.Sub(b.start).Truncate(time.Second)))
 }
 
 func (b *bar) finish() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.pb == nil {
+		return
+	}
 	b.pb.Finish()
 	b.pb.Clear()
 }
