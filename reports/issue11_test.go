@@ -203,7 +203,7 @@ func TestTerminalTableFits(t *testing.T) {
 	s.Queries[1].MissedDuplicates, s.Queries[1].TrueDuplicates = 1234567, 2345678
 	s.Queries[2].FalseDrops, s.Queries[2].LogicalEvents = 1234567, 9876543
 	s.Queries[2].FalseDropsByCause = metrics.FalseDropCauses{BadClock: 1234567}
-	out := terminalTable(s)
+	out := terminalTable(s, TerminalWidth)
 	for i, l := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
 		if n := utf8.RuneCountInString(l); n > TerminalWidth {
 			t.Errorf("line %d is %d columns: %q", i, n, l)
@@ -216,5 +216,20 @@ func TestTerminalTableFits(t *testing.T) {
 	}
 	if strings.Contains(out, "1234567") {
 		t.Errorf("a count without separators:\n%s", out)
+	}
+}
+
+// TestTableUnlimitedKeepsNamesWhole: with no width limit (stdout not a
+// terminal) a long query name stays whole on one line, never wrapped.
+func TestTableUnlimitedKeepsNamesWhole(t *testing.T) {
+	s, _ := sweepRun(t)
+	long := strings.Repeat("very-long-query-name-", 6) + "end"
+	s.Queries[0].Name = long
+	var b strings.Builder
+	if err := SummaryTableWidth(&b, s, 0); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), long) {
+		t.Errorf("the name %q is not whole on one line:\n%s", long, b.String())
 	}
 }

@@ -150,8 +150,7 @@ const TerminalWidth = 100
 // different state stores, each query's store (after the engine).
 func SummaryTable(w io.Writer, s *metrics.Summary, markdown bool) error {
 	if !markdown {
-		_, err := io.WriteString(w, terminalTable(s))
-		return err
+		return SummaryTableWidth(w, s, TerminalWidth)
 	}
 	align := []tw.Align{tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight,
 		tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight}
@@ -200,7 +199,18 @@ func mainCause(q *metrics.QuerySummary) string {
 
 // terminalTable renders the summary for a terminal: plain columns two
 // spaces apart under a ruled header, at most TerminalWidth wide.
-func terminalTable(s *metrics.Summary) string {
+// SummaryTableWidth writes SummaryTable's terminal table at most width
+// columns wide; width 0 or less means no limit (stdout is a file or a
+// pipe, where nothing wraps: every cell stays on one line, whole).
+func SummaryTableWidth(w io.Writer, s *metrics.Summary, width int) error {
+	_, err := io.WriteString(w, terminalTable(s, width))
+	return err
+}
+
+func terminalTable(s *metrics.Summary, width int) string {
+	if width <= 0 {
+		width = math.MaxInt / 2
+	}
 	l := labelsOf(s)
 	header := l.with([]string{"query", "delay", "missed dups", "lost events", "cause", "peak rows", "peak bytes", "sim rows/s"}, "engine", "store")
 	// The text columns, left-aligned: the query, its labels, the cause.
@@ -281,12 +291,12 @@ func terminalTable(s *metrics.Summary) string {
 	}
 	two := false
 	ws := widths(false)
-	if total(ws) > TerminalWidth {
+	if total(ws) > width {
 		two, ws = true, widths(true)
 	}
 	// With an engine column the table may still be too wide: the headers
 	// then wrap at their spaces and the labels at every hyphen.
-	if l.engine && total(ws) > TerminalWidth {
+	if l.engine && total(ws) > width {
 		longest := func(v string, seps string) int {
 			n := 0
 			for _, w := range strings.FieldsFunc(v, func(r rune) bool { return strings.ContainsRune(seps, r) }) {
@@ -309,7 +319,7 @@ func terminalTable(s *metrics.Summary) string {
 		}
 	}
 	// The query column gives way last: long names wrap.
-	if over := total(ws) - TerminalWidth; over > 0 {
+	if over := total(ws) - width; over > 0 {
 		ws[0] = max(ws[0]-over, 8)
 	}
 	var b strings.Builder

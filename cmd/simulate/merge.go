@@ -90,7 +90,7 @@ with GNU parallel.`,
 			if err != nil {
 				return err
 			}
-			if err := reports.SummaryTable(stdout, sum, false); err != nil {
+			if err := reports.SummaryTableWidth(stdout, sum, tableWidth(stdout)); err != nil {
 				return err
 			}
 			for _, w := range reports.SaturationWarnings(sum) {

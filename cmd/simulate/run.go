@@ -198,7 +198,7 @@ func runScenario(ctx context.Context, sc *scenario.Scenario, f runFlags, stdout,
 	} else if err != nil {
 		return err
 	}
-	if e := reports.SummaryTable(stdout, res.Summary, false); e != nil {
+	if e := reports.SummaryTableWidth(stdout, res.Summary, tableWidth(stdout)); e != nil {
 		return errors.Join(e, err)
 	}
 	for _, w := range reports.SaturationWarnings(res.Summary) {
