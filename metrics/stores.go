@@ -35,6 +35,24 @@ type StoreBench struct {
 	// provider, the queries in scenario order, hdfs before rocksdb. Runs
 	// is then empty.
 	Spark []SparkProviderRun `json:"spark,omitempty"`
+	// Backends holds each backend's whole runs timed two ways, wall clock
+	// and the process's CPU time (user and system, every goroutine of the
+	// run: generator, accounting and the store's background work
+	// included), in the order Backends lists them; empty in files written
+	// before it was measured.
+	Backends []StoreBackendTime `json:"backends,omitempty"`
+}
+
+// StoreBackendTime is one backend's whole runs of the scenario: the
+// medians over the repetitions, and each repetition's value in the order
+// they ran. CPU time is less disturbed than wall time by what else the
+// machine runs (it still grows with cache and memory contention).
+type StoreBackendTime struct {
+	Store           string    `json:"store"`
+	WallSeconds     float64   `json:"wallSeconds"`
+	CPUSeconds      float64   `json:"cpuSeconds"`
+	WallSecondsRuns []float64 `json:"wallSecondsRuns"`
+	CPUSecondsRuns  []float64 `json:"cpuSecondsRuns"`
 }
 
 // SparkProviderRun is one query's modelled Spark cluster with one state

@@ -142,6 +142,14 @@ func alignedTable(w io.Writer, what string, header []string, rows [][]string, le
 		opts = append(opts, tablewriter.WithRenderer(renderer.NewMarkdown()))
 	}
 	t := tablewriter.NewTable(w, opts...)
+	if !markdown {
+		// For a terminal, each header word on a line of its own: the
+		// columns are then as wide as their numbers, not their titles.
+		header = slices.Clone(header)
+		for i, h := range header {
+			header[i] = strings.ReplaceAll(h, " ", "\n")
+		}
+	}
 	t.Header(header)
 	for _, row := range rows {
 		if markdown {
@@ -189,8 +197,74 @@ func repetitions(sb *metrics.StoreBench) int {
 	return n
 }
 
+// StoresVerdict is the line on whether the backends' speeds differ
+// beyond the machine's noise: "" when, for every query, the ranges of the
+// two backends' runs are apart; otherwise which queries' ranges overlap
+// (or that one run each gives no range), and what to do about it.
+func StoresVerdict(sb *metrics.StoreBench) string {
+	if len(sb.Runs) == 0 {
+		return ""
+	}
+	if repetitions(sb) < 2 {
+		return "One run per backend: no range tells a speed difference from this machine's noise; rerun with --repeat 5 on an idle machine before claiming one."
+	}
+	ranges := map[string]map[string][2]float64{}
+	var order []string
+	for _, r := range sb.Runs {
+		runs := r.EventsPerSecondRuns
+		if len(runs) == 0 {
+			runs = []float64{r.EventsPerSecond}
+		}
+		if ranges[r.Query] == nil {
+			ranges[r.Query] = map[string][2]float64{}
+			order = append(order, r.Query)
+		}
+		ranges[r.Query][r.Store] = [2]float64{slices.Min(runs), slices.Max(runs)}
+	}
+	var overlap []string
+	for _, q := range order {
+		m, okM := ranges[q]["memory"]
+		p, okP := ranges[q]["pebble"]
+		if okM && okP && m[0] <= p[1] && p[0] <= m[1] {
+			overlap = append(overlap, q)
+		}
+	}
+	if len(overlap) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("The speed ranges of the two backends overlap for %s: no speed difference can be claimed on this machine; rerun with --repeat 5 on an idle one.", strings.Join(overlap, ", "))
+}
+
+// StoresTimes is the line on the whole runs' CPU time beside their wall
+// time; "" for a file without them.
+func StoresTimes(sb *metrics.StoreBench) string {
+	if len(sb.Backends) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, b := range sb.Backends {
+		parts = append(parts, fmt.Sprintf("%s %s CPU%s in %s wall%s", b.Store,
+			formatSeconds(b.CPUSeconds), spread(b.CPUSecondsRuns, formatSeconds),
+			formatSeconds(b.WallSeconds), spread(b.WallSecondsRuns, formatSeconds)))
+	}
+	return "CPU beside wall time, whole runs (every query, the generator and the accounting too; CPU time is user plus system of the process, less disturbed than wall time by what else the machine runs): " +
+		strings.Join(parts, "; ") + "."
+}
+
 // storesNotes says how each number of the store table was measured.
 func storesNotes(sb *metrics.StoreBench) []string {
+	var first []string
+	if v := StoresVerdict(sb); v != "" {
+		first = append(first, v)
+	}
+	if t := StoresTimes(sb); t != "" {
+		first = append(first, t)
+	}
+	return append(first, storesMeasureNotes(sb)...)
+}
+
+// storesMeasureNotes says how each number of the store table was measured.
+func storesMeasureNotes(sb *metrics.StoreBench) []string {
 	m := sb.Machine
 	return []string{
 		fmt.Sprintf("sim speed: the simulator's own speed with that backend, input rows divided by the engine's wall-clock time (micro-batches and their checkpoint commits; not the generator or the ground-truth accounting), "+
@@ -376,6 +450,9 @@ type barSeries struct {
 	width  float64
 	fill   color.Color
 	labels []string
+	// lo and hi, when set, are each bar's range (the runs' min and max),
+	// drawn as a whisker over it.
+	lo, hi []float64
 }
 
 // Plot implements plot.Plotter.
@@ -391,6 +468,15 @@ func (s *barSeries) Plot(c draw.Canvas, p *plot.Plot) {
 			c.SetColor(s.fill)
 			c.Fill(r.Path())
 		}
+		if i < len(s.hi) && s.hi[i] > s.lo[i] {
+			mid, cap := (x0+x1)/2, (x1-x0)/4
+			ls := draw.LineStyle{Color: color.Black, Width: vg.Points(0.9)}
+			lo, hi := trY(s.lo[i]), trY(s.hi[i])
+			c.StrokeLine2(ls, mid, lo, mid, hi)
+			c.StrokeLine2(ls, mid-cap, lo, mid+cap, lo)
+			c.StrokeLine2(ls, mid-cap, hi, mid+cap, hi)
+			top = max(top, hi)
+		}
 		if i < len(s.labels) && s.labels[i] != "" {
 			c.FillText(st, vg.Point{X: (x0 + x1) / 2, Y: top + vg.Points(1.5)}, s.labels[i])
 		}
@@ -403,6 +489,9 @@ func (s *barSeries) DataRange() (xmin, xmax, ymin, ymax float64) {
 	for i, x := range s.xs {
 		xmin, xmax = min(xmin, x-s.width/2), max(xmax, x+s.width/2)
 		ymax = max(ymax, s.ys[i])
+		if i < len(s.hi) {
+			ymax = max(ymax, s.hi[i])
+		}
 	}
 	return xmin, xmax, 0, ymax
 }
@@ -481,17 +570,19 @@ func storesChart(sb *metrics.StoreBench) drawing {
 		name  string
 		fill  color.Color
 		value func(q string) float64
+		// runs, when set, are the repetitions' values: a whisker.
+		runs func(q string) []float64
 	}
 	rate := []series{
-		{"memory", blue, func(q string) float64 { return mem[q].EventsPerSecond }},
-		{"pebble", vermillion, func(q string) float64 { return peb[q].EventsPerSecond }},
+		{"memory", blue, func(q string) float64 { return mem[q].EventsPerSecond }, func(q string) []float64 { return mem[q].EventsPerSecondRuns }},
+		{"pebble", vermillion, func(q string) float64 { return peb[q].EventsPerSecond }, func(q string) []float64 { return peb[q].EventsPerSecondRuns }},
 	}
 	size := []series{
-		{"memory: Go heap", blue, func(q string) float64 { return val(mem[q].GoHeapPeakBytes) }},
-		{"pebble: memtable", vermillion, func(q string) float64 { return val(peb[q].MemTablePeakBytes) }},
+		{"memory: Go heap", blue, func(q string) float64 { return val(mem[q].GoHeapPeakBytes) }, nil},
+		{"pebble: memtable", vermillion, func(q string) float64 { return val(peb[q].MemTablePeakBytes) }, nil},
 	}
 	disk := []series{
-		{"pebble: on disk", green, func(q string) float64 { return val(peb[q].DiskPeakBytes) }},
+		{"pebble: on disk", green, func(q string) float64 { return val(peb[q].DiskPeakBytes) }, nil},
 	}
 	// The model is the same for both backends (they hold the same keys):
 	// a line across each query's group, not a bar of either backend.
@@ -517,11 +608,11 @@ func storesChart(sb *metrics.StoreBench) drawing {
 		{name: "modelled state (UnsafeRow bytes, both)", thumbs: []plot.Thumbnailer{lineThumb(modelStyle)}},
 	}
 	title := "The simulator's state store backends: speed and peak state per query"
-	speedNote := "median of each backend's runs"
+	speedNote := "median of the runs, whisker their range"
 	if repetitions(sb) < 2 {
 		speedNote = "one run each"
 	}
-	subtitle := fmt.Sprintf("%s, seed %d; sim speed is the simulator's own, wall clock on %d CPUs, %s", sb.Scenario, sb.Seed, sb.Machine.CPUs, speedNote)
+	subtitle := fmt.Sprintf("%s, seed %d; sim speed: wall clock on %d CPUs, %s", sb.Scenario, sb.Seed, sb.Machine.CPUs, speedNote)
 	panel := func(ss []series, yLabel string, scale float64, label func(v float64) string, xLabel bool) *plot.Plot {
 		xl := ""
 		if xLabel {
@@ -539,6 +630,14 @@ func storesChart(sb *metrics.StoreBench) drawing {
 				b.ys = append(b.ys, v)
 				b.labels = append(b.labels, label(v))
 				top = max(top, v)
+				if s.runs != nil {
+					lo, hi := v, v
+					if runs := s.runs(q); len(runs) > 1 {
+						lo, hi = slices.Min(runs)/scale, slices.Max(runs)/scale
+					}
+					b.lo, b.hi = append(b.lo, lo), append(b.hi, hi)
+					top = max(top, hi)
+				}
 			}
 			p.Add(b)
 		}

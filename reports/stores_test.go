@@ -73,3 +73,34 @@ func TestRenderStoreSection(t *testing.T) {
 		t.Error("rendering twice changed report.md or stores.svg")
 	}
 }
+
+// TestStoresVerdict: the line on speed differences names the queries whose
+// two backends' ranges overlap, says nothing when every pair is apart, and
+// with one run each says that no range exists (cases worked out by hand).
+func TestStoresVerdict(t *testing.T) {
+	run := func(q, store string, eps ...float64) metrics.StoreRun {
+		return metrics.StoreRun{Query: q, Store: store, EventsPerSecond: eps[0], EventsPerSecondRuns: eps}
+	}
+	apart := &metrics.StoreBench{Runs: []metrics.StoreRun{
+		run("a", "memory", 900, 1000, 1100), run("a", "pebble", 300, 350, 400),
+	}}
+	if v := StoresVerdict(apart); v != "" {
+		t.Errorf("ranges 900-1100 and 300-400: %q, want no line", v)
+	}
+	overlap := &metrics.StoreBench{Runs: []metrics.StoreRun{
+		run("a", "memory", 900, 1000, 1100), run("a", "pebble", 300, 350, 400),
+		run("b", "memory", 400, 700, 1000), run("b", "pebble", 950, 980, 990), // 950-990 inside 400-1000
+		run("c", "memory", 100, 200), run("c", "pebble", 200, 300), // touching at 200
+	}}
+	if v := StoresVerdict(overlap); !strings.Contains(v, "overlap for b, c:") || !strings.Contains(v, "--repeat 5") {
+		t.Errorf("got %q, want the overlap of b and c named", v)
+	}
+	one := &metrics.StoreBench{Runs: []metrics.StoreRun{{Query: "a", Store: "memory", EventsPerSecond: 10}, {Query: "a", Store: "pebble", EventsPerSecond: 5}}}
+	if v := StoresVerdict(one); !strings.Contains(v, "One run per backend") {
+		t.Errorf("one run each: %q", v)
+	}
+	times := &metrics.StoreBench{Backends: []metrics.StoreBackendTime{{Store: "memory", WallSeconds: 4, CPUSeconds: 1.5, WallSecondsRuns: []float64{3, 4, 5}, CPUSecondsRuns: []float64{1.4, 1.5, 1.6}}}}
+	if v := StoresTimes(times); !strings.Contains(v, "memory 1.50 s CPU (1.40 s-1.60 s) in 4.00 s wall (3.00 s-5.00 s)") {
+		t.Errorf("times line %q", v)
+	}
+}

@@ -113,6 +113,11 @@ report.md and report.html with a section on the backends.`,
 				_, err = fmt.Fprintf(stdout, "Spark's providers as modelled (sim/spark/sparkmodel), not measured; the cost terms are estimates until calibrated.\nresults: %s\n", out)
 				return err
 			}
+			for _, line := range []string{reports.StoresVerdict(res.Bench), reports.StoresTimes(res.Bench)} {
+				if line != "" {
+					fmt.Fprintln(stdout, line)
+				}
+			}
 			_, err = fmt.Fprintf(stdout, "Both backends produced identical results. sim speed is the simulator's own, wall clock, machine-dependent; how each number was measured: %s\nresults: %s\n",
 				filepath.Join(out, "stores.md"), out)
 			return err

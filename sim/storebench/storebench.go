@@ -134,14 +134,24 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (_ *Result, e
 	if opts.Progress != nil {
 		prog = &allRuns{p: opts.Progress, runs: len(Backends()) * repeats}
 	}
-	// runs[backend][rep] holds one StoreRun per job.
+	// runs[backend][rep] holds one StoreRun per job; times[backend] the
+	// whole runs' wall and CPU seconds.
 	runs := map[string][][]metrics.StoreRun{}
+	times := map[string]*metrics.StoreBackendTime{}
 	for rep := range repeats {
 		for _, backend := range Backends() {
+			wall0, cpu0 := time.Now(), processCPU()
 			res, jobs, err := runOnce(ctx, sc, backend, tmp, rep, prog)
 			if err != nil {
 				return nil, err
 			}
+			bt := times[backend]
+			if bt == nil {
+				bt = &metrics.StoreBackendTime{Store: backend}
+				times[backend] = bt
+			}
+			bt.WallSecondsRuns = append(bt.WallSecondsRuns, time.Since(wall0).Seconds())
+			bt.CPUSecondsRuns = append(bt.CPUSecondsRuns, (processCPU() - cpu0).Seconds())
 			runs[backend] = append(runs[backend], jobs)
 			if rep == 0 {
 				results[backend] = res
@@ -172,6 +182,11 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (_ *Result, e
 		for _, backend := range Backends() {
 			sb.Runs = append(sb.Runs, medianRun(runs[backend], i))
 		}
+	}
+	for _, backend := range Backends() {
+		bt := *times[backend]
+		bt.WallSeconds, bt.CPUSeconds = median(bt.WallSecondsRuns), median(bt.CPUSecondsRuns)
+		sb.Backends = append(sb.Backends, bt)
 	}
 	return &Result{Bench: sb, Memory: mem, tmp: tmp}, nil
 }
@@ -714,3 +729,4 @@ func (m *meter) recover(j *jobMeter, r *metrics.StoreRun) error {
 }
 
 func ptr(v int64) *int64 { return &v }
+

@@ -247,6 +247,20 @@ func TestRepeatsAndCheckpointParts(t *testing.T) {
 			t.Errorf("%s: flushes %v, want a count for pebble only", name, r.Flushes)
 		}
 	}
+	// Each backend's whole runs, timed in wall and CPU seconds, one value
+	// per repetition, the medians beside them.
+	if len(res.Bench.Backends) != len(Backends()) {
+		t.Fatalf("backends timed: %+v, want %v", res.Bench.Backends, Backends())
+	}
+	for i, b := range res.Bench.Backends {
+		if b.Store != Backends()[i] || len(b.WallSecondsRuns) != 3 || len(b.CPUSecondsRuns) != 3 {
+			t.Errorf("backend %d: %+v, want %s with 3 runs of each", i, b, Backends()[i])
+			continue
+		}
+		if b.CPUSeconds <= 0 || b.WallSeconds <= 0 || b.CPUSeconds != median(b.CPUSecondsRuns) || b.WallSeconds != median(b.WallSecondsRuns) {
+			t.Errorf("%s: CPU %v s and wall %v s, want above 0 and the medians of %v and %v", b.Store, b.CPUSeconds, b.WallSeconds, b.CPUSecondsRuns, b.WallSecondsRuns)
+		}
+	}
 	if got := median([]float64{3, 1, 2, 10}); got != 2.5 {
 		t.Errorf("median of 3, 1, 2, 10 = %v, want 2.5", got)
 	}
