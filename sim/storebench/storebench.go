@@ -729,4 +729,3 @@ func (m *meter) recover(j *jobMeter, r *metrics.StoreRun) error {
 }
 
 func ptr(v int64) *int64 { return &v }
-
