@@ -92,11 +92,11 @@ func TestCommittedResultsRegenerate(t *testing.T) {
 // between identical runs: times, rates, the Go heap, and Pebble's peaks
 // on disk and in memtables (its background flushes and compactions run
 // when the scheduler lets them).
-var storesTiming = regexp.MustCompile(`"(engineSeconds|measureSeconds|commitSeconds|recoverySeconds|eventsPerSecond|goHeapPeakBytes|diskPeakBytes|memTablePeakBytes)": [0-9.e+-]+`)
+var storesTiming = regexp.MustCompile(`"(engineSeconds|measureSeconds|commitSeconds|recoverySeconds|eventsPerSecond|goHeapPeakBytes|diskPeakBytes|memTablePeakBytes|wallSeconds|cpuSeconds)": [0-9.e+-]+`)
 
 // storesRuns matches the measured lists of stores.json: each repetition's
 // events/s and recovery time.
-var storesRuns = regexp.MustCompile(`"(eventsPerSecondRuns|recoverySecondsRuns)": \[[^\]]*\]`)
+var storesRuns = regexp.MustCompile(`"(eventsPerSecondRuns|recoverySecondsRuns|wallSecondsRuns|cpuSecondsRuns)": \[[^\]]*\]`)
 
 // zeroStoresTiming returns stores.json with its measured fields zeroed.
 func zeroStoresTiming(data []byte) []byte {
