@@ -140,3 +140,20 @@ func TestPlanWarnsOfABareShareAboveOnePercent(t *testing.T) {
 		}
 	}
 }
+
+// TestDocsClaims checks sentences of the docs that were found wrong once:
+// each pattern must not come back.
+func TestDocsClaims(t *testing.T) {
+	for _, c := range []struct{ file, bad, why string }{
+		{"../../docs/scenario.md", "bytes 0 (not modelled), and", "Flink's state bytes are modelled (docs/flink.md, State bytes)"},
+		{"../../README.md", "with one command (about a minute)", "regenerating every committed result takes far longer than a minute"},
+	} {
+		data, err := os.ReadFile(c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(strings.Join(strings.Fields(string(data)), " "), c.bad) {
+			t.Errorf("%s says %q: %s", c.file, c.bad, c.why)
+		}
+	}
+}

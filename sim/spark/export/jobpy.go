@@ -168,14 +168,14 @@ func readmeMD(sp *spec, sum *Summary) ([]byte, error) {
 	}
 	data := struct {
 		Source, Kind, FormatName, Format, TimeFormat, Rows string
-		Batches                                            int64
+		Batches, Partitions                                int64
 		HasTimestamp                                       bool
 		Columns                                            []SummaryColumn
 		Faults                                             []Fault
 		Queries                                            []QuerySummary
 	}{
 		Source: sp.source, Kind: sp.kind, FormatName: formatName, Format: string(sum.Format),
-		TimeFormat: sparkTimeFormat, Rows: interval.Count(sum.Rows), Batches: sum.Batches,
+		TimeFormat: sparkTimeFormat, Rows: interval.Count(sum.Rows), Batches: sum.Batches, Partitions: sp.partitions,
 		Columns: sum.Columns, Faults: sum.Faults, Queries: sum.Queries,
 	}
 	for _, c := range sp.cols {
