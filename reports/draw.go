@@ -164,8 +164,8 @@ func (t timeTicks) Ticks(lo, hi float64) []plot.Tick {
 // logTicks marks a logarithmic axis drawn as a linear axis of log10
 // values (gonum's LogScale centres an axis label on the arithmetic mean of
 // the range, far from the middle of a log axis, and pads panels
-// unevenly). Ticks sit at the decades, with 2 and 5 in between when the
-// axis spans few decades; format labels a tick from its real value. floor,
+// unevenly). Ticks sit at the decades, with minor ticks at 2 to 9 times
+// each decade (2 and 5 labelled when the axis spans few decades); format labels a tick from its real value. floor,
 // when positive, is the real value drawn in place of zero, labelled "0".
 type logTicks struct {
 	format func(v float64) string
@@ -196,12 +196,20 @@ func (t logTicks) Ticks(lo, hi float64) []plot.Tick {
 			}
 			out = append(out, tk)
 		}
-		if e1-e0 <= 2 && !isFloor(fe) {
-			for _, m := range []float64{2, 5} {
-				v := fe + math.Log10(m)
-				if v > lo && v < hi {
-					out = append(out, plot.Tick{Value: v, Label: t.format(m * math.Pow(10, fe))})
+		if isFloor(fe) {
+			continue
+		}
+		// Minor ticks at 2 to 9 times the decade, so that a value between
+		// decades can be read; 2 and 5 labelled when the axis spans few
+		// decades.
+		for m := 2.0; m <= 9; m++ {
+			v := fe + math.Log10(m)
+			if v > lo && v < hi {
+				tk := plot.Tick{Value: v}
+				if e1-e0 <= 2 && (m == 2 || m == 5) {
+					tk.Label = t.format(m * math.Pow(10, fe))
 				}
+				out = append(out, tk)
 			}
 		}
 	}
