@@ -92,6 +92,7 @@ func parseDocument(data []byte, p *problems) (*yaml.Node, bool) {
 			p.addLine("", 1, "the file holds no YAML document, want a mapping of name, duration, workload, queries, ...")
 		} else {
 			yamlErrors(p, err)
+			hintQuoting(p, data)
 		}
 		return nil, false
 	}
@@ -125,6 +126,25 @@ func yamlErrors(p *problems, err error) {
 	}
 	line, msg := splitLine(strings.TrimPrefix(err.Error(), "yaml: "))
 	p.addLine("", line, "%s", msg)
+}
+
+// hintQuoting adds to the syntax errors of p that fall near a query: key
+// (two lines either side) how to write a query YAML would misread: PySpark
+// chains and SQL hold quotes and ": ", which a plain YAML value cannot.
+func hintQuoting(p *problems, data []byte) {
+	lines := strings.Split(string(data), "\n")
+	for _, err := range p.errs {
+		e, ok := err.(*Error)
+		if !ok || e.Line == 0 {
+			continue
+		}
+		for l := max(e.Line-3, 0); l < min(e.Line+2, len(lines)); l++ {
+			if strings.Contains(lines[l], "query:") {
+				e.Msg += ` (near a query: write a query that holds quotes or ": " in single quotes, doubling any single quote inside, or as a block: "query: |" then the query indented on the next line)`
+				break
+			}
+		}
+	}
 }
 
 // splitLine splits "line N: msg" into N and msg.

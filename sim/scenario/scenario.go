@@ -103,7 +103,7 @@ type Query struct {
 	// Name names the query's results; it is safe as a file name.
 	Name string `json:"name" yaml:"name" want:"a name"`
 	// Query is the PySpark-style chain, as sim/spark/chain parses it.
-	Query string `json:"query,omitempty" yaml:"query" want:"a query such as dropDuplicates([\"event_id\"])"`
+	Query string `json:"query,omitempty" yaml:"query" want:"a query such as dropDuplicates([\"event_id\"]) (a JSON query object or a query holding \": \" goes in single quotes: query: '{...}')"`
 	// Store, when set, is the state store backend of this query's
 	// operators (StoreMemory or StorePebble), in place of the scenario's
 	// Store; "" runs the query on the scenario's. It is left out of the
