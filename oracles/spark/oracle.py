@@ -186,22 +186,15 @@ def main():
             cmd += ["--keep", e[2]]
         log = open(os.path.join(work, "spark-%s.log" % version), "w")
         p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=log, text=True, env=env)
-        seen = {}
-        for line in p.stdout:
-            try:
-                rec = json.loads(line)
-            except ValueError:
-                continue
-            seen[rec["export"]] = rec
-        p.wait()
-        for kind, name, out in exports:
-            rec = seen.get(out)
-            if rec is None:
-                rows.append((kind, name, version, "not run", "the Spark driver ended before it (see %s)" % log.name))
-                continue
+        by_out = {e[2]: e for e in exports}
+        done = set()
+
+        def judge(kind, name, out, rec):
+            """Compares one export's progress and prints its verdict at once."""
             if rec["error"]:
                 rows.append((kind, name, version, "FAILED", "Spark: " + rec["error"]))
-                continue
+                print("oracle: %s %s: FAILED" % (name, version), flush=True)
+                return
             r = run([args.simulate, "compare", os.path.join(out, "expected"),
                      os.path.join(out, "progress-spark-%s.jsonl" % version)])
             first = (r.stdout.strip().splitlines() or [r.stderr.strip()])[0]
@@ -213,10 +206,28 @@ def main():
                     measures.append((name, version, n, ms, rec["seconds"], batches))
                 except (OSError, ValueError) as e:
                     print("oracle: speed of %s on Spark %s not measured: %s" % (name, version, e), flush=True)
-            print("oracle: %s %s: %s" % (name, version, verdict), flush=True)
+            print("oracle: %s %s: %s (%.1f s)" % (name, version, verdict, rec["seconds"]), flush=True)
             # The state data source (format "statestore") is Spark 4's.
             if (kind, name, out) in placement and int(version.split(".")[0]) >= 4:
                 rows.append(("state placement", name, version) + check_placement(args.simulate, py, work, name, rec, env))
+
+        # Each export is judged as soon as the driver reports it, so that
+        # the log shows a line per case while the suite runs.
+        for line in p.stdout:
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                continue
+            e = by_out.get(rec.get("export"))
+            if e is None or e[2] in done:
+                continue
+            done.add(e[2])
+            judge(e[0], e[1], e[2], rec)
+        p.wait()
+        for kind, name, out in exports:
+            if out not in done:
+                rows.append((kind, name, version, "not run", "the Spark driver ended before it (see %s)" % log.name))
+                print("oracle: %s %s: not run" % (name, version), flush=True)
         if errors:
             groups = [[path for name, path in errors if name not in ISOLATED]]
             groups += [[path] for name, path in errors if name in ISOLATED]
@@ -236,6 +247,9 @@ def main():
                     except ValueError:
                         continue
                     seen[rec["case"]] = rec
+                    names = [n for n, q in errors if q == rec["case"]]
+                    if names:
+                        print("oracle: %s %s: %s" % (names[0], version, rec["verdict"]), flush=True)
                 p.wait()
             for name, path in errors:
                 rec = seen.get(path)
@@ -243,7 +257,6 @@ def main():
                     rows.append(("case", name, version, "not run", "the Spark driver ended before it"))
                 else:
                     rows.append(("case", name, version, rec["verdict"], rec["detail"]))
-                    print("oracle: %s %s: %s" % (name, version, rec["verdict"]), flush=True)
         print("oracle: Spark %s: %.0f s" % (version, time.time() - t1), flush=True)
     for version in sorted({m[1] for m in measures}):
         fits[version] = speed.fit([b for m in measures if m[1] == version for b in m[5]])

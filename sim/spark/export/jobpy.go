@@ -79,6 +79,7 @@ func sparkConf(sp *spec, f Format) []confEntry {
 		{"spark.sql.files.maxPartitionBytes", wholeFile, "with openCostInBytes: one task reads each batch file whole, in order"},
 		{"spark.sql.files.openCostInBytes", wholeFile, "so the rows reach the first dedup operator in file order (the first copy of a key is kept)"},
 		{"spark.sql.shuffle.partitions", strconv.FormatInt(sp.partitions, 10), "state stores per operator; a chain's later operators read their rows in the order of the earlier operator's partitions"},
+		{"spark.ui.showConsoleProgress", "false", "no console progress bars over the job's own output"},
 	}
 	if f == Parquet {
 		out = append(out, confEntry{"spark.sql.parquet.datetimeRebaseModeInRead", "CORRECTED", "the timestamps are proleptic Gregorian, as dedupsim computes them"})

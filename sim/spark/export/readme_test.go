@@ -29,3 +29,16 @@ func TestReadmeNamesBothSparkLinesAndKeepsPartitions(t *testing.T) {
 		}
 	}
 }
+
+// TestJobPyTurnsConsoleProgressOff: job.py starts Spark without its
+// console progress bars, which drown the job's own lines.
+func TestJobPyTurnsConsoleProgressOff(t *testing.T) {
+	out, _ := exportScenario(t, loadScenario(t, forms), JSON)
+	data, err := os.ReadFile(filepath.Join(out, jobFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `"spark.ui.showConsoleProgress": "false"`) {
+		t.Errorf("job.py does not set spark.ui.showConsoleProgress to false")
+	}
+}
