@@ -37,6 +37,11 @@ CASE_DIRS = ["sim/spark/replay/testdata/conformance", "sim/spark/replay/testdata
 # to it cannot touch the others: 257 dedup operators in one query.
 ISOLATED = {"own-error-more-than-255-dedups"}
 
+# The expected errors of the error cases (errors.json), for the checks made
+# here: an isolated case's driverLog.
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "errors.json"), encoding="utf-8") as _fh:
+    ERRORS = json.load(_fh)
+
 # Driver settings for determinism and speed on a small machine: local mode,
 # loopback only, no UI, no console progress, a small driver heap.
 SPARK_CONF = [
@@ -240,17 +245,34 @@ def main():
                 for c in SPARK_CONF:
                     cmd += ["--spark-conf", c]
                 cmd += paths
-                p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=log, text=True, env=env)
+                # An isolated case's driver logs to a file of its own, which
+                # its errors.json driverLog must be found in.
+                glog = log if g == 0 else open(os.path.join(work, "traces-%s-%d.log" % (version, g)), "w+")
+                p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=glog, text=True, env=env)
+                got = []
                 for line in p.stdout:
                     try:
                         rec = json.loads(line)
                     except ValueError:
                         continue
-                    seen[rec["case"]] = rec
-                    names = [n for n, q in errors if q == rec["case"]]
-                    if names:
-                        print("oracle: %s %s: %s" % (names[0], version, rec["verdict"]), flush=True)
+                    got.append(rec)
+                    if g == 0:
+                        seen[rec["case"]] = rec
+                        names = [n for n, q in errors if q == rec["case"]]
+                        if names:
+                            print("oracle: %s %s: %s" % (names[0], version, rec["verdict"]), flush=True)
                 p.wait()
+                for rec in got if g > 0 else []:
+                    name = os.path.basename(rec["case"])[:-len(".json")]
+                    need = ERRORS.get(name, {}).get("driverLog")
+                    if need and rec["verdict"] == "same error":
+                        glog.flush()
+                        glog.seek(0)
+                        if need not in glog.read():
+                            rec["verdict"] = "FAILED"
+                            rec["detail"] = "the driver ended without %s in its log (%s): a dead driver is not the expected error; %s" % (need, glog.name, rec["detail"])
+                    seen[rec["case"]] = rec
+                    print("oracle: %s %s: %s" % (name, version, rec["verdict"]), flush=True)
             for name, path in errors:
                 rec = seen.get(path)
                 if rec is None:
