@@ -125,6 +125,14 @@ type FalseDropCauses struct {
 	Collision int64 `json:"collision"`
 }
 
+// Horizon is a query's horizon by its engine's own name: Name is the
+// engine's word ("TTL", "W", "d"), Seconds how long, null when the query
+// never forgets a key.
+type Horizon struct {
+	Name    string   `json:"name"`
+	Seconds *float64 `json:"seconds"`
+}
+
 // QuerySummary is one query's (or one query-and-delay's) totals.
 //
 // Identities that hold exactly for every query:
@@ -140,7 +148,12 @@ type QuerySummary struct {
 	Engine string `json:"engine,omitempty"`
 	// Delay is the query's watermark delay in seconds, null without one.
 	Delay *float64 `json:"delay"`
-	Store string   `json:"store"`
+	// Horizon is, for an engine other than Spark, how long the query
+	// remembers a key by its engine's own name (Flink's TTL, Kafka
+	// Streams' window W, Beam's duration d); left out for Spark, whose
+	// horizon is Delay.
+	Horizon *Horizon `json:"horizon,omitempty"`
+	Store   string   `json:"store"`
 	// Warnings are the pitfalls `simulate explain` reports for the query.
 	Warnings []string `json:"warnings"`
 	// Flavour is the query's dedup flavour (FlavourUnbounded, ...).

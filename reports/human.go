@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/dedupsim/dedupsim/engines/interval"
+
+	"github.com/dedupsim/dedupsim/metrics"
 )
 
 // rate returns num/den, or 0 when den is 0.
@@ -100,4 +102,15 @@ func humanNumber(v float64) string {
 // trailing zeros.
 func trimFloat(v float64) string {
 	return strconv.FormatFloat(v, 'g', 3, 64)
+}
+
+// formatHorizon renders how long q remembers a key by its engine's own
+// name: Spark's watermark delay ("10m", or "none"), and for another engine
+// its horizon with its name ("TTL 10m", "W 20m", "d 10m", "TTL none" for a
+// Flink query that never forgets).
+func formatHorizon(q *metrics.QuerySummary) string {
+	if q.Horizon == nil || q.Horizon.Name == "" {
+		return formatDelay(q.Delay)
+	}
+	return q.Horizon.Name + " " + formatDelay(q.Horizon.Seconds)
 }

@@ -275,7 +275,7 @@ func tableNoteFor(s *metrics.Summary) string {
 	if !otherEngines(s) {
 		return tableNote()
 	}
-	return tableNote() + " The delay is Spark's watermark delay; in a sweep, another engine's query runs with its own horizon set to the swept value (Flink's state TTL, Kafka Streams' window, Beam's duration), and outside a sweep it has none (its horizon is in the query: see Scenario as run); " +
+	return tableNote() + " The horizon is how long a query remembers a key, by its engine's own name: Spark's watermark delay (\"10m\"), Flink's state TTL (\"TTL 10m\"), Kafka Streams' window (\"W 20m\") and Beam's duration (\"d 10m\"); none: the query never forgets a key; in a sweep, each runs with its horizon set to the swept value; " +
 		"— in peak state bytes: the engine's model gives no state bytes."
 }
 

@@ -105,7 +105,7 @@ func peakBytes(q *metrics.QuerySummary) string {
 // (mixedStores).
 func summaryHeader(s *metrics.Summary) []string {
 	return labelsOf(s).with([]string{
-		"query", "delay", "emitted", "missed duplicates", "false drops (late/bad clock/collision)",
+		"query", delayHeader(s), "emitted", "missed duplicates", "false drops (late/bad clock/collision)",
 		"peak state rows", "peak state bytes", "sim speed (rows/s)",
 	}, "engine", "store")
 }
@@ -119,7 +119,7 @@ func summaryRows(s *metrics.Summary) [][]string {
 		c := q.FalseDropsByCause
 		rows = append(rows, l.with([]string{
 			q.Name,
-			formatDelay(q.Delay),
+			formatHorizon(q),
 			interval.Count(q.EmittedRows),
 			fmt.Sprintf("%s of %s (%s)", interval.Count(q.MissedDuplicates), interval.Count(q.TrueDuplicates),
 				interval.Percent(rate(q.MissedDuplicates, q.TrueDuplicates))),
@@ -212,7 +212,7 @@ func terminalTable(s *metrics.Summary, width int) string {
 		width = math.MaxInt / 2
 	}
 	l := labelsOf(s)
-	header := l.with([]string{"query", "delay", "missed dups", "lost events", "cause", "peak rows", "peak bytes", "sim rows/s"}, "engine", "store")
+	header := l.with([]string{"query", delayHeader(s), "missed dups", "lost events", "cause", "peak rows", "peak bytes", "sim rows/s"}, "engine", "store")
 	// The text columns, left-aligned: the query, its labels, the cause.
 	text := map[int]bool{0: true, 4 + l.n(): true}
 	for j := 1; j <= l.n(); j++ {
@@ -259,7 +259,7 @@ func terminalTable(s *metrics.Summary, width int) string {
 			name = append(name, label(q.Store))
 		}
 		rows = append(rows, append(name,
-			plain(formatDelay(q.Delay)),
+			plain(formatHorizon(q)),
 			count(q.MissedDuplicates, q.TrueDuplicates), count(q.FalseDrops, q.LogicalEvents),
 			plain(cause), plain(interval.Count(q.PeakStateRows)), plain(peakBytes(q)),
 			plain(interval.Count(int64(math.Round(q.EventsPerSecond)))),
@@ -399,4 +399,13 @@ func abs(n int) int {
 		return -n
 	}
 	return n
+}
+
+// delayHeader names the summary tables' horizon column: "delay" when every
+// query is Spark's, "horizon" when some engine names its own (TTL, W, d).
+func delayHeader(s *metrics.Summary) string {
+	if otherEngines(s) {
+		return "horizon"
+	}
+	return "delay"
 }

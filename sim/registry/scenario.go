@@ -11,6 +11,7 @@ import (
 	"github.com/dedupsim/dedupsim/engines"
 	ebeam "github.com/dedupsim/dedupsim/engines/beam"
 	"github.com/dedupsim/dedupsim/engines/fileio"
+	eflink "github.com/dedupsim/dedupsim/engines/flink"
 	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/sim/beam"
 	"github.com/dedupsim/dedupsim/sim/flink"
@@ -57,6 +58,18 @@ type ScenarioQuery struct {
 	Warnings []string
 	// NewOperator returns a fresh operator.
 	NewOperator func() (ScenarioOperator, error)
+	// Horizon is how long the query remembers a key, by its engine's
+	// own name for it (Flink's TTL, Kafka Streams' window W, Beam's
+	// duration d), for the reports.
+	Horizon Horizon
+}
+
+// Horizon is a query's horizon by its own name: Name is the engine's word
+// for it ("TTL", "W", "d"), Value how long (nil: the query never forgets a
+// key, as Flink without a TTL or Kafka Streams' keep-last).
+type Horizon struct {
+	Name  string
+	Value *time.Duration
 }
 
 // QuerySpec is a scenario query's engine keys, as the scenario gives
@@ -283,7 +296,19 @@ func flinkQuery(spec QuerySpec) (ScenarioQuery, error) {
 	if err != nil {
 		return ScenarioQuery{}, err
 	}
-	return ScenarioQuery{Keys: sq.Keys, Text: spec.Query, NewOperator: func() (ScenarioOperator, error) {
+	h := Horizon{Name: "TTL"}
+	if sq.Config.TTL > 0 {
+		d := time.Duration(sq.Config.TTL) * time.Millisecond
+		h.Value = &d
+	}
+	warn := []string{}
+	if sq.Config.Function() == eflink.RowTimeKeepFirstInsertOnly {
+		// What explain says of the function (its "emits" line), as the
+		// warning the report lists: late rows are lost, not deduplicated.
+		warn = append(warn, fmt.Sprintf("%s drops every row whose rowtime is below the watermark (numLateRecordsDropped): "+
+			"a first copy arriving more than the watermark delay (%d ms) behind the newest rowtime is lost, not emitted", eflink.RowTimeKeepFirstInsertOnly.ClassName(), sq.Watermark.Delay))
+	}
+	return ScenarioQuery{Keys: sq.Keys, Text: spec.Query, Horizon: h, Warnings: warn, NewOperator: func() (ScenarioOperator, error) {
 		op, err := sq.NewOperator()
 		if err != nil {
 			return nil, err
@@ -414,7 +439,8 @@ func kstreamsQuery(spec QuerySpec) (ScenarioQuery, error) {
 		return ScenarioQuery{}, err
 	}
 	t := kstreams.ScenarioQuery(w, base, int(partitions))
-	return ScenarioQuery{Keys: eventID, Text: t.QueryText(), Warnings: warnings(t.Explain()), NewOperator: func() (ScenarioOperator, error) {
+	wd := time.Duration(w) * time.Millisecond
+	return ScenarioQuery{Keys: eventID, Text: t.QueryText(), Warnings: warnings(t.Explain()), Horizon: Horizon{Name: "W", Value: &wd}, NewOperator: func() (ScenarioOperator, error) {
 		op, err := t.NewScenarioOperator()
 		if err != nil {
 			return nil, err
@@ -454,7 +480,7 @@ func kstreamsKeepLast(spec QuerySpec) (ScenarioQuery, error) {
 		return ScenarioQuery{}, err
 	}
 	t := kstreams.ScenarioKeepLast(reduce)
-	return ScenarioQuery{Keys: eventID, Text: t.QueryText(), Store: "rocksdb-kv-store", Warnings: warnings(t.Explain()), NewOperator: func() (ScenarioOperator, error) {
+	return ScenarioQuery{Keys: eventID, Text: t.QueryText(), Store: "rocksdb-kv-store", Warnings: warnings(t.Explain()), Horizon: Horizon{Name: "W"}, NewOperator: func() (ScenarioOperator, error) {
 		op, err := t.NewScenarioOperator()
 		if err != nil {
 			return nil, err
@@ -528,7 +554,8 @@ func beamQuery(spec QuerySpec) (ScenarioQuery, error) {
 		return ScenarioQuery{}, err
 	}
 	t := beam.ScenarioQuery(domain, d, window, lateness)
-	return ScenarioQuery{Keys: eventID, Text: t.QueryText(), Warnings: warnings(t.Explain()), NewOperator: func() (ScenarioOperator, error) {
+	dd := time.Duration(d) * time.Millisecond
+	return ScenarioQuery{Keys: eventID, Text: t.QueryText(), Warnings: warnings(t.Explain()), Horizon: Horizon{Name: "d", Value: &dd}, NewOperator: func() (ScenarioOperator, error) {
 		op, err := t.NewScenarioOperator()
 		if err != nil {
 			return nil, err

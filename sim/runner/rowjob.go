@@ -130,6 +130,11 @@ func runRowJob(ctx context.Context, env jobEnv, j Job) (*jobResult, error) {
 	s.Name, s.Query, s.Engine, s.Store = j.Name, j.Query, j.Engine, j.Rows.Store
 	// A sweep job's delay is the horizon the sweep set.
 	s.Delay = j.Delay
+	s.Horizon = &metrics.Horizon{Name: j.Rows.Horizon.Name}
+	if v := j.Rows.Horizon.Value; v != nil {
+		secs := v.Seconds()
+		s.Horizon.Seconds = &secs
+	}
 	s.Warnings, s.BytesPerEntry = append([]string{}, j.Rows.Warnings...), []int64{0}
 	s.Flavour = metrics.FlavourOther
 	tsPath := filepath.Join(env.partsDir, fmt.Sprintf("%d.%s", j.Index, runfolder.TimeseriesPart))
