@@ -153,7 +153,11 @@ type QuerySummary struct {
 	// Streams' window W, Beam's duration d); left out for Spark, whose
 	// horizon is Delay.
 	Horizon *Horizon `json:"horizon,omitempty"`
-	Store   string   `json:"store"`
+	// Mechanism is, for an engine other than Spark, how the query
+	// forgets a key by its engine's rule, in a clause; left out for
+	// Spark, whose rule the reports state from its flavour.
+	Mechanism string `json:"mechanism,omitempty"`
+	Store     string `json:"store"`
 	// Warnings are the pitfalls `simulate explain` reports for the query.
 	Warnings []string `json:"warnings"`
 	// Flavour is the query's dedup flavour (FlavourUnbounded, ...).

@@ -50,6 +50,9 @@ func buildCharts(res *results) ([]chartFile, error) {
 	if d, title, note, ok := horizonChart(res); ok {
 		specs = append(specs, spec{"horizon-tradeoff", title, note, d})
 	}
+	if d, title, note, ok := enginesChart(res); ok {
+		specs = append(specs, spec{"engines-compared", title, note, d})
+	}
 	for _, sc := range res.sparkCharts() {
 		if d, title, note, ok := sparkChart(res, sc); ok {
 			specs = append(specs, spec{sc.name, title, note, d})

@@ -20,7 +20,7 @@ import (
 // removes charts the results no longer call for (a sweep rerun as a
 // single run leaves no stale horizon-tradeoff behind).
 func chartNames() []string {
-	return []string{"state-rows", "state-bytes", "watermark", "horizon-tradeoff", "batch-duration", "processing-lag", "partition-rows", "executor-memory", "executor-disk"}
+	return []string{"state-rows", "state-bytes", "watermark", "horizon-tradeoff", "engines-compared", "batch-duration", "processing-lag", "partition-rows", "executor-memory", "executor-disk"}
 }
 
 // Render reads the results folder dir (summary.json and timeseries.csv)
@@ -379,6 +379,7 @@ func writeMarkdown(b *bytes.Buffer, res *results, charts []chartFile, findings, 
 	if res.hasSparkSummary() {
 		res.writeSparkMarkdown(b)
 	}
+	writeEnginesComparedMarkdown(b, res.sum)
 	writeEngineCountersMarkdown(b, res.sum)
 	b.WriteString("## Charts\n\n")
 	if len(charts) == 0 {
@@ -505,6 +506,9 @@ func writeHTML(b *bytes.Buffer, res *results, charts []chartFile, findings, recs
 	if res.hasSparkSummary() {
 		data["SparkHeader"], data["SparkRows"], data["SparkNote"] = sparkHeader(), res.sparkRows(), res.sparkNote()
 	}
+	if enginesCompared(res.sum) {
+		data["ComparedHeader"], data["ComparedRows"], data["ComparedNote"] = enginesComparedHeader(), enginesComparedRows(res.sum), enginesComparedNote()
+	}
 	if rows := engineCountersRows(res.sum); len(rows) > 0 {
 		data["CountersHeader"], data["CountersRows"], data["CountersNote"] = engineCountersHeader(res.sum), rows, engineCountersNote()
 	}
@@ -602,6 +606,18 @@ nav.toc a { color: #0969da; text-decoration: none; }
 </table>
 </div>
 <p class="note">{{.SparkNote}}</p>
+{{end}}
+{{if .ComparedRows}}
+<h2 id="engines-compared">Engines compared</h2>
+<div class="table-wrap">
+<table>
+<thead><tr>{{range $i, $h := .ComparedHeader}}<th class="{{if or (lt $i 3) (eq $i 6)}}text{{else}}num{{end}}">{{$h}}</th>{{end}}</tr></thead>
+<tbody>
+{{range .ComparedRows}}<tr>{{range $i, $c := .}}<td class="{{if or (lt $i 3) (eq $i 6)}}text{{else}}num{{end}}">{{$c}}</td>{{end}}</tr>
+{{end}}</tbody>
+</table>
+</div>
+<p class="note">{{.ComparedNote}}</p>
 {{end}}
 {{if .CountersRows}}
 <h2 id="engine-counters">Engine counters</h2>

@@ -46,6 +46,9 @@ func (res *results) contents(charts []chartFile, findings, recs []string, stores
 	if res.hasSparkSummary() {
 		add("Spark cluster (modelled)")
 	}
+	if enginesCompared(res.sum) {
+		add(enginesComparedTitle)
+	}
 	if len(counterQueries(res.sum)) > 0 {
 		add(engineCountersTitle)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/dedupsim/dedupsim/engines/fileio"
 	eflink "github.com/dedupsim/dedupsim/engines/flink"
 	"github.com/dedupsim/dedupsim/engines/interval"
+	ekstreams "github.com/dedupsim/dedupsim/engines/kstreams"
 	"github.com/dedupsim/dedupsim/sim/beam"
 	"github.com/dedupsim/dedupsim/sim/flink"
 	"github.com/dedupsim/dedupsim/sim/kstreams"
@@ -62,6 +63,10 @@ type ScenarioQuery struct {
 	// own name for it (Flink's TTL, Kafka Streams' window W, Beam's
 	// duration d), for the reports.
 	Horizon Horizon
+	// Mechanism says in a clause how the query forgets a key, by its
+	// engine's rule ("remembers a key for its TTL of processing time
+	// ..."), for the reports' comparison of engines.
+	Mechanism string
 }
 
 // Horizon is a query's horizon by its own name: Name is the engine's word
@@ -308,7 +313,7 @@ func flinkQuery(spec QuerySpec) (ScenarioQuery, error) {
 		warn = append(warn, fmt.Sprintf("%s drops every row whose rowtime is below the watermark (numLateRecordsDropped): "+
 			"a first copy arriving more than the watermark delay (%d ms) behind the newest rowtime is lost, not emitted", eflink.RowTimeKeepFirstInsertOnly.ClassName(), sq.Watermark.Delay))
 	}
-	return ScenarioQuery{Keys: sq.Keys, Text: spec.Query, Horizon: h, Warnings: warn, NewOperator: func() (ScenarioOperator, error) {
+	return ScenarioQuery{Keys: sq.Keys, Text: spec.Query, Horizon: h, Warnings: warn, Mechanism: flinkMechanism(sq), NewOperator: func() (ScenarioOperator, error) {
 		op, err := sq.NewOperator()
 		if err != nil {
 			return nil, err
@@ -440,7 +445,11 @@ func kstreamsQuery(spec QuerySpec) (ScenarioQuery, error) {
 	}
 	t := kstreams.ScenarioQuery(w, base, int(partitions))
 	wd := time.Duration(w) * time.Millisecond
-	return ScenarioQuery{Keys: eventID, Text: t.QueryText(), Warnings: warnings(t.Explain()), Horizon: Horizon{Name: "W", Value: &wd}, NewOperator: func() (ScenarioOperator, error) {
+	mech := "remembers a key for W of stream time (the largest timestamp its task has seen), in segments dropped whole once older; a record of an expired segment is dropped, its key never remembered"
+	if base == ekstreams.RecordTime {
+		mech = "remembers a key for W of the record's own timestamp: a copy stamped W later than the first misses it, one stamped earlier looks up a window that may be gone"
+	}
+	return ScenarioQuery{Keys: eventID, Text: t.QueryText(), Warnings: warnings(t.Explain()), Horizon: Horizon{Name: "W", Value: &wd}, Mechanism: mech, NewOperator: func() (ScenarioOperator, error) {
 		op, err := t.NewScenarioOperator()
 		if err != nil {
 			return nil, err
@@ -480,13 +489,14 @@ func kstreamsKeepLast(spec QuerySpec) (ScenarioQuery, error) {
 		return ScenarioQuery{}, err
 	}
 	t := kstreams.ScenarioKeepLast(reduce)
-	return ScenarioQuery{Keys: eventID, Text: t.QueryText(), Store: "rocksdb-kv-store", Warnings: warnings(t.Explain()), Horizon: Horizon{Name: "W"}, NewOperator: func() (ScenarioOperator, error) {
-		op, err := t.NewScenarioOperator()
-		if err != nil {
-			return nil, err
-		}
-		return &kstreamsOperator{op: op}, nil
-	}}, nil
+	return ScenarioQuery{Keys: eventID, Text: t.QueryText(), Store: "rocksdb-kv-store", Warnings: warnings(t.Explain()), Horizon: Horizon{Name: "W"},
+		Mechanism: "keeps the last row of every key in a table forever and forwards every copy as an update", NewOperator: func() (ScenarioOperator, error) {
+			op, err := t.NewScenarioOperator()
+			if err != nil {
+				return nil, err
+			}
+			return &kstreamsOperator{op: op}, nil
+		}}, nil
 }
 
 // kstreamsOperator runs a Kafka Streams query on its tasks (one per
@@ -555,7 +565,14 @@ func beamQuery(spec QuerySpec) (ScenarioQuery, error) {
 	}
 	t := beam.ScenarioQuery(domain, d, window, lateness)
 	dd := time.Duration(d) * time.Millisecond
-	return ScenarioQuery{Keys: eventID, Text: t.QueryText(), Warnings: warnings(t.Explain()), Horizon: Horizon{Name: "d", Value: &dd}, NewOperator: func() (ScenarioOperator, error) {
+	mech := "a processing-time timer clears a key d after its first copy arrived"
+	if domain == ebeam.EventTime {
+		mech = "an event-time timer clears a key once the input watermark passes its first copy's timestamp + d"
+	}
+	if window > 0 {
+		mech += ", per fixed window (a copy in the next window is a new key)"
+	}
+	return ScenarioQuery{Keys: eventID, Text: t.QueryText(), Warnings: warnings(t.Explain()), Horizon: Horizon{Name: "d", Value: &dd}, Mechanism: mech, NewOperator: func() (ScenarioOperator, error) {
 		op, err := t.NewScenarioOperator()
 		if err != nil {
 			return nil, err
@@ -618,4 +635,25 @@ func warnings(lines []string) []string {
 		}
 	}
 	return out
+}
+
+// flinkMechanism says how a Flink query forgets a key, by its runtime
+// function's rule (docs/flink.md, Rules).
+func flinkMechanism(sq flink.ScenarioQuery) string {
+	fn := sq.Config.Function()
+	var keep string
+	switch fn {
+	case eflink.ProcTimeKeepFirst, eflink.ProcTimeMiniBatchKeepFirst:
+		keep = "keeps the first row of a key (processing time order; no event time is read)"
+	case eflink.ProcTimeKeepLast, eflink.ProcTimeMiniBatchKeepLast:
+		keep = "keeps the last row of a key and emits every later copy as an update"
+	case eflink.RowTimeKeepFirstInsertOnly:
+		keep = "emits a key's earliest row once the watermark passes it, dropping rows behind the watermark"
+	default:
+		keep = "keeps the row of a key by its rowtime and emits a better one as an update"
+	}
+	if sq.Config.TTL == 0 {
+		return keep + ", and never forgets a key (no TTL)"
+	}
+	return keep + ", and forgets it a TTL of processing time after its state was last written"
 }

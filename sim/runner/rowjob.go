@@ -130,6 +130,7 @@ func runRowJob(ctx context.Context, env jobEnv, j Job) (*jobResult, error) {
 	s.Name, s.Query, s.Engine, s.Store = j.Name, j.Query, j.Engine, j.Rows.Store
 	// A sweep job's delay is the horizon the sweep set.
 	s.Delay = j.Delay
+	s.Mechanism = j.Rows.Mechanism
 	s.Horizon = &metrics.Horizon{Name: j.Rows.Horizon.Name}
 	if v := j.Rows.Horizon.Value; v != nil {
 		secs := v.Seconds()
