@@ -12,8 +12,8 @@ import (
 func collidingAtSegmentStart(t *testing.T) (a, b, other string) {
 	t.Helper()
 	tab := newKeyTable(flinkKeyTableBits)
-	segSize := uint32(1) << tab.segShift
-	home := func(k string) uint32 { return uint32(hashKey([]byte(k))>>32) >> tab.shift }
+	segSize := uint32(1) << tab.SegmentShift()
+	home := func(k string) uint32 { return tab.Home(uint32(hashKey([]byte(k)) >> 32)) }
 	seen := map[uint32]string{}
 	for i := 0; i < 1_000_000; i++ {
 		k := fmt.Sprint("k", i)
@@ -24,7 +24,7 @@ func collidingAtSegmentStart(t *testing.T) (a, b, other string) {
 		if first, ok := seen[h]; ok {
 			for j := 0; ; j++ {
 				z := fmt.Sprint("z", j)
-				if tab.segOf(home(z)) != tab.segOf(h) {
+				if tab.SegmentOf(home(z)) != tab.SegmentOf(h) {
 					return first, k, z
 				}
 			}
@@ -65,7 +65,7 @@ func TestIncrementalCleanupVisitsTheKeyShiftedIntoTheFreedSlot(t *testing.T) {
 	// the next access finds nothing after it, wraps around and starts
 	// again at h.
 	ha := op.tab.slotOf(op.tab.find([]byte(a), hashKey([]byte(a))))
-	segEnd := ha | (1<<op.tab.segShift - 1) + 1
+	segEnd := ha | (1<<op.tab.SegmentShift() - 1) + 1
 	for i := 0; op.cursor != segEnd; i++ {
 		if i == 100_000 {
 			t.Fatalf("the cleanup's pass never came back to slot %d", ha)
