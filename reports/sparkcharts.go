@@ -154,7 +154,10 @@ func (res *results) sparkCharts() []sparkChartSpec {
 }
 
 // sparkChart draws spec over processing time, one line (or two) per
-// query, with the run's markers.
+// query, with the run's markers: it gathers the series, picks the y axis
+// (linear, or logarithmic when every value lies flat under the
+// reference), adds the legend's reference and falling-behind lines,
+// writes the note, and draws one panel per group of series.
 func sparkChart(res *results, spec sparkChartSpec) (d drawing, title, note string, ok bool) {
 	all, sweepNote := res.timelineRuns()
 	runs := slices.DeleteFunc(slices.Clone(all), func(r *run) bool { return len(r.spark) == 0 })
@@ -163,6 +166,80 @@ func sparkChart(res *results, spec sparkChartSpec) (d drawing, title, note strin
 	}
 	ax := res.newTimeAxis(runs)
 	st := newStyles(all)
+	series, items, yMax := sparkChartSeries(res, spec, runs, ax, st)
+	if len(series) == 0 {
+		return d, "", "", false
+	}
+	dataMax := yMax
+	logMin := sparkLogMin(spec, series, yMax)
+	if logMin > 0 {
+		// Log scales take positive values only.
+		for i := range series {
+			for k, seg := range series[i].segs {
+				series[i].segs[k] = slices.DeleteFunc(seg, func(p plotter.XY) bool { return p.Y <= 0 })
+			}
+		}
+	}
+	l := sparkLayout{res: res, spec: spec, ax: ax, logMin: logMin, st: st,
+		refStyle: draw.LineStyle{Color: color.RGBA{0xB0, 0x20, 0x20, 0xFF}, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}}
+	if spec.ref != nil {
+		yMax = max(yMax, *spec.ref)
+		items = append(items, legendItem{name: spec.refName, thumbs: []plot.Thumbnailer{lineThumb(l.refStyle)}})
+	}
+	if spec.behind {
+		for _, r := range runs {
+			if sp := r.sum.SparkSummary; sp != nil && sp.FallingBehindSinceSeconds != nil && *sp.FallingBehindSinceSeconds <= ax.end {
+				l.behind = append(l.behind, r)
+				items = append(items, legendItem{name: "falls behind: " + r.label(res.isSweep() && r.sum.Delay != nil), thumbs: []plot.Thumbnailer{lineThumb(l.behindStyle(r))}})
+			}
+		}
+	}
+	items = append(items, markerLegend(res.sum.Markers)...)
+	if yMax <= 0 {
+		yMax = 1
+	}
+	l.yMax = yMax
+	title = spec.title
+	note = joinSentences(spec.note, ax.note)
+	if logMin > 0 {
+		note = joinSentences(fmt.Sprintf("The y axis is logarithmic: every batch took at most %s of the %s trigger (%s), which a linear axis would draw flat along zero.",
+			interval.Percent(dataMax / *spec.ref), formatSpan(*spec.ref), formatMs(dataMax*1000)), note)
+	}
+	if sweepNote != "" {
+		note = joinSentences(capitalize(sweepNote)+".", note)
+	}
+	groups := sparkGroups(spec, runs, series)
+	h := 5 * vg.Inch
+	if len(groups) > 1 {
+		h = 2*vg.Inch + vg.Length(len(groups))*2*vg.Inch
+		note = joinSentences("One panel per query, each on its own scale.", note)
+	}
+	d = drawing{w: 8 * vg.Inch, h: h, draw: func(dc draw.Canvas) error {
+		area := frame(dc, title, res.subtitle(sweepNote), items)
+		plots := make([]*plot.Plot, len(groups))
+		layers := make([]*markerLayer, len(groups))
+		tops := make([]float64, len(groups))
+		for k, g := range groups {
+			p, ml, err := l.panel(g, k == 0, k == len(groups)-1, len(groups) > 1)
+			if err != nil {
+				return err
+			}
+			plots[k], layers[k], tops[k] = p, ml, p.Y.Max
+		}
+		gap := vg.Points(10)
+		layers[0].reserveBand(plots[0], stack(plots, area, gap)[0], tops[0])
+		for k, c := range stack(plots, area, gap) {
+			plots[k].Draw(c)
+		}
+		return nil
+	}}
+	return d, title, note, true
+}
+
+// sparkChartSeries returns the lines spec draws for runs, cut at the
+// time axis' end and at downtimes (or held over them), x in the axis'
+// unit, with their legend items and the largest value drawn.
+func sparkChartSeries(res *results, spec sparkChartSpec, runs []*run, ax timeAxis, st styles) ([]sparkSeries, []legendItem, float64) {
 	var series []sparkSeries
 	var items []legendItem
 	yMax := 0.0
@@ -193,166 +270,140 @@ func sparkChart(res *results, spec sparkChartSpec) (d drawing, title, note strin
 			items = append(items, legendItem{name: s.name, thumbs: []plot.Thumbnailer{lineThumb(s.style)}})
 		}
 	}
-	if len(series) == 0 {
-		return d, "", "", false
+	return series, items, yMax
+}
+
+// sparkLogMin returns the bottom of a log y axis, a little under the
+// shortest positive value, when spec asks for one and the values (at
+// most yMax) would otherwise lie flat under the reference; 0 for a
+// linear axis.
+func sparkLogMin(spec sparkChartSpec, series []sparkSeries, yMax float64) float64 {
+	if !spec.logWhenSmall || spec.ref == nil || yMax <= 0 || yMax >= 0.1**spec.ref {
+		return 0
 	}
-	// A log axis from a little under the shortest value to a little over
-	// the reference, when the values would otherwise lie flat under it.
-	var logMin float64
-	dataMax := yMax
-	if spec.logWhenSmall && spec.ref != nil && yMax > 0 && yMax < 0.1**spec.ref {
-		logMin = math.Inf(1)
+	logMin := math.Inf(1)
+	for _, s := range series {
+		for _, seg := range s.segs {
+			for _, p := range seg {
+				if p.Y > 0 {
+					logMin = min(logMin, p.Y)
+				}
+			}
+		}
+	}
+	if math.IsInf(logMin, 1) {
+		return 0
+	}
+	return logMin
+}
+
+// sparkGroups returns the panels: every series on one, or, for a chart
+// per query, each query's series on its own with its own y scale (a
+// small state would lie flat on zero beside a large one).
+func sparkGroups(spec sparkChartSpec, runs []*run, series []sparkSeries) [][]sparkSeries {
+	if !spec.perRun || len(runs) <= 1 {
+		return [][]sparkSeries{series}
+	}
+	var groups [][]sparkSeries
+	for _, r := range runs {
+		var g []sparkSeries
 		for _, s := range series {
-			for _, seg := range s.segs {
-				for _, p := range seg {
-					if p.Y > 0 {
-						logMin = min(logMin, p.Y)
-					}
-				}
+			if s.r == r {
+				g = append(g, s)
 			}
 		}
-		if math.IsInf(logMin, 1) {
-			logMin = 0
+		if len(g) > 0 {
+			groups = append(groups, g)
 		}
 	}
-	logAxis := logMin > 0
-	if logAxis {
-		// Log scales take positive values only.
-		for i := range series {
-			for k, seg := range series[i].segs {
-				series[i].segs[k] = slices.DeleteFunc(seg, func(p plotter.XY) bool { return p.Y <= 0 })
-			}
-		}
-	}
-	refStyle := draw.LineStyle{Color: color.RGBA{0xB0, 0x20, 0x20, 0xFF}, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}
-	if spec.ref != nil {
-		yMax = max(yMax, *spec.ref)
-		items = append(items, legendItem{name: spec.refName, thumbs: []plot.Thumbnailer{lineThumb(refStyle)}})
-	}
-	behindStyle := func(r *run) draw.LineStyle {
-		return draw.LineStyle{Color: st[r].Color, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(2), vg.Points(2)}}
-	}
-	var behind []*run
-	if spec.behind {
-		for _, r := range runs {
-			if sp := r.sum.SparkSummary; sp != nil && sp.FallingBehindSinceSeconds != nil && *sp.FallingBehindSinceSeconds <= ax.end {
-				behind = append(behind, r)
-				items = append(items, legendItem{name: "falls behind: " + r.label(res.isSweep() && r.sum.Delay != nil), thumbs: []plot.Thumbnailer{lineThumb(behindStyle(r))}})
-			}
-		}
-	}
-	items = append(items, markerLegend(res.sum.Markers)...)
-	if yMax <= 0 {
-		yMax = 1
-	}
-	title = spec.title
-	note = joinSentences(spec.note, ax.note)
-	if logAxis {
-		note = joinSentences(fmt.Sprintf("The y axis is logarithmic: every batch took at most %s of the %s trigger (%s), which a linear axis would draw flat along zero.",
-			interval.Percent(dataMax / *spec.ref), formatSpan(*spec.ref), formatMs(dataMax*1000)), note)
-	}
-	if sweepNote != "" {
-		note = joinSentences(capitalize(sweepNote)+".", note)
-	}
+	return groups
+}
+
+// sparkLayout is what the panels of a spark chart share.
+type sparkLayout struct {
+	res  *results
+	spec sparkChartSpec
+	ax   timeAxis
+	st   styles
+	// yMax is the top of a shared y scale; logMin, when positive, the
+	// bottom of a log axis.
+	yMax, logMin float64
+	refStyle     draw.LineStyle
+	// behind are the runs whose falling-behind time is marked.
+	behind []*run
+}
+
+// behindStyle is the dashed line marking when run r falls behind.
+func (l *sparkLayout) behindStyle(r *run) draw.LineStyle {
+	return draw.LineStyle{Color: l.st[r].Color, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(2), vg.Points(2)}}
+}
+
+// panel draws the series g on a plot of its own: first says the panel
+// carries the markers' labels, last its x axis label, and several that
+// each panel has its own y scale and names its query.
+func (l *sparkLayout) panel(g []sparkSeries, first, last, several bool) (*plot.Plot, *markerLayer, error) {
+	res, spec, ax := l.res, l.spec, l.ax
 	toX := func(s float64) float64 { return s / ax.unit.sec }
-	// groups are the panels: every series on one, or, for a chart per
-	// query, each query's series on its own with its own y scale (a small
-	// state would lie flat on zero beside a large one).
-	groups := [][]sparkSeries{series}
-	if spec.perRun && len(runs) > 1 {
-		groups = nil
-		for _, r := range runs {
-			var g []sparkSeries
-			for _, s := range series {
-				if s.r == r {
-					g = append(g, s)
-				}
-			}
-			if len(g) > 0 {
-				groups = append(groups, g)
-			}
-		}
+	xl := ""
+	if last {
+		xl = "processing time since start (" + ax.unit.name + ")"
 	}
-	h := 5 * vg.Inch
-	if len(groups) > 1 {
-		h = 2*vg.Inch + vg.Length(len(groups))*2*vg.Inch
-		note = joinSentences("One panel per query, each on its own scale.", note)
+	yl := spec.yLabel
+	if several {
+		yl = g[0].r.label(res.isSweep() && g[0].r.sum.Delay != nil) + ": rows"
 	}
-	d = drawing{w: 8 * vg.Inch, h: h, draw: func(dc draw.Canvas) error {
-		area := frame(dc, title, res.subtitle(sweepNote), items)
-		plots := make([]*plot.Plot, len(groups))
-		layers := make([]*markerLayer, len(groups))
-		tops := make([]float64, len(groups))
-		for k, g := range groups {
-			xl := ""
-			if k == len(groups)-1 {
-				xl = "processing time since start (" + ax.unit.name + ")"
-			}
-			yl := spec.yLabel
-			if len(groups) > 1 {
-				yl = g[0].r.label(res.isSweep() && g[0].r.sum.Delay != nil) + ": rows"
-			}
-			p := newPlot(xl, yl)
-			p.X.Tick.Marker = timeTicks{ax.unit.name}
-			p.Y.Tick.Marker = spec.ticks
-			ml := &markerLayer{markers: res.sum.Markers, toX: toX, coarse: ax.unit.name != "min", labels: k == 0, drain: ax.drain}
-			p.Add(ml)
-			top := yMax
-			if len(groups) > 1 {
-				top = 0
-				for _, s := range g {
-					for _, seg := range s.segs {
-						for _, pt := range seg {
-							top = max(top, pt.Y)
-						}
-					}
+	p := newPlot(xl, yl)
+	p.X.Tick.Marker = timeTicks{ax.unit.name}
+	p.Y.Tick.Marker = spec.ticks
+	ml := &markerLayer{markers: res.sum.Markers, toX: toX, coarse: ax.unit.name != "min", labels: first, drain: ax.drain}
+	p.Add(ml)
+	top := l.yMax
+	if several {
+		top = 0
+		for _, s := range g {
+			for _, seg := range s.segs {
+				for _, pt := range seg {
+					top = max(top, pt.Y)
 				}
-				top = max(top, 1)
 			}
-			if spec.ref != nil {
-				l, err := plotter.NewLine(plotter.XYs{{X: 0, Y: *spec.ref}, {X: toX(ax.end), Y: *spec.ref}})
-				if err != nil {
-					return err
-				}
-				l.LineStyle = refStyle
-				p.Add(l)
-			}
-			for _, r := range behind {
-				if len(groups) > 1 && r != g[0].r {
-					continue
-				}
-				x := toX(*r.sum.SparkSummary.FallingBehindSinceSeconds)
-				l, err := plotter.NewLine(plotter.XYs{{X: x, Y: max(0, math.Pow(10, math.Floor(math.Log10(logMin))))}, {X: x, Y: top * 1.03}})
-				if err != nil {
-					return err
-				}
-				l.LineStyle = behindStyle(r)
-				p.Add(l)
-			}
-			for _, s := range g {
-				ls, err := lines(s.segs, s.style)
-				if err != nil {
-					return fmt.Errorf("query %s: %w", s.r.sum.Name, err)
-				}
-				p.Add(ls...)
-			}
-			p.X.Min, p.X.Max = 0, toX(ax.end)
-			p.Y.Min, p.Y.Max = 0, top*1.03
-			if logAxis {
-				p.Y.Scale = plot.LogScale{}
-				p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
-				// From the power of ten under the shortest batch, so the
-				// axis has a labelled tick under the line.
-				p.Y.Min, p.Y.Max = math.Pow(10, math.Floor(math.Log10(logMin))), top*1.5
-			}
-			plots[k], layers[k], tops[k] = p, ml, p.Y.Max
 		}
-		gap := vg.Points(10)
-		layers[0].reserveBand(plots[0], stack(plots, area, gap)[0], tops[0])
-		for k, c := range stack(plots, area, gap) {
-			plots[k].Draw(c)
+		top = max(top, 1)
+	}
+	if spec.ref != nil {
+		ln, err := plotter.NewLine(plotter.XYs{{X: 0, Y: *spec.ref}, {X: toX(ax.end), Y: *spec.ref}})
+		if err != nil {
+			return nil, nil, err
 		}
-		return nil
-	}}
-	return d, title, note, true
+		ln.LineStyle = l.refStyle
+		p.Add(ln)
+	}
+	for _, r := range l.behind {
+		if several && r != g[0].r {
+			continue
+		}
+		x := toX(*r.sum.SparkSummary.FallingBehindSinceSeconds)
+		ln, err := plotter.NewLine(plotter.XYs{{X: x, Y: max(0, math.Pow(10, math.Floor(math.Log10(l.logMin))))}, {X: x, Y: top * 1.03}})
+		if err != nil {
+			return nil, nil, err
+		}
+		ln.LineStyle = l.behindStyle(r)
+		p.Add(ln)
+	}
+	for _, s := range g {
+		ls, err := lines(s.segs, s.style)
+		if err != nil {
+			return nil, nil, fmt.Errorf("query %s: %w", s.r.sum.Name, err)
+		}
+		p.Add(ls...)
+	}
+	p.X.Min, p.X.Max = 0, toX(ax.end)
+	p.Y.Min, p.Y.Max = 0, top*1.03
+	if l.logMin > 0 {
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+		// From the power of ten under the shortest batch, so the axis
+		// has a labelled tick under the line.
+		p.Y.Min, p.Y.Max = math.Pow(10, math.Floor(math.Log10(l.logMin))), top*1.5
+	}
+	return p, ml, nil
 }

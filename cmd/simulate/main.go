@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dedupsim/dedupsim/engines/fileio"
+	"github.com/dedupsim/dedupsim/sim/registry"
 )
 
 func main() {
@@ -108,7 +109,7 @@ func (e *exitCodeError) Error() string { return e.err.Error() }
 func (e *exitCodeError) Unwrap() error { return e.err }
 
 func exitCode(err error) int {
-	if e, ok := err.(*exitCodeError); ok {
+	if e := (*exitCodeError)(nil); errors.As(err, &e) {
 		return e.code
 	}
 	return 1
@@ -120,8 +121,12 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		Short: "Simulate Spark Structured Streaming deduplication against ground truth",
 		Long: `simulate runs synthetic, duplicate-laden event streams through exact models of
 Spark's streaming dedup operators (dropDuplicates and dropDuplicatesWithinWatermark)
-and measures, against ground truth, what each query keeps in state, which
-duplicates slip through and which real events it loses.`,
+and of the other engines' dedups, and measures, against ground truth, what each
+query keeps in state, which duplicates slip through and which real events it
+loses. The engines (a query or trace of any but Spark names its engine with an
+"engine" key):
+
+` + registry.Describe(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

@@ -215,13 +215,13 @@ func (o *Operator) access() {
 		return
 	}
 	t := &o.tab
-	n := uint32(len(t.slots))
-	segSize := uint32(1) << t.segShift
+	n := uint32(len(t.Slots))
+	segSize := uint32(1) << t.SegmentShift()
 	visited, restarted := 0, false
 	for visited < size {
 		// hasNext: a key group holding entries, from the cursor on (a
 		// map the cleanup has just emptied is left at once).
-		for o.cursor < n && t.occ[t.segOf(o.cursor)] == 0 {
+		for o.cursor < n && t.Occupied(t.SegmentOf(o.cursor)) == 0 {
 			o.cursor = (o.cursor | (segSize - 1)) + 1
 		}
 		if o.cursor >= n {
@@ -234,13 +234,13 @@ func (o *Operator) access() {
 		}
 		// nextEntries: the next entry within size positions of the map.
 		end := min(o.cursor+uint32(size), (o.cursor|(segSize-1))+1)
-		for o.cursor < end && (t.slots[o.cursor].ref == 0 || !t.entries[t.slots[o.cursor].ref-1].main.present) {
+		for o.cursor < end && (t.Slots[o.cursor].Ref == 0 || !t.entries[t.Slots[o.cursor].Ref-1].main.present) {
 			o.cursor++
 		}
 		if o.cursor == end {
 			return // no entry within reach: the access ends
 		}
-		ei := int(t.slots[o.cursor].ref - 1)
+		ei := int(t.Slots[o.cursor].Ref - 1)
 		e := &t.entries[ei]
 		visited++
 		o.stats.CleanupVisited++

@@ -97,7 +97,7 @@ func TestPhysicalStateBoundedAfterKeysExpire(t *testing.T) {
 	if n := len(op.tab.entries); n > 2048 {
 		t.Errorf("the model holds %d entries after 200,000 keys of which 100 live", n)
 	}
-	if n := len(op.tab.slots); n != 1<<flinkKeyTableBits {
+	if n := len(op.tab.Slots); n != 1<<flinkKeyTableBits {
 		t.Errorf("the key table has %d slots, want Flink's %d for at most %d entries", n, 1<<flinkKeyTableBits, maxPhysical)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math/bits"
+
+	"github.com/dedupsim/dedupsim/engines/internal/oatable"
 )
 
 // value is one entry of a keyed ValueState: present, the row it holds
@@ -41,41 +43,30 @@ type entry struct {
 	expired bool
 }
 
-// slot is one cell of the key table: the high 32 bits of the key's hash
-// (its tag) and the entry index + 1 (0 for an empty cell). No pointer, so
-// the collector never scans the table.
-type slot struct {
-	tag uint32
-	ref uint32
-}
-
-// keyTable maps key bytes to entries without allocating per lookup: open
-// addressing with linear probing and backward-shift deletion over slots,
-// the entries in a slice recycled through a free list. A key's home cell
-// is the top bits of its tag, so slot order is hash order at every size,
-// and a cursor over the slots (incremental cleanup's) keeps its place in
-// hash order when the table doubles. Memory is the peak number of entries
-// held at once, never the number of keys ever seen.
+// keyTable maps key bytes to entries without allocating per lookup: the
+// slots are engines/internal/oatable's (open addressing with linear
+// probing and backward-shift deletion, each slot a hash tag and the entry
+// index + 1, no pointer, so the collector never scans them), the entries
+// in a slice recycled through a free list. A key's home cell is the top
+// bits of its tag, so slot order is hash order at every size, and a
+// cursor over the slots (incremental cleanup's) keeps its place in hash
+// order when the table doubles. Memory is the peak number of entries held
+// at once, never the number of keys ever seen.
 //
-// The slots are also split into keyGroups equal segments, the key groups
-// of Flink's heap backend (one CopyOnWriteStateMap each, its bucket array
-// a segment); occ counts the occupied slots of each, so that incremental
-// cleanup skips an empty key group as Flink's visitor does.
+// The slots are also split into keyGroups equal segments (the table's
+// counted segments), the key groups of Flink's heap backend (one
+// CopyOnWriteStateMap each, its bucket array a segment); their occupied
+// slots are counted, so that incremental cleanup skips an empty key group
+// as Flink's visitor does.
 type keyTable struct {
-	slots    []slot
-	shift    uint32 // 32 - log2(len(slots))
-	mask     uint32
-	segShift uint32 // log2 of a segment's slots
-	n        int
-	limit    int
-	entries  []entry
-	free     []uint32
-	occ      [keyGroups]int32
+	oatable.Table
+	entries []entry
+	free    []uint32
 }
 
 // keyGroups is the key groups of a job at parallelism 1
 // (KeyGroupRangeAssignment's default max parallelism).
-const keyGroups = 128
+const keyGroups = oatable.Segments
 
 // Table sizes: a replay's table starts small; a scenario's starts as
 // Flink's heap backend does, keyGroups maps of DEFAULT_CAPACITY (128)
@@ -87,46 +78,7 @@ const (
 )
 
 func newKeyTable(bits uint32) keyTable {
-	var t keyTable
-	t.resize(bits)
-	return t
-}
-
-// segOf returns the segment of slot i.
-func (t *keyTable) segOf(i uint32) uint32 { return i >> t.segShift }
-
-// set writes slot i, keeping the occupancy counts.
-func (t *keyTable) set(i uint32, s slot) {
-	if t.slots[i].ref != 0 {
-		t.occ[t.segOf(i)]--
-	}
-	if s.ref != 0 {
-		t.occ[t.segOf(i)]++
-	}
-	t.slots[i] = s
-}
-
-func (t *keyTable) resize(b uint32) {
-	old := t.slots
-	t.slots = make([]slot, 1<<b)
-	t.shift = 32 - b
-	t.mask = 1<<b - 1
-	t.segShift = 0
-	if b > 7 {
-		t.segShift = b - 7
-	}
-	t.occ = [keyGroups]int32{}
-	t.limit = len(t.slots) / 4 * 3
-	for _, s := range old {
-		if s.ref == 0 {
-			continue
-		}
-		i := s.tag >> t.shift
-		for t.slots[i].ref != 0 {
-			i = (i + 1) & t.mask
-		}
-		t.set(i, s)
-	}
+	return keyTable{Table: oatable.New(bits)}
 }
 
 // hashKey is a deterministic 64-bit hash of key (a seed fixes every
@@ -157,13 +109,13 @@ func hashKey(key []byte) uint64 {
 // find returns the entry index of key (hash h), or -1.
 func (t *keyTable) find(key []byte, h uint64) int {
 	tag := uint32(h >> 32)
-	for i := tag >> t.shift; ; i = (i + 1) & t.mask {
-		s := t.slots[i]
-		if s.ref == 0 {
+	for i := t.Home(tag); ; i = t.Next(i) {
+		s := t.Slots[i]
+		if s.Ref == 0 {
 			return -1
 		}
-		if s.tag == tag && bytes.Equal(t.entries[s.ref-1].key, key) {
-			return int(s.ref - 1)
+		if s.Tag == tag && bytes.Equal(t.entries[s.Ref-1].key, key) {
+			return int(s.Ref - 1)
 		}
 	}
 }
@@ -172,18 +124,16 @@ func (t *keyTable) find(key []byte, h uint64) int {
 // (neither value present) when it is absent. It may move every slot and
 // the entries slice: entry pointers taken before it are invalid after.
 func (t *keyTable) findOrInsert(key []byte, h uint64) int {
-	if t.n >= t.limit {
-		t.resize(32 - t.shift + 1)
-	}
+	t.Grow()
 	tag := uint32(h >> 32)
-	i := tag >> t.shift
-	for ; ; i = (i + 1) & t.mask {
-		s := t.slots[i]
-		if s.ref == 0 {
+	i := t.Home(tag)
+	for ; ; i = t.Next(i) {
+		s := t.Slots[i]
+		if s.Ref == 0 {
 			break
 		}
-		if s.tag == tag && bytes.Equal(t.entries[s.ref-1].key, key) {
-			return int(s.ref - 1)
+		if s.Tag == tag && bytes.Equal(t.entries[s.Ref-1].key, key) {
+			return int(s.Ref - 1)
 		}
 	}
 	var ei uint32
@@ -198,8 +148,7 @@ func (t *keyTable) findOrInsert(key []byte, h uint64) int {
 	e.key = append(e.key[:0], key...)
 	e.tag = tag
 	e.used = true
-	t.set(i, slot{tag: tag, ref: ei + 1})
-	t.n++
+	t.Put(i, oatable.Slot{Tag: tag, Ref: ei + 1})
 	return int(ei)
 }
 
@@ -207,39 +156,17 @@ func (t *keyTable) findOrInsert(key []byte, h uint64) int {
 // that would otherwise be unreachable (so slot i may now hold a later
 // entry). The entry keeps its buffers for reuse.
 func (t *keyTable) removeAt(i uint32) {
-	ei := t.slots[i].ref - 1
+	ei := t.Slots[i].Ref - 1
 	e := &t.entries[ei]
 	e.used = false
 	e.gen++
 	e.indexed, e.expired = false, false
 	e.main.present, e.wait.present = false, false
 	t.free = append(t.free, ei)
-	t.n--
-	j := i
-	for {
-		t.set(i, slot{})
-		for {
-			j = (j + 1) & t.mask
-			s := t.slots[j]
-			if s.ref == 0 {
-				return
-			}
-			home := s.tag >> t.shift
-			if (j-home)&t.mask >= (j-i)&t.mask {
-				t.set(i, s)
-				i = j
-				break
-			}
-		}
-	}
+	t.RemoveAt(i)
 }
 
 // slotOf returns the slot holding entry ei.
 func (t *keyTable) slotOf(ei int) uint32 {
-	tag := t.entries[ei].tag
-	for i := tag >> t.shift; ; i = (i + 1) & t.mask {
-		if t.slots[i].ref == uint32(ei+1) {
-			return i
-		}
-	}
+	return t.SlotOf(t.entries[ei].tag, uint32(ei+1))
 }

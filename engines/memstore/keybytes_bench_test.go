@@ -143,11 +143,11 @@ func keyBytesRun(b *testing.B, n int, sh keyShape, expiring bool) {
 	used = storedBytes(s, used)
 	fn := float64(n)
 	heap := float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / fn
-	tab := float64(len(s.tab.slots)*8) / fn
+	tab := float64(len(s.tab.Slots)*8) / fn
 	ar := float64(s.arena.bytes()) / fn
 	b.ReportMetric(heap, "bytes/key")
 	b.ReportMetric(tab, "table-B/key")
-	b.ReportMetric(float64(s.tab.n)/float64(len(s.tab.slots)), "load")
+	b.ReportMetric(float64(s.tab.Len())/float64(len(s.tab.Slots)), "load")
 	b.ReportMetric(ar, "arena-B/key")
 	b.ReportMetric(float64(used)/fn, "rec-B/key")
 	b.ReportMetric(heap-tab-ar, "index+other-B/key")
@@ -217,9 +217,9 @@ func BenchmarkKeyCPU(b *testing.B) {
 // included).
 func storedBytes(s *Store, _ int64) int64 {
 	var n int64
-	for _, sl := range s.tab.slots {
-		if sl.ref != 0 {
-			n += int64(recSize(len(s.arena.key(sl.ref))))
+	for _, sl := range s.tab.Slots {
+		if sl.Ref != 0 {
+			n += int64(recSize(len(s.arena.key(sl.Ref))))
 		}
 	}
 	return n

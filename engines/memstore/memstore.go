@@ -20,11 +20,12 @@ import (
 
 	"github.com/dedupsim/dedupsim/engines"
 	"github.com/dedupsim/dedupsim/engines/internal/expiry"
+	"github.com/dedupsim/dedupsim/engines/internal/oatable"
 )
 
 // Store is an in-memory engines.Store.
 type Store struct {
-	tab   table
+	tab   oatable.Table
 	arena arena
 	index expiry.Index
 	// seed keys the table's hash: random per store, so that no stream of
@@ -41,7 +42,7 @@ type Store struct {
 // New returns an empty store.
 func New() *Store {
 	s := &Store{
-		tab:   newTable(),
+		tab:   oatable.New(minTableBits),
 		arena: newArena(),
 		index: expiry.New(),
 		seed:  maphash.MakeSeed(),
@@ -67,24 +68,23 @@ func (s *Store) add(key []byte, tag uint32, expiresAt int64) (bool, error) {
 	t := &s.tab
 	// Grow first: growing moves every slot, so it cannot happen between
 	// the lookup and the insert at the slot the lookup found.
-	t.grow()
-	i := tag >> t.shift
+	t.Grow()
+	i := t.Home(tag)
 	for {
-		sl := t.slots[i]
-		if sl.ref == 0 {
+		sl := t.Slots[i]
+		if sl.Ref == 0 {
 			break
 		}
-		if sl.tag == tag && bytes.Equal(s.arena.key(sl.ref), key) {
+		if sl.Tag == tag && bytes.Equal(s.arena.key(sl.Ref), key) {
 			return false, nil
 		}
-		i = (i + 1) & t.mask
+		i = t.Next(i)
 	}
 	ref, err := s.arena.add(key, expiresAt)
 	if err != nil {
 		return false, err
 	}
-	t.slots[i] = slot{tag: tag, ref: ref}
-	t.n++
+	t.Put(i, oatable.Slot{Tag: tag, Ref: ref})
 	if expiresAt != engines.NoExpiry {
 		s.index.Push(expiry.Item{At: expiry.OrderKey(expiresAt), Ref: ref, Tag: tag})
 	}
@@ -121,23 +121,23 @@ func (s *Store) evictItems(its []expiry.Item) {
 	t := &s.tab
 	var sink uint32
 	for _, it := range its {
-		h := it.Tag >> t.shift
-		sink += t.slots[h].ref + t.slots[((h|7)+1)&t.mask].ref
+		h := t.Home(it.Tag)
+		sink += t.Slots[h].Ref + t.Slots[((h|7)+1)&t.Mask()].Ref
 	}
 	s.sink += sink
 	for _, it := range its {
-		t.remove(it.Tag, it.Ref)
+		t.Remove(it.Tag, it.Ref)
 		s.arena.release(it.Ref)
 	}
 }
 
 // Len returns the number of keys.
-func (s *Store) Len() int { return s.tab.n }
+func (s *Store) Len() int { return s.tab.Len() }
 
 // Close releases the store's memory. It leaves an empty store behind
 // rather than nil fields, so that a stray use after Close cannot crash.
 func (s *Store) Close() error {
-	s.tab = newTable()
+	s.tab = oatable.New(minTableBits)
 	s.arena = newArena()
 	s.index = expiry.New()
 	return nil
@@ -148,11 +148,11 @@ func (s *Store) Close() error {
 // the whole state and must not allocate per key): it is valid only during
 // the call and must not be modified. fn must not modify the store.
 func (s *Store) Range(fn func(key []byte, expiresAt int64) bool) error {
-	for _, sl := range s.tab.slots {
-		if sl.ref == 0 {
+	for _, sl := range s.tab.Slots {
+		if sl.Ref == 0 {
 			continue
 		}
-		if !fn(s.arena.key(sl.ref), s.arena.expiry(sl.ref)) {
+		if !fn(s.arena.key(sl.Ref), s.arena.expiry(sl.Ref)) {
 			return nil
 		}
 	}

@@ -1,115 +1,22 @@
 package memstore
 
-// slot is one cell of the hash table: the high 32 bits of the key's hash
-// (its tag) and the key's arena ref, 0 for an empty cell. Eight bytes and
-// no pointer: the garbage collector never scans the table, and eight slots
-// share a cache line.
-type slot struct {
-	tag uint32
-	ref uint32
-}
-
-// table is an open-addressing hash set of arena keys, with linear probing
-// and backward-shift deletion (no tombstones, so probe sequences stay as
-// short as the load allows however many keys come and go).
-//
-// A key's home cell is the top bits of its tag, so the table can rehash on
-// growth from the tags alone, without reading a key. Within a probe
-// sequence a slot's tag is compared before its key: keys with the same
-// home share their top log2(len(slots)) tag bits, and the other
-// 32-log2(len(slots)) bits (7 at 2^25 cells) rule out almost every other
-// key before its bytes are read. Equality is always decided on the bytes:
-// two different keys are never merged.
+// The keys' hash table is engines/internal/oatable's: 8-byte,
+// pointer-free slots of a hash tag and an arena ref (the collector never
+// scans the table, and eight slots share a cache line), linear probing,
+// backward-shift deletion.
 //
 // Why not a Go map: a map[string]V keyed by strings into the arena is
 // scanned by the collector (a pointer per key), needs a lookup and then an
 // insert (two hashes, two probes) for a new key, and its slots are 16
 // bytes of string header plus the value. This table finds the insert
 // position during the lookup and, on eviction, finds a key by its ref
-// without reading the key.
-type table struct {
-	slots []slot // a power of two in length
-	shift uint32 // 32 - log2(len(slots)): tag >> shift is the home cell
-	mask  uint32 // len(slots) - 1
-	n     int    // occupied slots
-	limit int    // grow when n reaches limit
-}
+// without reading the key. The tag also rules out almost every other key
+// of a probe sequence before its bytes are read (keys with the same home
+// share their top log2(len(slots)) tag bits, and the other
+// 32-log2(len(slots)) bits, 7 at 2^25 cells, tell them apart).
 
 // minTableBits is log2 of the smallest table.
 const minTableBits = 4
-
-// maxLoad is the load factor at which the table doubles, as a fraction
-// num/den. Linear probing's unsuccessful search reads about
-// (1 + 1/(1-a)^2)/2 slots at load a: 8.5 at 3/4, one or two cache lines.
-const maxLoadNum, maxLoadDen = 3, 4
-
-func newTable() table {
-	var t table
-	t.resize(minTableBits)
-	return t
-}
-
-// resize makes the table 2^bits slots and reinserts every key from its
-// tag.
-func (t *table) resize(bits uint32) {
-	old := t.slots
-	t.slots = make([]slot, 1<<bits)
-	t.shift = 32 - bits
-	t.mask = 1<<bits - 1
-	t.limit = len(t.slots) / maxLoadDen * maxLoadNum
-	for _, s := range old {
-		if s.ref == 0 {
-			continue
-		}
-		i := s.tag >> t.shift
-		for t.slots[i].ref != 0 {
-			i = (i + 1) & t.mask
-		}
-		t.slots[i] = s
-	}
-}
-
-// grow doubles the table when it is at its load limit. It must run before
-// a lookup whose free slot is to be filled, since it moves every slot.
-func (t *table) grow() {
-	if t.n >= t.limit {
-		t.resize(32 - t.shift + 1)
-	}
-}
-
-// remove deletes the slot holding ref, whose key has the given tag, and
-// shifts back the slots after it that would otherwise be unreachable. It
-// finds the slot by ref, without reading any key.
-func (t *table) remove(tag, ref uint32) {
-	i := tag >> t.shift
-	for t.slots[i].ref != ref {
-		if t.slots[i].ref == 0 {
-			panic("memstore: evicted key is not in the table")
-		}
-		i = (i + 1) & t.mask
-	}
-	t.n--
-	// Backward-shift deletion: slot i is now a hole; a later slot j of the
-	// same run may fill it if its home is not in (i, j], cyclically (else
-	// the move would put it before its home).
-	j := i
-	for {
-		t.slots[i] = slot{}
-		for {
-			j = (j + 1) & t.mask
-			s := t.slots[j]
-			if s.ref == 0 {
-				return
-			}
-			home := s.tag >> t.shift
-			if (j-home)&t.mask >= (j-i)&t.mask {
-				t.slots[i] = s
-				i = j
-				break
-			}
-		}
-	}
-}
 
 // addGroup is the number of keys AddBatch hashes and looks up ahead of
 // inserting them. The home-slot loads of a group are independent, so the
@@ -144,7 +51,7 @@ func (s *Store) AddBatch(keys []byte, ends []int32, expiresAt []int64, added []b
 			end := ends[g+k]
 			tag := s.tag(keys[off:end])
 			tags[k] = tag
-			sink += t.slots[tag>>t.shift].ref
+			sink += t.Slots[t.Home(tag)].Ref
 			off = end
 		}
 		s.sink += sink
