@@ -1,0 +1,95 @@
+package fit
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/dedupsim/dedupsim/generators/randvar"
+)
+
+// TestFitRecoversKnownParameters fits a log made by synthLog (not
+// dedupsim's generator) and checks every known parameter against the
+// interval the fit states.
+func TestFitRecoversKnownParameters(t *testing.T) {
+	p := defaultSynth()
+	rows := synthLog(p)
+	r, err := Fit(SliceOpener(rows), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("rows %d, events %.0f, profile %d segments", r.Rows, r.Events, len(r.Profile))
+
+	// Profile: one fitted segment per true segment, boundaries within a
+	// trigger, each true rate inside its interval.
+	if len(r.Profile) != len(p.segments) {
+		t.Fatalf("profile has %d segments, want %d: %+v", len(r.Profile), len(p.segments), r.Profile)
+	}
+	offset := p.start.Sub(r.Start)
+	var at time.Duration
+	for i, s := range p.segments {
+		got := r.Profile[i]
+		if d := (got.Start - offset - at).Abs(); d > 10*time.Second {
+			t.Errorf("segment %d starts at %v, want %v (+-10s)", i, got.Start-offset, at)
+		}
+		if !got.Rate.Contains(s.rate) {
+			t.Errorf("segment %d rate %v [%v, %v] does not hold the true %v", i, got.Rate.Value, got.Rate.Lo, got.Rate.Hi, s.rate)
+		}
+		at += s.length
+	}
+
+	// Arrival delay: lognormal, mu and sigma within their intervals.
+	d := r.ArrivalDelay
+	if d.Spec.Kind != randvar.KindLogNormal {
+		t.Fatalf("arrival delay fitted as %s (candidates %+v), want lognormal", d.Spec.Kind, d.Candidates)
+	}
+	if iv := d.Params["mu"]; !iv.Contains(p.delayMu) {
+		t.Errorf("delay mu %+v does not hold %v", iv, p.delayMu)
+	}
+	if iv := d.Params["sigma"]; !iv.Contains(p.delaySig) {
+		t.Errorf("delay sigma %+v does not hold %v", iv, p.delaySig)
+	}
+
+	// Retries.
+	if !r.Resent.Contains(p.resend) {
+		t.Errorf("resent %+v does not hold %v", r.Resent, p.resend)
+	}
+	if want := 1 + p.twoCopies; !r.Copies.Mean.Contains(want) {
+		t.Errorf("copies mean %+v does not hold %v", r.Copies.Mean, want)
+	}
+	if h := r.Copies.Histogram; r.Copies.Spec.Kind != randvar.KindEmpirical || len(h) != 3 || h[1] == 0 || h[2] == 0 {
+		t.Errorf("copies fitted as %+v (histogram %v), want the observed 1s and 2s", r.Copies.Spec.Kind, r.Copies.Histogram)
+	}
+	if r.Timestamp != "restamp" {
+		t.Errorf("timestamp %s (votes %v), want restamp", r.Timestamp, r.TimestampVotes)
+	}
+	g := r.Gap
+	if g.Spec.Kind != randvar.KindLogNormal {
+		t.Fatalf("gap fitted as %s (candidates %+v), want lognormal", g.Spec.Kind, g.Candidates)
+	}
+	if iv := g.Params["mu"]; !iv.Contains(p.gapMu) {
+		t.Errorf("gap mu %+v does not hold %v", iv, p.gapMu)
+	}
+	if iv := g.Params["sigma"]; !iv.Contains(p.gapSig) {
+		t.Errorf("gap sigma %+v does not hold %v", iv, p.gapSig)
+	}
+
+	// Bad clocks: each one a fault at its own time and skew.
+	if len(r.Faults) != len(p.badAt) {
+		t.Fatalf("%d bad-clock faults, want %d", len(r.Faults), len(p.badAt))
+	}
+	for i, f := range r.Faults {
+		if f.At-offset != p.badAt[i] || f.Skew != p.badSkew {
+			t.Errorf("fault %d at %v skew %v, want %v and %v", i, f.At-offset, f.Skew, p.badAt[i], p.badSkew)
+		}
+	}
+	if r.KeyForm != "uuid" {
+		t.Errorf("key form %s, want uuid", r.KeyForm)
+	}
+	if !r.Customers.Contains(float64(p.customers)) {
+		t.Errorf("customers %+v, want %d", r.Customers, p.customers)
+	}
+	if math.Abs(r.Events-float64(r.SampledEvents)/r.SampleFraction) > 1 {
+		t.Errorf("events %v from %d sampled at %v", r.Events, r.SampledEvents, r.SampleFraction)
+	}
+}
