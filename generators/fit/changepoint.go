@@ -103,3 +103,39 @@ func mergeShort(counts []float64, starts []int, minLen int) []int {
 	}
 	return starts
 }
+
+// refine moves each boundary between two segments to the position within
+// them that minimises their summed Poisson cost, sweeping until nothing
+// moves (at most 10 sweeps): binary segmentation fixes a boundary found
+// in a larger segment and never revisits it, which leaves a partial bin
+// on the wrong side.
+func refine(counts []float64, starts []int) []int {
+	n := len(counts)
+	prefix := make([]float64, n+1)
+	for i, c := range counts {
+		prefix[i+1] = prefix[i] + c
+	}
+	cost := func(a, b int) float64 { return poissonCost(prefix[b]-prefix[a], b-a) }
+	for range 10 {
+		moved := false
+		for i := 1; i < len(starts); i++ {
+			a, b := starts[i-1], n
+			if i+1 < len(starts) {
+				b = starts[i+1]
+			}
+			best, bestCost := starts[i], cost(a, starts[i])+cost(starts[i], b)
+			for k := a + 1; k < b; k++ {
+				if c := cost(a, k) + cost(k, b); c < bestCost-1e-9 {
+					best, bestCost = k, c
+				}
+			}
+			if best != starts[i] {
+				starts[i], moved = best, true
+			}
+		}
+		if !moved {
+			break
+		}
+	}
+	return starts
+}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"strconv"
 	"time"
 )
 
@@ -141,6 +140,7 @@ type tracked struct {
 	firstArr, firstEvt, lastArr int64
 	rows                        int32
 	firstBad                    bool
+	fault                       bool // a rare bad clock's event: written as a fault
 }
 
 // reservoir keeps a uniform sample of at most reservoirSize values
@@ -169,7 +169,7 @@ func (r *reservoir) add(v float64) {
 // hashID is FNV-1a of s finished by splitmix64's mixer, so that its
 // high bits are uniform: the sample takes the ids whose hash is below a
 // threshold.
-func hashID(s string) uint64 {
+func hashID(s []byte) uint64 {
 	h := uint64(14695981039346656037)
 	for i := 0; i < len(s); i++ {
 		h ^= uint64(s[i])
@@ -208,18 +208,16 @@ func Fit(open Opener, opt Options) (*Result, error) {
 			return fmt.Errorf("row %d: arrival %s is before the previous row's %s: rows must be in arrival order", n+1, fmtMicros(r.Arrival), fmtMicros(last))
 		}
 		last = r.Arrival
-		if r.ID == "" {
+		if len(r.ID) == 0 {
 			return fmt.Errorf("row %d: empty id", n+1)
 		}
 		if uuidForm && !isUUID(r.ID) {
 			uuidForm = false
 		}
-		if intForm {
-			if _, err := strconv.ParseInt(r.ID, 10, 64); err != nil {
-				intForm = false
-			}
+		if intForm && !isInt(r.ID) {
+			intForm = false
 		}
-		if r.Customer != "" {
+		if len(r.Customer) > 0 {
 			hasCustomer = true
 			kmv.add(hashID(r.Customer))
 		}
@@ -280,6 +278,7 @@ func Fit(open Opener, opt Options) (*Result, error) {
 	var maxJitter int64
 	hist := make([]int64, 2)
 	every := max(1, res.Rows/maxLatenessPoints)
+	rareBad := res.BadClockRows < RareBadClocks
 	_, err = scan(open, func(n int64, r *Record) error {
 		b := (r.Arrival - start) / bin
 		res.PerBinRows[b]++
@@ -291,10 +290,16 @@ func Fit(open Opener, opt Options) (*Result, error) {
 		if hashID(r.ID) > threshold {
 			return nil
 		}
-		e, ok := events[r.ID]
+		e, ok := events[string(r.ID)]
 		if !ok {
 			e = &tracked{firstArr: r.Arrival, firstEvt: r.EventTime, lastArr: r.Arrival, rows: 1, firstBad: bad}
-			events[r.ID] = e
+			events[string(r.ID)] = e
+			if bad && rareBad {
+				// A bad-clock fault is a row of its own, not an
+				// original of the profile.
+				e.fault = true
+				return nil
+			}
 			origBins[b]++
 			lastOrig = r.Arrival
 			if !bad {
@@ -326,10 +331,12 @@ func Fit(open Opener, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res.SampledEvents = int64(len(events))
-	res.Events = float64(len(events)) / frac
-	var resent int64
+	var resent, followed int64
 	for _, e := range events {
+		if e.fault {
+			continue
+		}
+		followed++
 		k := int(e.rows) - 1
 		if k >= 1 {
 			resent++
@@ -339,7 +346,9 @@ func Fit(open Opener, opt Options) (*Result, error) {
 			hist[k]++
 		}
 	}
-	res.Resent = wilson(resent, int64(len(events)))
+	res.SampledEvents = followed
+	res.Events = float64(followed) / frac
+	res.Resent = wilson(resent, followed)
 	res.Copies = fitCounts(hist)
 	res.ArrivalDelay = fitTime(delays.vals, opt.Seed)
 	res.Gap = fitTime(gaps.vals, opt.Seed+1)
@@ -371,7 +380,7 @@ func Fit(open Opener, opt Options) (*Result, error) {
 	}
 	minLen := max(1, int((trig+bin-1)/bin))
 	counts := origBins[:end]
-	starts := mergeShort(counts, segmentCounts(counts, 1, 5*math.Log(float64(max(end, 2))), 64), minLen)
+	starts := mergeShort(counts, refine(counts, segmentCounts(counts, 1, 5*math.Log(float64(max(end, 2))), 64)), minLen)
 	for i, a := range starts {
 		b := end
 		if i+1 < len(starts) {
@@ -462,7 +471,7 @@ func fmtMicros(us int64) string {
 
 // isUUID reports whether s has a UUID's text form: 36 characters, hex
 // digits with hyphens at 8, 13, 18 and 23.
-func isUUID(s string) bool {
+func isUUID(s []byte) bool {
 	if len(s) != 36 {
 		return false
 	}
@@ -480,6 +489,22 @@ func isUUID(s string) bool {
 		}
 	}
 	return true
+}
+
+// isInt reports whether s is a decimal integer that fits in 64 bits.
+func isInt(s []byte) bool {
+	if len(s) > 0 && (s[0] == '-' || s[0] == '+') {
+		s = s[1:]
+	}
+	if len(s) == 0 || len(s) > 19 {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return len(s) < 19 || string(s) <= "9223372036854775807"
 }
 
 // kmv estimates a number of distinct values from the k smallest hashes

@@ -2,18 +2,18 @@ package fit
 
 // Record is one row of an event log, as a Source yields it.
 type Record struct {
-	// ID is the event's id (the columns of a composite id joined); rows
+	// ID is the event's id (valid until the next row) (the columns of a composite id joined); rows
 	// with the same ID are copies of one event.
-	ID string
+	ID []byte
 	// EventTime is the producer's event time, in microseconds since the
 	// epoch.
 	EventTime int64
 	// Arrival is the row's arrival (broker or ingestion) time, in
 	// microseconds since the epoch. Rows come in arrival order.
 	Arrival int64
-	// Customer is the customer column's value; empty when the log has no
-	// such column.
-	Customer string
+	// Customer is the customer column's value (valid until the next
+	// row); empty when the log has no such column.
+	Customer []byte
 }
 
 // Source yields the rows of a log in arrival order.

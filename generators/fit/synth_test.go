@@ -79,7 +79,7 @@ func synthLog(p synthParams) []Record {
 				evt := arr - int64(delay*1e6)
 				ev := id()
 				cust := fmt.Sprint(rng.IntN(p.customers))
-				rows = append(rows, Record{ID: ev, EventTime: evt, Arrival: arr, Customer: cust})
+				rows = append(rows, Record{ID: []byte(ev), EventTime: evt, Arrival: arr, Customer: []byte(cust)})
 				if rng.Float64() < p.resend {
 					k := 1
 					if rng.Float64() < p.twoCopies {
@@ -88,7 +88,7 @@ func synthLog(p synthParams) []Record {
 					at := arr
 					for range k {
 						at += int64(math.Exp(p.gapMu+p.gapSig*rng.NormFloat64()) * 1e6)
-						rows = append(rows, Record{ID: ev, EventTime: evt + (at - arr), Arrival: at, Customer: cust})
+						rows = append(rows, Record{ID: []byte(ev), EventTime: evt + (at - arr), Arrival: at, Customer: []byte(cust)})
 					}
 				}
 			}
@@ -97,7 +97,7 @@ func synthLog(p synthParams) []Record {
 	}
 	for _, at := range p.badAt {
 		arr := t0 + at.Microseconds()
-		rows = append(rows, Record{ID: id(), EventTime: arr + p.badSkew.Microseconds(), Arrival: arr, Customer: "0"})
+		rows = append(rows, Record{ID: []byte(id()), EventTime: arr + p.badSkew.Microseconds(), Arrival: arr, Customer: []byte("0")})
 	}
 	slices.SortStableFunc(rows, func(a, b Record) int { return cmpInt(a.Arrival, b.Arrival) })
 	return rows
