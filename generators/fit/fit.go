@@ -577,4 +577,3 @@ func (m *kmv) estimate() Interval {
 	rel := 1.959964 / math.Sqrt(float64(m.k-2))
 	return Interval{Value: est, Lo: est * (1 - rel), Hi: est * (1 + rel), Method: "k-minimum-values (k=4096), 95%"}
 }
-

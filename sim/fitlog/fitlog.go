@@ -107,4 +107,3 @@ func Write(out string, f *Fitted, render func(dir string, r *fitfile.Report) err
 		return nil
 	})
 }
-

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dedupsim/dedupsim/generators/randvar"
 	"github.com/dedupsim/dedupsim/generators/fit"
+	"github.com/dedupsim/dedupsim/generators/randvar"
 	"github.com/dedupsim/dedupsim/sim/runner"
 	"github.com/dedupsim/dedupsim/sim/scenario"
 )
