@@ -14,7 +14,7 @@ The parameters (dedupsim's `simulate fit` should find them; docs/fit.md):
   retries         15% of events resent; 1 extra copy (70%) or 2 (30%);
                   gap between copies lognormal, mu = ln(20 s), sigma = 0.5;
                   copies re-stamped: event time + the time since the first
-  bad clocks      5 rows, new events, event time 45 min ahead of arrival,
+  bad clocks      5 rows, new events, event time 3 min ahead of arrival,
                   at 3m, 7m30s, 12m, 18m and 21m after start
   customers       300, uniform
 Columns: event_id (UUID v4 text), customer_id, event_time, ingest_time
@@ -35,7 +35,7 @@ DELAY_MU, DELAY_SIGMA = math.log(2.0), 0.8
 RESEND, TWO_COPIES = 0.15, 0.30
 GAP_MU, GAP_SIGMA = math.log(20.0), 0.5
 BAD_AT = [180, 450, 720, 1080, 1260]  # seconds after START
-BAD_SKEW = 45 * 60
+BAD_SKEW = 3 * 60
 CUSTOMERS = 300
 
 

@@ -2,6 +2,15 @@ package fit
 
 import "math"
 
+// profileStarts cuts per-bin counts into segments of at least minLen
+// bins: binary segmentation with the penalty 5 ln n and at most 64
+// segments, each boundary refined, then short segments merged. It
+// returns the segments' first bins.
+func profileStarts(counts []float64, minLen int) []int {
+	penalty := 5 * math.Log(float64(max(len(counts), 2)))
+	return mergeShort(counts, refine(counts, segmentCounts(counts, 1, penalty, 64)), minLen)
+}
+
 // poissonCost is minus the maximised Poisson log-likelihood of a segment
 // of n intervals holding s counts, without the terms that do not depend
 // on the segmentation: -(s ln(s/n) - s).

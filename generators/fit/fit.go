@@ -380,7 +380,7 @@ func Fit(open Opener, opt Options) (*Result, error) {
 	}
 	minLen := max(1, int((trig+bin-1)/bin))
 	counts := origBins[:end]
-	starts := mergeShort(counts, refine(counts, segmentCounts(counts, 1, 5*math.Log(float64(max(end, 2))), 64)), minLen)
+	starts := profileStarts(counts, minLen)
 	for i, a := range starts {
 		b := end
 		if i+1 < len(starts) {

@@ -2,6 +2,7 @@ package fit
 
 import (
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -31,6 +32,9 @@ func TestFitRecoversKnownParameters(t *testing.T) {
 		got := r.Profile[i]
 		if d := (got.Start - offset - at).Abs(); d > 10*time.Second {
 			t.Errorf("segment %d starts at %v, want %v (+-10s)", i, got.Start-offset, at)
+		}
+		if s.rate == 0 && got.Count != 0 {
+			t.Errorf("segment %d: a stall with %d originals", i, got.Count)
 		}
 		if !got.Rate.Contains(s.rate) {
 			t.Errorf("segment %d rate %v [%v, %v] does not hold the true %v", i, got.Rate.Value, got.Rate.Lo, got.Rate.Hi, s.rate)
@@ -91,5 +95,26 @@ func TestFitRecoversKnownParameters(t *testing.T) {
 	}
 	if math.Abs(r.Events-float64(r.SampledEvents)/r.SampleFraction) > 1 {
 		t.Errorf("events %v from %d sampled at %v", r.Events, r.SampledEvents, r.SampleFraction)
+	}
+}
+
+// TestProfileBoundaries cuts counts with a partial bin at each boundary
+// (a rate change inside a bin): the stall must hold no count, and each
+// partial bin goes to the side whose rate it is closer to in likelihood.
+func TestProfileBoundaries(t *testing.T) {
+	var counts []float64
+	add := func(n int, v float64) {
+		for range n {
+			counts = append(counts, v)
+		}
+	}
+	add(300, 6)
+	add(1, 3) // half a bin at 6/s, then the stall
+	add(200, 0)
+	add(1, 6) // half a bin at 12/s
+	add(300, 12)
+	starts := profileStarts(counts, 10)
+	if want := []int{0, 301, 501}; !slices.Equal(starts, want) {
+		t.Fatalf("starts %v, want %v", starts, want)
 	}
 }

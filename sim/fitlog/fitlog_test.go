@@ -32,7 +32,7 @@ var sample = struct {
 	resend: 0.15, meanCopies: 1.3,
 	gapMu: math.Log(20), gapSig: 0.5,
 	badAt:     []float64{180, 450, 720, 1080, 1260},
-	badSkew:   45 * time.Minute,
+	badSkew:   3 * time.Minute,
 	customers: 300,
 }
 
@@ -50,6 +50,9 @@ func TestSampleLogFitsItsParameters(t *testing.T) {
 	for i, s := range sample.segments {
 		if !r.Profile[i].Rate.Contains(s[1]) {
 			t.Errorf("segment %d: rate %+v does not hold %v", i, r.Profile[i].Rate, s[1])
+		}
+		if s[1] == 0 && r.Profile[i].Count != 0 {
+			t.Errorf("segment %d: a stall with %d originals", i, r.Profile[i].Count)
 		}
 	}
 	check := func(what string, iv fit.Interval, want float64) {
