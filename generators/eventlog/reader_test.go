@@ -15,10 +15,10 @@ import (
 
 // got is a record's values, copied.
 type got struct {
-	ID, Extra       string
-	Event, Arrival  int64
-	Row             int64
-	File            string
+	ID, Extra      string
+	Event, Arrival int64
+	Row            int64
+	File           string
 }
 
 func readAll(t *testing.T, spec Spec) ([]got, error) {
