@@ -142,6 +142,7 @@ duplicates slip through and which real events it loses.`,
 		newExportCmd(stdout),
 		newCompareCmd(stdout),
 		newCalibrateCmd(stdout),
+		newFitCmd(stdout, stderr),
 	)
 	return root
 }

@@ -1,12 +1,14 @@
 package fitlog
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"regexp"
 	"strings"
 
 	"github.com/dedupsim/dedupsim/engines/fileio"
+	"github.com/dedupsim/dedupsim/generators/eventlog"
 	"github.com/dedupsim/dedupsim/generators/fit"
 	"github.com/dedupsim/dedupsim/metrics/fitfile"
 	"github.com/dedupsim/dedupsim/sim/runner"
@@ -65,6 +67,11 @@ func NameFor(log string) string {
 func Fit(open fit.Opener, o Options) (*Fitted, error) {
 	r, err := fit.Fit(open, o.Fit)
 	if err != nil {
+		// The reader's errors name the file; the fitter's name the log.
+		var le *eventlog.Error
+		if !errors.As(err, &le) {
+			err = fmt.Errorf("%s: %w", o.Log, err)
+		}
 		return nil, err
 	}
 	if o.Name == "" {
