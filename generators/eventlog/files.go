@@ -30,7 +30,8 @@ func readErr(err error) string {
 func (r *Reader) wanted() []string {
 	w := append([]string{}, r.spec.ID...)
 	w = append(w, r.spec.EventTime, r.spec.ArrivalTime)
-	return append(w, r.spec.Extra...)
+	w = append(w, r.spec.Extra...)
+	return append(w, r.spec.Optional...)
 }
 
 // csvFile reads a CSV file with a header row.
@@ -60,8 +61,13 @@ func newCSVFile(r *Reader, path string, br *bufio.Reader, closer func() error) (
 		header[i] = string(h)
 	}
 	f.n = len(header)
-	for _, w := range r.wanted() {
+	required := len(r.wanted()) - len(r.spec.Optional)
+	for k, w := range r.wanted() {
 		i := indexOf(header, w)
+		if i < 0 && k >= required {
+			f.idx = append(f.idx, -1)
+			continue
+		}
 		if i < 0 {
 			return nil, &Error{File: path, Row: 1, Line: true, Column: w, Msg: "missing from the header (" + columnList(header) + ")"}
 		}
@@ -125,6 +131,10 @@ func (f *csvFile) next(vals []value) error {
 		return &Error{File: f.path, Row: f.c.start, Line: true, Msg: fmt.Sprintf("has %d fields, the header %d", len(f.c.fields), f.n)}
 	}
 	for i, j := range f.idx {
+		if j < 0 {
+			vals[i] = value{missing: true}
+			continue
+		}
 		vals[i] = value{b: f.c.fields[j]}
 	}
 	return nil

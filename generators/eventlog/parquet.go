@@ -78,12 +78,16 @@ func (r *Reader) openParquet(path string, f *os.File, gz *gzip.Reader, br *bufio
 	for _, c := range pf.Schema().Columns() {
 		all = append(all, strings.Join(c, "."))
 	}
+	required := len(wanted) - len(r.spec.Optional)
 	for slot, w := range wanted {
 		leaf, ok := pf.Schema().Lookup(w)
 		if !ok {
 			if i := indexOf(all, w); i >= 0 {
 				leaf, ok = pf.Schema().Lookup(pf.Schema().Columns()[i]...)
 			}
+		}
+		if !ok && slot >= required {
+			continue
 		}
 		if !ok {
 			src.Close()

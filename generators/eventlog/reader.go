@@ -36,6 +36,10 @@ type Record struct {
 	// Extra are the values of Spec.Extra's columns, in order, as text
 	// (Parquet numbers in decimal).
 	Extra [][]byte
+	// Optional are the values of Spec.Optional's columns, in order, as
+	// text; Has says which the row has (a null counts as absent).
+	Optional [][]byte
+	Has      []bool
 }
 
 // Reader reads a log row by row, in arrival order, holding one buffer's
@@ -58,6 +62,12 @@ type Reader struct {
 	lastRow  int64
 	tmp      string
 	valBuf   []value
+	// optUnits are the units of optional columns read as times
+	// (OptionalTime), detected on first use; optTS and optIsTS a
+	// Parquet timestamp's value.
+	optUnits []TimeUnit
+	optTS    []int64
+	optIsTS  []bool
 }
 
 // fileReader reads the rows of one file.
@@ -98,6 +108,11 @@ func Open(spec Spec) (*Reader, error) {
 	r := &Reader{spec: spec, files: files, fi: -1, units: [2]TimeUnit{spec.TimeUnit, spec.TimeUnit}}
 	r.rec.IDParts = make([][]byte, len(spec.ID))
 	r.rec.Extra = make([][]byte, len(spec.Extra))
+	r.rec.Optional = make([][]byte, len(spec.Optional))
+	r.rec.Has = make([]bool, len(spec.Optional))
+	r.optUnits = make([]TimeUnit, len(spec.Optional))
+	r.optTS = make([]int64, len(spec.Optional))
+	r.optIsTS = make([]bool, len(spec.Optional))
 	if spec.TimeUnit != UnitAuto {
 		r.detected = true
 	}
@@ -271,6 +286,16 @@ func (r *Reader) next() error {
 		}
 		rec.Extra[i] = v.b
 	}
+	base := nid + 2 + len(r.spec.Extra)
+	for i := range r.spec.Optional {
+		v := &vals[base+i]
+		rec.Has[i] = !v.missing && !v.null
+		r.optIsTS[i], r.optTS[i] = v.isTS, v.num
+		if rec.Has[i] && v.isNum {
+			v.b = appendInt(v.b[:0], v.num)
+		}
+		rec.Optional[i] = v.b
+	}
 	if r.rows > 0 && rec.Arrival < r.last {
 		return r.rowErr(r.spec.ArrivalTime, fmt.Sprintf("arrival %s is before the previous row's, %s (%s %s): rows must be in arrival order (sort: true sorts them)",
 			fmtMicros(rec.Arrival), fmtMicros(r.last), r.lastFile, r.lastRowName()))
@@ -289,7 +314,7 @@ func (r *Reader) lastRowName() string {
 
 // vals returns the reused values of a row.
 func (r *Reader) vals() []value {
-	n := len(r.spec.ID) + 2 + len(r.spec.Extra)
+	n := len(r.spec.ID) + 2 + len(r.spec.Extra) + len(r.spec.Optional)
 	if cap(r.valBuf) < n {
 		r.valBuf = make([]value, n)
 	}
@@ -374,6 +399,39 @@ func unitName(u TimeUnit) string {
 	}
 	return string(u)
 }
+
+// OptionalTime parses optional column i of the current row as a time,
+// in microseconds since the epoch: a Parquet timestamp as it is, else
+// text in the column's unit (Spec.TimeUnit, or detected from the first
+// value it parses). An error names the file, row and column.
+func (r *Reader) OptionalTime(i int) (int64, error) {
+	if !r.rec.Has[i] {
+		return 0, r.rowErr(r.spec.Optional[i], "missing in this row")
+	}
+	if r.optIsTS[i] {
+		return r.optTS[i], nil
+	}
+	b := r.rec.Optional[i]
+	if r.optUnits[i] == UnitAuto {
+		r.optUnits[i] = r.spec.TimeUnit
+		if r.optUnits[i] == UnitAuto {
+			u, err := DetectUnit(b)
+			if err != nil {
+				return 0, r.rowErr(r.spec.Optional[i], fmt.Sprintf("cannot parse %s as a time: %v", show(string(b)), err))
+			}
+			r.optUnits[i] = u
+		}
+	}
+	t, err := ParseTime(b, r.optUnits[i])
+	if err != nil {
+		return 0, r.rowErr(r.spec.Optional[i], fmt.Sprintf("cannot parse %s as a time (%v)", show(string(b)), err))
+	}
+	return t, nil
+}
+
+// RowError returns a problem with column col of the current row, worded
+// msg, as the reader's own errors are (file, line or row, column).
+func (r *Reader) RowError(col, msg string) error { return r.rowErr(col, msg) }
 
 // rowErr is a problem with column col of the current row.
 func (r *Reader) rowErr(col, msg string) error {

@@ -35,6 +35,9 @@ type Spec struct {
 	// Extra names other columns to read (Record.Extra, in this order).
 	// Every file must have them: Columns tells which the first file has.
 	Extra []string
+	// Optional names columns read when a file (or, for JSON lines, a
+	// row) has them: Record.Optional and Record.Has, in this order.
+	Optional []string
 	// Format forces the format of every file; FormatAuto detects it.
 	Format Format
 }
@@ -51,7 +54,7 @@ func (s *Spec) Check() error {
 	case s.ArrivalTime == "":
 		return errors.New("no arrival-time column given")
 	}
-	for _, c := range append(append([]string{}, s.ID...), s.Extra...) {
+	for _, c := range append(append(append([]string{}, s.ID...), s.Extra...), s.Optional...) {
 		if c == "" {
 			return errors.New("an empty column name")
 		}

@@ -1,0 +1,165 @@
+package runner
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dedupsim/dedupsim/generators"
+	"github.com/dedupsim/dedupsim/sim/scenario"
+)
+
+// logQueries are the queries both runs of TestLogGivesScenarioCounters
+// make: Spark's three dedups, and a query of each other engine.
+const logQueries = `
+queries:
+  - name: spark-unbounded
+    query: dropDuplicates(["event_id"])
+  - name: spark-pair-keyed
+    query: withWatermark("event_time", "1 minute").dropDuplicates(["event_id", "event_time"])
+  - name: spark-within
+    query: withWatermark("event_time", "1 minute").dropDuplicatesWithinWatermark(["event_id"])
+  - name: spark-customer
+    query: withWatermark("event_time", "1 minute").dropDuplicatesWithinWatermark(["customer_id", "attempt"])
+  - name: flink-keep-first
+    engine: flink
+    query: SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY event_id ORDER BY proc_time ASC) AS rn FROM events) WHERE rn = 1
+    options: {table.exec.state.ttl: 1 min}
+  - name: kstreams-stream
+    engine: kafka-streams
+    window: 2 minutes
+  - name: beam-event
+    engine: beam
+    timeDomain: event
+    duration: 1 minute
+`
+
+// logScenario is a generated scenario with retries (re-stamped), bad
+// clocks and a bad-clock fault.
+func logScenario(ids string) string {
+	return `
+name: gen
+seed: 11
+duration: 4m
+trigger: 10s
+workload:
+  rate: 40/s
+  ids: ` + ids + `
+  customers: 50
+  arrivalDelay: {dist: exponential, mean: 2s}
+  retries:
+    probability: 0.2
+    copies: {dist: geometric, mean: 1.5}
+    delay: {dist: lognormal, median: 20s, p99: 2m}
+    timestamp: restamp
+  futureTimestamps: {probability: 0.002, skew: {dist: constant, value: 10m}}
+faults:
+  - {at: 1m, kind: bad-clock, skew: 30m}
+` + logQueries
+}
+
+// writeLog writes the rows of sc's generator as a log in dir: two CSV
+// files, the second gzipped, the times as epoch microseconds (event
+// time) and RFC 3339 (ingest_time, arrival).
+func writeLog(t *testing.T, sc *scenario.Scenario, dir string) int {
+	t.Helper()
+	g, err := generators.New(sc.Generator())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []generators.Row
+	var r generators.Row
+	for g.Next(&r) {
+		rows = append(rows, r)
+	}
+	rfc := func(us int64) string { return time.UnixMicro(us).UTC().Format(time.RFC3339Nano) }
+	half := len(rows) / 2
+	for part, span := range [][]generators.Row{rows[:half], rows[half:]} {
+		var b bytes.Buffer
+		b.WriteString("event_id,customer_id,event_time,ingest_time,attempt,payload,arrival\n")
+		for _, r := range span {
+			id := string(r.EventID[:])
+			if g.IDs() == generators.IntIDs {
+				id = fmt.Sprint(r.EventNum)
+			}
+			fmt.Fprintf(&b, "%s,%d,%d,%s,%d,%d,%s\n", id, r.CustomerID, r.EventTime, rfc(r.IngestTime), r.Attempt, r.Payload, rfc(r.Arrival))
+		}
+		data := b.Bytes()
+		name := fmt.Sprintf("part-%d.csv", part)
+		if part == 1 {
+			var z bytes.Buffer
+			w := gzip.NewWriter(&z)
+			w.Write(data)
+			w.Close()
+			data, name = z.Bytes(), name+".gz"
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return len(rows)
+}
+
+// logOf is the log scenario of the rows writeLog wrote to dir.
+func logOf(dir string) string {
+	return `
+name: log
+duration: 4m
+trigger: 10s
+workload:
+  events: {file: ` + dir + `, id: event_id, eventTime: event_time, arrivalTime: arrival, timeUnit: auto}
+` + logQueries
+}
+
+// TestLogGivesScenarioCounters is issue 30's first Done-when: a
+// scenario's own rows, written as a log and run as workload.events,
+// give the scenario's counters exactly, summary and timeseries, for
+// Spark, Flink, Kafka Streams and Beam queries.
+func TestLogGivesScenarioCounters(t *testing.T) {
+	for _, ids := range []string{"uuid", "int"} {
+		t.Run("ids="+ids, func(t *testing.T) {
+			gen := load(t, logScenario(ids))
+			dir := t.TempDir()
+			n := writeLog(t, gen, dir)
+			lg := load(t, logOf(dir))
+			if !lg.Start.Equal(gen.Start) {
+				t.Fatalf("the log's grid starts at %s, the scenario's at %s", lg.Start, gen.Start)
+			}
+			if lg.Workload.IDs != gen.Workload.IDs {
+				t.Fatalf("the log's ids are %s, the scenario's %s", lg.Workload.IDs, gen.Workload.IDs)
+			}
+			a, b := run(t, gen, 2), run(t, lg, 2)
+			checkIdentities(t, b)
+			for i := range a.Summary.Queries {
+				qa, qb := a.Summary.Queries[i], b.Summary.Queries[i]
+				if qa.InputRows != int64(n) {
+					t.Fatalf("%s: %d input rows, the log has %d", qa.Name, qa.InputRows, n)
+				}
+				qa.EventsPerSecond, qa.WallSeconds, qb.EventsPerSecond, qb.WallSeconds = 0, 0, 0, 0
+				if ja, jb := js(qa), js(qb); ja != jb {
+					t.Errorf("query %s: summaries differ:\ngenerated %s\nlog       %s", qa.Name, ja, jb)
+				}
+			}
+			ta, tb := timeseries(t, a), timeseries(t, b)
+			if len(ta) == 0 || !bytes.Equal(ta, tb) {
+				la, lb := strings.Split(string(ta), "\n"), strings.Split(string(tb), "\n")
+				for i := range min(len(la), len(lb)) {
+					if la[i] != lb[i] {
+						t.Fatalf("timeseries differ at line %d:\ngenerated %s\nlog       %s", i+1, la[i], lb[i])
+					}
+				}
+				t.Fatalf("timeseries differ: %d and %d lines", len(la), len(lb))
+			}
+			for _, q := range a.Summary.Queries {
+				if !bytes.Equal(progress(t, a, q.Name), progress(t, b, q.Name)) {
+					t.Errorf("%s: progress lines differ", q.Name)
+				}
+			}
+		})
+	}
+}
