@@ -243,7 +243,11 @@ func writeFitMarkdown(b *bytes.Buffer, r *fitfile.Report, charts []chartFile) {
 		fmt.Fprintf(b, "| %s | `%s` | %s | %s |\n", mdCell(e.Name), e.Key, mdCell(e.Text+unitSuffix(e.Unit)), mdCell(e.Method))
 	}
 	if len(r.Compare) > 0 {
-		b.WriteString("\n## The log and the fitted scenario, side by side\n\n| query | measure | log | fitted | difference |\n|---|---|---|---|---|\n")
+		b.WriteString("\n## The log and the fitted scenario, side by side\n\nThe log's own scenario (workload: events) and the fitted one, run through the same queries:\n\n")
+		for _, q := range r.Queries {
+			fmt.Fprintf(b, "- %s\n", mdCode(q))
+		}
+		b.WriteString("\n| query | measure | log | fitted | difference |\n|---|---|---|---|---|\n")
 		for _, c := range r.Compare {
 			fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", mdCell(c.Query), c.Metric, num4(c.Log), num4(c.Fitted), pct(c.Diff))
 		}
@@ -315,6 +319,8 @@ figcaption { color: #59636e; font-size: 13px; }
 {{range .R.Estimates}}<tr><td>{{.Name}}</td><td><code>{{.Key}}</code></td><td>{{.Text}}{{unit .Unit}}</td><td>{{.Method}}</td></tr>
 {{end}}</table>
 {{if .R.Compare}}<h2 id="compare">The log and the fitted scenario, side by side</h2>
+<p>The log's own scenario (workload: events) and the fitted one, run through the same queries:</p>
+<ul>{{range .R.Queries}}<li><code>{{.}}</code></li>{{end}}</ul>
 <table><tr><th>query</th><th>measure</th><th>log</th><th>fitted</th><th>difference</th></tr>
 {{range .R.Compare}}<tr><td>{{.Query}}</td><td>{{.Metric}}</td><td>{{num .Log}}</td><td>{{num .Fitted}}</td><td>{{pct .Diff}}</td></tr>
 {{end}}</table>{{end}}

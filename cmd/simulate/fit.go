@@ -22,6 +22,7 @@ func newFitCmd(stdout, stderr io.Writer) *cobra.Command {
 		queries                                     []string
 		maxEvents                                   int
 		seed                                        uint64
+		noCheck                                     bool
 	)
 	cmd := &cobra.Command{
 		Use:   "fit LOG",
@@ -40,7 +41,11 @@ method, in a comment of the scenario and in the report.
 --out DIR is a folder written whole or not at all: NAME.yaml (the scenario,
 loaded by the scenario loader before anything is published), the value files
 of its empirical distributions, and the fit report (report.md, report.html,
-fit.json, charts). It replaces only a missing path, an empty folder or a
+fit.json, charts), and NAME-log.yaml, the log's own scenario (workload: events)
+with the same trigger, tolerance and queries. Unless --no-check, the log and
+the fitted scenario are run through the same queries and the report sets
+their duplicates, missed duplicates, false drops and peak state side by side.
+It replaces only a missing path, an empty folder or a
 folder dedupsim wrote. Methods and accuracy: docs/fit.md.`,
 		Example: `  simulate fit experiments/fit-sample/events.csv.gz --id event_id --event-time event_time --arrival-time ingest_time --customer customer_id --out /tmp/fitted
   simulate fit experiments/fit-sample/events.csv.gz --id event_id --event-time event_time --arrival-time ingest_time --out /tmp/fitted2 --name sample && simulate run /tmp/fitted2/sample.yaml --out /tmp/fitted2-run`,
@@ -73,7 +78,8 @@ folder dedupsim wrote. Methods and accuracy: docs/fit.md.`,
 			o.Fit.MaxEvents, o.Fit.Seed = maxEvents, seed
 			o.Name, o.Queries, o.Log = name, queries, args[0]
 			o.Command = fitCommandLine(cmd, args[0])
-			open, err := fitlog.Opener(fitlog.LogSpec{Path: args[0], ID: ids, EventTime: eventTime, ArrivalTime: arrivalTime, TimeUnit: unit, Customer: customer})
+			spec := fitlog.LogSpec{Path: args[0], ID: ids, EventTime: eventTime, ArrivalTime: arrivalTime, TimeUnit: unit, Customer: customer}
+			open, err := fitlog.Opener(spec)
 			if err != nil {
 				return err
 			}
@@ -81,7 +87,11 @@ folder dedupsim wrote. Methods and accuracy: docs/fit.md.`,
 			if err != nil {
 				return err
 			}
-			if err := fitlog.Write(out, f, reports.RenderFit); err != nil {
+			var check *fitlog.Check
+			if !noCheck {
+				check = &fitlog.Check{Ctx: cmd.Context(), Log: spec}
+			}
+			if err := fitlog.Write(out, f, check, reports.RenderFit); err != nil {
 				return fmt.Errorf("--out %w", err)
 			}
 			r := f.Result
@@ -103,6 +113,7 @@ folder dedupsim wrote. Methods and accuracy: docs/fit.md.`,
 	fl.StringVar(&trigger, "trigger", "10s", "the scenario's trigger; profile segments last at least one")
 	fl.StringVar(&tolerance, "tolerance", "1m", "how far ahead of its arrival an event time may be before it is a bad clock")
 	fl.IntVar(&maxEvents, "max-events", 200_000, "the most events followed one by one (a hash sample of ids above it)")
+	fl.BoolVar(&noCheck, "no-check", false, "do not run the log and the fitted scenario side by side (the log's runs take the time of a run over the log)")
 	fl.Uint64Var(&seed, "seed", 1, "the seed of the reservoir samples and the bootstrap, and the scenario's")
 	return cmd
 }

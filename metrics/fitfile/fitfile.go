@@ -49,8 +49,9 @@ type Report struct {
 	// (index 0: events with none).
 	Copies []int64 `json:"copiesPerEvent"`
 	// Compare is the log and the fitted scenario run through the same
-	// queries; empty when not run.
+	// queries (Queries: "name: query"); empty when not run.
 	Compare []CompareRow `json:"compare,omitempty"`
+	Queries []string     `json:"queries,omitempty"`
 	// Notes are caveats, one sentence each.
 	Notes []string `json:"notes,omitempty"`
 }

@@ -1,6 +1,7 @@
 package fitlog
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -42,6 +43,21 @@ type Fitted struct {
 	Report   *fitfile.Report
 	// File is the scenario's file name inside the output folder.
 	File string
+	// Options are the options it was fitted with, defaults resolved.
+	Options Options
+}
+
+// Check is the side by side check of a fit: the log's own scenario
+// (LogScenario), written beside the fitted one, and both run through the
+// same queries.
+type Check struct {
+	// Ctx cancels the runs.
+	Ctx context.Context
+	// Log is the log fitted.
+	Log LogSpec
+	// Runner are the runs' options (workers); its ScratchDir is set to
+	// the staging folder's.
+	Runner runner.Options
 }
 
 var nameRE = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
@@ -80,7 +96,8 @@ func Fit(open fit.Opener, o Options) (*Fitted, error) {
 	if len(o.Queries) == 0 {
 		o.Queries = DefaultQueries
 	}
-	f := &Fitted{Result: r, File: o.Name + ".yaml"}
+	o.Fit = r.Options
+	f := &Fitted{Result: r, File: o.Name + ".yaml", Options: o}
 	f.Scenario = r.Scenario(o.Name, o.Name, o.Log, o.Queries)
 	f.Report = Report(r, o.Log, f.File, o.Command)
 	return f, nil
@@ -92,7 +109,11 @@ func Fit(open fit.Opener, o Options) (*Fitted, error) {
 // the staging folder first: a scenario that would not load is an error,
 // and out is left as it was on any failure. out is replaced only when it
 // is missing, empty or a folder dedupsim wrote.
-func Write(out string, f *Fitted, render func(dir string, r *fitfile.Report) error) error {
+//
+// With check, the folder also holds NAME-log.yaml, the log's own scenario
+// (workload.events) with the same trigger, tolerance and queries, and the
+// report sets both runs side by side (Report.Compare).
+func Write(out string, f *Fitted, check *Check, render func(dir string, r *fitfile.Report) error) error {
 	return runner.Publish(out, func(st *fileio.Staging) error {
 		for name, data := range f.Scenario.Files {
 			if err := fileio.WriteFile(filepath.Join(st.Dir, name), data); err != nil {
@@ -105,6 +126,28 @@ func Write(out string, f *Fitted, render func(dir string, r *fitfile.Report) err
 		}
 		if _, err := scenario.Load(path); err != nil {
 			return fmt.Errorf("the fitted scenario does not load (a bug of fit): %w", err)
+		}
+		if check != nil {
+			logFile := filepath.Join(st.Dir, f.Options.Name+"-log.yaml")
+			yml := LogScenario(f.Options.Name+"-log", check.Log, f.Options.Fit.Trigger.String(), f.Options.Fit.Tolerance.String(), f.Options.Queries)
+			if err := fileio.WriteFile(logFile, yml); err != nil {
+				return fmt.Errorf("%s: %w", filepath.Base(logFile), err)
+			}
+			scratch, err := st.ScratchDir()
+			if err != nil {
+				return err
+			}
+			opts := check.Runner
+			opts.ScratchDir = scratch
+			rows, err := Compare(check.Ctx, logFile, path, opts)
+			if err != nil {
+				return err
+			}
+			f.Report.Compare = rows
+			f.Report.Queries = nil
+			for i, q := range f.Options.Queries {
+				f.Report.Queries = append(f.Report.Queries, fmt.Sprintf("q%d: %s", i+1, q))
+			}
 		}
 		if render != nil {
 			if err := render(st.Dir, f.Report); err != nil {

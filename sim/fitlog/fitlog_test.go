@@ -2,9 +2,11 @@ package fitlog
 
 import (
 	"context"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -92,7 +94,7 @@ func TestFittedScenarioLoadsAndRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "fitted")
-	if err := Write(out, f, nil); err != nil {
+	if err := Write(out, f, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	sc, err := scenario.Load(filepath.Join(out, f.File))
@@ -106,5 +108,71 @@ func TestFittedScenarioLoadsAndRuns(t *testing.T) {
 	defer res.Close()
 	if _, err := os.Stat(filepath.Join(out, ".dedupsim-results")); err != nil {
 		t.Errorf("no marker: %v", err)
+	}
+}
+
+// checkQueries are the queries the side by side check runs: a short
+// horizon that misses re-stamped copies and loses events to the bad
+// clocks, a long one, and no watermark (state holds every event).
+var checkQueries = []string{
+	`withWatermark("event_time", "15 seconds").dropDuplicatesWithinWatermark(["event_id"])`,
+	`withWatermark("event_time", "10 minutes").dropDuplicatesWithinWatermark(["event_id"])`,
+	`dropDuplicates(["event_id"])`,
+}
+
+// TestFittedScenarioAnswersLikeTheLog is issue 30's check: the sample log
+// (made outside dedupsim's generator) and the scenario fitted to it, run
+// through the same queries, agree on duplicates within 10%, missed
+// duplicates within 20% (or 0.3% of the duplicates), peak state within
+// 10% and false drops from bad clocks within 30%.
+func TestFittedScenarioAnswersLikeTheLog(t *testing.T) {
+	spec := LogSpec{Path: sampleLog, ID: []string{"event_id"}, EventTime: "event_time", ArrivalTime: "ingest_time", Customer: "customer_id"}
+	open, err := Opener(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Fit(open, Options{Log: "events.csv.gz", Queries: checkQueries})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "fitted")
+	if err := Write(out, f, &Check{Ctx: context.Background(), Log: spec, Runner: runner.Options{Workers: 1}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]map[string][2]float64{}
+	for _, r := range f.Report.Compare {
+		if rows[r.Query] == nil {
+			rows[r.Query] = map[string][2]float64{}
+		}
+		rows[r.Query][r.Metric] = [2]float64{r.Log, r.Fitted}
+	}
+	if len(rows) != len(checkQueries) {
+		t.Fatalf("%d queries compared, want %d", len(rows), len(checkQueries))
+	}
+	within := func(q, m string, rel, abs float64) {
+		v := rows[q][m]
+		d := math.Abs(v[1] - v[0])
+		t.Logf("%s %s: log %v, fitted %v", q, m, v[0], v[1])
+		if d > rel*v[0] && d > abs {
+			t.Errorf("%s: %s: log %v, fitted %v: off by more than %.0f%% (and %v)", q, m, v[0], v[1], 100*rel, abs)
+		}
+	}
+	for _, q := range slices.Sorted(maps.Keys(rows)) {
+		dups := rows[q][MeasureDuplicates][0]
+		within(q, MeasureDuplicates, 0.10, 0)
+		within(q, MeasureMissed, 0.20, 0.003*dups)
+		within(q, MeasurePeakStateRows, 0.10, 0)
+		within(q, MeasureFalseDropsBad, 0.30, 0)
+	}
+	// The check must have something to check: the short horizon misses
+	// copies and loses events to the bad clocks.
+	if v := rows["q1"][MeasureMissed][0]; v < 50 {
+		t.Errorf("q1 misses only %v duplicates on the log: the check is too weak", v)
+	}
+	if v := rows["q1"][MeasureFalseDropsBad][0]; v < 100 {
+		t.Errorf("q1 loses only %v events to bad clocks on the log", v)
+	}
+	if _, err := os.Stat(filepath.Join(out, f.Options.Name+"-log.yaml")); err != nil {
+		t.Errorf("the log's scenario is not beside the fitted one: %v", err)
 	}
 }
