@@ -1,6 +1,7 @@
 package generators
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -400,6 +401,7 @@ func cut(b []byte) string {
 // concurrent use.
 type LogSource struct {
 	r     *eventlog.Reader
+	e     *Events
 	x     *LogIndex
 	idCol string
 	cols  *logCols
@@ -422,7 +424,7 @@ func NewLogSource(e *Events) (*LogSource, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &LogSource{r: r, x: e.Index, idCol: e.ID[0], cols: newLogCols(e), tol: e.BadClockTolerance.Micros(), pending: map[uint32]uint32{}}, nil
+	return &LogSource{r: r, e: e, x: e.Index, idCol: e.ID[0], cols: newLogCols(e), tol: e.BadClockTolerance.Micros(), pending: map[uint32]uint32{}}, nil
 }
 
 // Next writes the next row into row and reports whether there was one;
@@ -493,6 +495,67 @@ func (s *LogSource) Err() error { return s.err }
 // Pending returns the number of events with copies still to come: the
 // source's memory besides the index is proportional to it.
 func (s *LogSource) Pending() int { return len(s.pending) }
+
+// logStateMagic opens a LogSource's State.
+const logStateMagic = "dedupsim log source 1\n"
+
+// fingerprint identifies the log the index was made of: its rows,
+// events and arrival span.
+func (x *LogIndex) fingerprint() uint64 {
+	h := uint64(14695981039346656037)
+	for _, v := range []uint64{uint64(x.Rows), x.Events, uint64(x.FirstArrival), uint64(x.LastArrival)} {
+		h = (h ^ v) * 0x100000001b3
+	}
+	return h
+}
+
+// State returns the source's position: the rows read so far. Restore
+// reads them again to come back to it (the events with copies to come
+// are rebuilt on the way), so a killed run resumes exactly where it
+// was, at the cost of rereading the log up to there.
+func (s *LogSource) State() ([]byte, error) {
+	e := &encoder{buf: []byte(logStateMagic)}
+	e.u64(s.x.fingerprint())
+	e.u64(uint64(s.rows))
+	return e.buf, nil
+}
+
+// Restore moves s to the position State recorded, by reading the log
+// again up to it. A state of another log, or a log that now has fewer
+// rows, is an error, and s is left as it was.
+func (s *LogSource) Restore(state []byte) error {
+	body, ok := bytes.CutPrefix(state, []byte(logStateMagic))
+	if !ok {
+		return errors.New("generators: restore: not a log source's state (or a different format version)")
+	}
+	d := &decoder{buf: body}
+	fp, rows := d.u64(), d.u64()
+	if d.err == nil && len(d.buf) != 0 {
+		d.fail(fmt.Errorf("%d bytes left over", len(d.buf)))
+	}
+	if d.err != nil {
+		return fmt.Errorf("generators: restore: %w", d.err)
+	}
+	if fp != s.x.fingerprint() || rows > uint64(s.x.Rows) {
+		return errors.New("generators: restore: the state is of a different log")
+	}
+	fresh, err := NewLogSource(s.e)
+	if err != nil {
+		return err
+	}
+	var row Row
+	for range rows {
+		if !fresh.Next(&row) {
+			if err := fresh.Err(); err != nil {
+				return fmt.Errorf("generators: restore: %w", err)
+			}
+			return errors.New("generators: restore: the log ended before the state's position")
+		}
+	}
+	s.r.Close()
+	*s = *fresh
+	return nil
+}
 
 // Close closes the log's files.
 func (s *LogSource) Close() error { return s.r.Close() }

@@ -3,6 +3,7 @@ package runner
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -161,5 +162,56 @@ func TestLogGivesScenarioCounters(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// stopLogAfter cancels the run after n rows of a log.
+type stopLogAfter struct {
+	*generators.LogSource
+	n      int
+	cancel func()
+}
+
+func (s *stopLogAfter) Next(r *generators.Row) bool {
+	if s.n--; s.n == 0 {
+		s.cancel()
+	}
+	return s.LogSource.Next(r)
+}
+
+// TestLogResumes: a resumable run of a log killed twice resumes to the
+// uninterrupted run's results (the log source's position is the rows
+// read, reread on resume).
+func TestLogResumes(t *testing.T) {
+	gen := load(t, logScenario("uuid"))
+	dir := t.TempDir()
+	writeLog(t, gen, dir)
+	spark := strings.Split(logOf(dir), "  - name: flink-keep-first")[0]
+	sc := load(t, spark+"faults:\n  - {at: 100s, kind: restart}\n")
+	want := run(t, sc, 2)
+	ck := filepath.Join(t.TempDir(), "ck")
+	for _, stop := range []int{3000, 8000} {
+		ctx, cancel := context.WithCancel(context.Background())
+		_, err := Run(ctx, sc, Options{
+			Workers: 2, CheckpointDir: ck, SnapshotEvery: time.Nanosecond,
+			NewSource: func(s *scenario.Scenario) (Source, error) {
+				g, err := generators.NewLogSource(s.Workload.Events)
+				return &stopLogAfter{LogSource: g, n: stop, cancel: cancel}, err
+			},
+		})
+		cancel()
+		if err == nil {
+			t.Fatalf("run interrupted after %d rows did not fail", stop)
+		}
+	}
+	got, err := runOpts(t, sc, Options{Workers: 2, CheckpointDir: ck, SnapshotEvery: time.Nanosecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := summaryJSON(t, want), summaryJSON(t, got); a != b {
+		t.Fatalf("resumed summary differs:\n%s\n%s", a, b)
+	}
+	if !bytes.Equal(timeseries(t, want), timeseries(t, got)) {
+		t.Fatal("resumed timeseries differs")
 	}
 }
