@@ -1,12 +1,15 @@
 package runner
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -214,4 +217,59 @@ func TestLogResumes(t *testing.T) {
 	if !bytes.Equal(timeseries(t, want), timeseries(t, got)) {
 		t.Fatal("resumed timeseries differs")
 	}
+}
+
+var (
+	writeLogOf = flag.String("write-log-of", "", "TestWriteLogOf: the scenario whose rows to write as a log")
+	writeLogTo = flag.String("write-log", "", "TestWriteLogOf: the CSV file to write")
+)
+
+// TestWriteLogOf writes a scenario's rows as a CSV log, for the
+// benchmarks of BENCHMARKS.md ("Event logs"): with -write-log-of
+// SCENARIO -write-log FILE, the columns event_id, customer_id,
+// event_time, ingest_time, attempt, payload, arrival (times in epoch
+// microseconds). Without the flags it writes nothing and passes.
+func TestWriteLogOf(t *testing.T) {
+	if *writeLogOf == "" || *writeLogTo == "" {
+		return
+	}
+	sc, err := scenario.Load(*writeLogOf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := generators.New(sc.Generator())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(*writeLogTo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	w.WriteString("event_id,customer_id,event_time,ingest_time,attempt,payload,arrival\n")
+	var r generators.Row
+	var buf []byte
+	n := 0
+	for g.Next(&r) {
+		buf = buf[:0]
+		if g.IDs() == generators.IntIDs {
+			buf = strconv.AppendInt(buf, r.EventNum, 10)
+		} else {
+			buf = append(buf, r.EventID[:]...)
+		}
+		for _, v := range []int64{r.CustomerID, r.EventTime, r.IngestTime, r.Attempt, r.Payload, r.Arrival} {
+			buf = append(buf, ',')
+			buf = strconv.AppendInt(buf, v, 10)
+		}
+		buf = append(buf, '\n')
+		w.Write(buf)
+		n++
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d rows written to %s", n, *writeLogTo)
 }
