@@ -1,9 +1,14 @@
 package generators
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math"
+	"os"
 	"strconv"
 
 	"github.com/dedupsim/dedupsim/generators/eventlog"
@@ -25,22 +30,24 @@ const (
 	formOther
 )
 
-// logEntry is an id's event number and its number of rows.
-type logEntry struct {
-	event, copies uint32
-}
-
-// LogIndex is the first pass over an event log: the ids, each with its
-// event number (in order of first appearance) and its number of rows,
-// and what the log holds. The accountant needs an event's number of
-// copies when its first copy arrives, so the log is read twice: once
-// here, once by LogSource. The index holds one entry per distinct id
-// (LogIndexBytes) and no row.
+// LogIndex is the first pass over an event log: each row's event (its
+// id's number, in order of first appearance) and each event's number of
+// rows. The accountant needs an event's number of copies when its first
+// copy arrives, so the log is read twice: once here, once by LogSource.
+// While it reads, the index maps each distinct id to its number (a Go
+// map: LogIndexBytes); after, it keeps 4 bytes per event in memory (the
+// copies) and 4 bytes per row in an unlinked temporary file (the rows'
+// event numbers, which the second pass reads in order, with no look-up).
 type LogIndex struct {
 	form   int
-	ints   map[int64]logEntry
-	uuids  map[[16]byte]logEntry
-	others map[string]logEntry
+	ints   map[int64]uint32
+	uuids  map[[16]byte]uint32
+	others map[string]uint32
+	// copies holds each event's number of rows.
+	copies []uint32
+	// events is the rows' event numbers, 4 bytes little-endian a row,
+	// in a temporary file removed from its folder once opened.
+	events *os.File
 	// Rows and Events count the log's rows and distinct ids.
 	Rows   int64
 	Events uint64
@@ -55,6 +62,15 @@ type LogIndex struct {
 	// ColAttempt, ColPayload) the log holds, in its first row.
 	Has [NumColumns]bool
 }
+
+// logEntry is an event's number and its number of rows.
+type logEntry struct {
+	event, copies uint32
+}
+
+// Close releases the index's temporary file. Sources opened on it must
+// be done with.
+func (x *LogIndex) Close() error { return x.events.Close() }
 
 // IDs returns the form of the event_id column of the log's rows.
 func (x *LogIndex) IDs() IDForm {
@@ -73,11 +89,11 @@ func (x *LogIndex) IDForm() string {
 // LogIndexBytes is the index's measured memory per distinct id, by form
 // (BenchmarkLogIndex): Go maps of 8-byte entries keyed by an int64, 16
 // bytes or the id's text.
-const LogIndexBytes = "about 20-40 bytes per distinct int or UUID id; other ids add their text"
+const LogIndexBytes = "while the log is scanned, about 30-50 bytes per distinct int or UUID id (other ids add their text); after, 4 bytes per event in memory and 4 bytes per row in a temporary file"
 
 // maxLogEvents bounds the distinct ids of a log: event numbers are kept
 // in 32 bits.
-const maxLogEvents = math.MaxUint32
+const maxLogEvents = math.MaxUint32 - 1
 
 // ScanLog reads the log of e once: it checks every row (the reader's
 // checks, and the schema columns the log carries: customer_id, attempt
@@ -88,7 +104,22 @@ func ScanLog(e *Events) (*LogIndex, error) {
 		return nil, err
 	}
 	defer r.Close()
-	x := &LogIndex{form: -1}
+	tmp, err := os.CreateTemp("", "dedupsim-eventlog-*.events")
+	if err != nil {
+		return nil, fmt.Errorf("event log: a temporary file for the rows' events: %w", err)
+	}
+	// Unlinked at once: the file lives while the index holds it open,
+	// and nothing is left behind however the process ends (where the
+	// system allows removing an open file).
+	os.Remove(tmp.Name())
+	x := &LogIndex{form: -1, events: tmp}
+	ok := false
+	defer func() {
+		if !ok {
+			tmp.Close()
+		}
+	}()
+	w := bufio.NewWriterSize(tmp, 1<<16)
 	var row Row
 	cols := newLogCols(e)
 	for r.Next() {
@@ -104,21 +135,29 @@ func ScanLog(e *Events) (*LogIndex, error) {
 		if err := cols.fill(r, &row, &x.Has); err != nil {
 			return nil, err
 		}
-		ent, err := x.add(rec)
+		ev, err := x.add(rec)
 		if err != nil {
 			return nil, r.RowError(e.ID[0], err.Error())
 		}
-		if ent.copies == math.MaxUint32 {
-			return nil, r.RowError(e.ID[0], "an id with more than 4294967294 rows")
+		if x.copies[ev] == math.MaxUint32 {
+			return nil, r.RowError(e.ID[0], "an id with more than 4294967295 rows")
 		}
-		ent.copies++
-		x.put(rec, ent)
+		x.copies[ev]++
+		var b [4]byte
+		binary.LittleEndian.PutUint32(b[:], ev)
+		w.Write(b[:])
 		x.Rows++
 		x.LastArrival = rec.Arrival
 	}
 	if err := r.Err(); err != nil {
 		return nil, err
 	}
+	if err := w.Flush(); err != nil {
+		return nil, fmt.Errorf("event log: writing the rows' events to a temporary file: %w", err)
+	}
+	// The ids are no longer needed: only the numbers are.
+	x.ints, x.uuids, x.others = nil, nil, nil
+	ok = true
 	return x, nil
 }
 
@@ -126,102 +165,79 @@ func ScanLog(e *Events) (*LogIndex, error) {
 func (x *LogIndex) start(rec *eventlog.Record) {
 	switch {
 	case len(rec.IDParts) > 1:
-		x.form, x.others = formOther, map[string]logEntry{}
+		x.form, x.others = formOther, map[string]uint32{}
 	case isCanonicalInt(rec.ID):
-		x.form, x.ints = formInt, map[int64]logEntry{}
+		x.form, x.ints = formInt, map[int64]uint32{}
 	case isLowerUUID(rec.ID):
-		x.form, x.uuids = formUUID, map[[16]byte]logEntry{}
+		x.form, x.uuids = formUUID, map[[16]byte]uint32{}
 	default:
-		x.form, x.others = formOther, map[string]logEntry{}
+		x.form, x.others = formOther, map[string]uint32{}
 	}
 }
 
-// add returns the entry of rec's id, a new one (the next event number)
-// for an id not seen before; when the id does not fit the form, the
-// index moves to formOther first.
-func (x *LogIndex) add(rec *eventlog.Record) (logEntry, error) {
+// add returns the event number of rec's id, a new one for an id not
+// seen before; when the id does not fit the form, the index moves to
+// formOther first.
+func (x *LogIndex) add(rec *eventlog.Record) (uint32, error) {
 	switch x.form {
 	case formInt:
 		if n, ok := parseCanonicalInt(rec.ID); ok {
-			if ent, ok := x.ints[n]; ok {
-				return ent, nil
+			if ev, ok := x.ints[n]; ok {
+				return ev, nil
 			}
-			return x.newEntry()
+			ev, err := x.newEvent()
+			if err == nil {
+				x.ints[n] = ev
+			}
+			return ev, err
 		}
 	case formUUID:
 		if u, ok := parseLowerUUID(rec.ID); ok {
-			if ent, ok := x.uuids[u]; ok {
-				return ent, nil
+			if ev, ok := x.uuids[u]; ok {
+				return ev, nil
 			}
-			return x.newEntry()
+			ev, err := x.newEvent()
+			if err == nil {
+				x.uuids[u] = ev
+			}
+			return ev, err
 		}
 	default:
-		if ent, ok := x.others[string(rec.ID)]; ok {
-			return ent, nil
+		if ev, ok := x.others[string(rec.ID)]; ok {
+			return ev, nil
 		}
-		return x.newEntry()
+		ev, err := x.newEvent()
+		if err == nil {
+			x.others[string(rec.ID)] = ev
+		}
+		return ev, err
 	}
 	x.toOther()
 	return x.add(rec)
 }
 
-func (x *LogIndex) newEntry() (logEntry, error) {
+func (x *LogIndex) newEvent() (uint32, error) {
 	if x.Events >= maxLogEvents {
-		return logEntry{}, errors.New("more than 4294967295 distinct ids, the limit")
+		return 0, errors.New("more than 4294967295 distinct ids, the limit")
 	}
 	x.Events++
-	return logEntry{event: uint32(x.Events - 1)}, nil
-}
-
-// put stores ent for rec's id (of the index's form).
-func (x *LogIndex) put(rec *eventlog.Record, ent logEntry) {
-	switch x.form {
-	case formInt:
-		n, _ := parseCanonicalInt(rec.ID)
-		x.ints[n] = ent
-	case formUUID:
-		u, _ := parseLowerUUID(rec.ID)
-		x.uuids[u] = ent
-	default:
-		x.others[string(rec.ID)] = ent
-	}
+	x.copies = append(x.copies, 0)
+	return uint32(x.Events - 1), nil
 }
 
 // toOther rekeys the index by the ids' text: an int or UUID id's text
 // is its canonical form, so the rekeying is exact.
 func (x *LogIndex) toOther() {
-	m := make(map[string]logEntry, len(x.ints)+len(x.uuids))
-	for n, ent := range x.ints {
-		m[strconv.FormatInt(n, 10)] = ent
+	m := make(map[string]uint32, len(x.ints)+len(x.uuids))
+	for n, ev := range x.ints {
+		m[strconv.FormatInt(n, 10)] = ev
 	}
-	for u, ent := range x.uuids {
+	for u, ev := range x.uuids {
 		var t [36]byte
 		writeUUIDBytes(&t, u)
-		m[string(t[:])] = ent
+		m[string(t[:])] = ev
 	}
 	x.form, x.ints, x.uuids, x.others = formOther, nil, nil, m
-}
-
-// lookup returns the entry of rec's id.
-func (x *LogIndex) lookup(rec *eventlog.Record) (logEntry, bool) {
-	switch x.form {
-	case formInt:
-		n, ok := parseCanonicalInt(rec.ID)
-		if !ok {
-			return logEntry{}, false
-		}
-		ent, ok := x.ints[n]
-		return ent, ok
-	case formUUID:
-		u, ok := parseLowerUUID(rec.ID)
-		if !ok {
-			return logEntry{}, false
-		}
-		ent, ok := x.uuids[u]
-		return ent, ok
-	}
-	ent, ok := x.others[string(rec.ID)]
-	return ent, ok
 }
 
 // isCanonicalInt reports whether b is a whole number as strconv writes
@@ -400,6 +416,7 @@ func cut(b []byte) string {
 // concurrent use.
 type LogSource struct {
 	r     *eventlog.Reader
+	e     *Events
 	x     *LogIndex
 	idCol string
 	cols  *logCols
@@ -408,9 +425,12 @@ type LogSource struct {
 	// the events with copies still to come.
 	next    uint32
 	pending map[uint32]uint32
-	rows    int64
-	err     error
-	done    bool
+	// events reads the rows' event numbers the index wrote.
+	events *bufio.Reader
+	evBuf  [4]byte
+	rows   int64
+	err    error
+	done   bool
 }
 
 // NewLogSource opens the log of e, whose index (ScanLog) is e.Index.
@@ -422,7 +442,9 @@ func NewLogSource(e *Events) (*LogSource, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &LogSource{r: r, x: e.Index, idCol: e.ID[0], cols: newLogCols(e), tol: e.BadClockTolerance.Micros(), pending: map[uint32]uint32{}}, nil
+	x := e.Index
+	events := bufio.NewReaderSize(io.NewSectionReader(x.events, 0, 4*x.Rows), 1<<16)
+	return &LogSource{r: r, e: e, x: x, events: events, idCol: e.ID[0], cols: newLogCols(e), tol: e.BadClockTolerance.Micros(), pending: map[uint32]uint32{}}, nil
 }
 
 // Next writes the next row into row and reports whether there was one;
@@ -441,18 +463,25 @@ func (s *LogSource) Next(row *Row) bool {
 		return false
 	}
 	rec := s.r.Record()
-	ent, ok := s.x.lookup(rec)
-	if !ok {
-		return s.fail(fmt.Errorf("%w (an id not in the first pass)", s.r.RowError(s.idCol, "the log changed since it was first read")))
+	if _, err := io.ReadFull(s.events, s.evBuf[:]); err != nil {
+		return s.fail(s.r.RowError(s.idCol, "the log changed since it was first read (more rows)"))
 	}
+	ev := binary.LittleEndian.Uint32(s.evBuf[:])
+	ent := logEntry{event: ev, copies: s.x.copies[ev]}
 	*row = Row{EventTime: rec.EventTime, Arrival: rec.Arrival}
 	if err := s.cols.fill(s.r, row, &s.x.Has); err != nil {
 		return s.fail(err)
 	}
 	switch s.x.form {
 	case formInt:
-		row.EventNum, _ = parseCanonicalInt(rec.ID)
+		var ok bool
+		if row.EventNum, ok = parseCanonicalInt(rec.ID); !ok {
+			return s.fail(s.r.RowError(s.idCol, "the log changed since it was first read (the ids' form)"))
+		}
 	case formUUID:
+		if len(rec.ID) != uuidLen {
+			return s.fail(s.r.RowError(s.idCol, "the log changed since it was first read (the ids' form)"))
+		}
 		copy(row.EventID[:], rec.ID)
 	default:
 		row.EventNum = int64(ent.event)
@@ -493,6 +522,67 @@ func (s *LogSource) Err() error { return s.err }
 // Pending returns the number of events with copies still to come: the
 // source's memory besides the index is proportional to it.
 func (s *LogSource) Pending() int { return len(s.pending) }
+
+// logStateMagic opens a LogSource's State.
+const logStateMagic = "dedupsim log source 1\n"
+
+// fingerprint identifies the log the index was made of: its rows,
+// events and arrival span.
+func (x *LogIndex) fingerprint() uint64 {
+	h := uint64(14695981039346656037)
+	for _, v := range []uint64{uint64(x.Rows), x.Events, uint64(x.FirstArrival), uint64(x.LastArrival)} {
+		h = (h ^ v) * 0x100000001b3
+	}
+	return h
+}
+
+// State returns the source's position: the rows read so far. Restore
+// reads them again to come back to it (the events with copies to come
+// are rebuilt on the way), so a killed run resumes exactly where it
+// was, at the cost of rereading the log up to there.
+func (s *LogSource) State() ([]byte, error) {
+	e := &encoder{buf: []byte(logStateMagic)}
+	e.u64(s.x.fingerprint())
+	e.u64(uint64(s.rows))
+	return e.buf, nil
+}
+
+// Restore moves s to the position State recorded, by reading the log
+// again up to it. A state of another log, or a log that now has fewer
+// rows, is an error, and s is left as it was.
+func (s *LogSource) Restore(state []byte) error {
+	body, ok := bytes.CutPrefix(state, []byte(logStateMagic))
+	if !ok {
+		return errors.New("generators: restore: not a log source's state (or a different format version)")
+	}
+	d := &decoder{buf: body}
+	fp, rows := d.u64(), d.u64()
+	if d.err == nil && len(d.buf) != 0 {
+		d.fail(fmt.Errorf("%d bytes left over", len(d.buf)))
+	}
+	if d.err != nil {
+		return fmt.Errorf("generators: restore: %w", d.err)
+	}
+	if fp != s.x.fingerprint() || rows > uint64(s.x.Rows) {
+		return errors.New("generators: restore: the state is of a different log")
+	}
+	fresh, err := NewLogSource(s.e)
+	if err != nil {
+		return err
+	}
+	var row Row
+	for range rows {
+		if !fresh.Next(&row) {
+			if err := fresh.Err(); err != nil {
+				return fmt.Errorf("generators: restore: %w", err)
+			}
+			return errors.New("generators: restore: the log ended before the state's position")
+		}
+	}
+	s.r.Close()
+	*s = *fresh
+	return nil
+}
 
 // Close closes the log's files.
 func (s *LogSource) Close() error { return s.r.Close() }

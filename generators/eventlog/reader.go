@@ -136,7 +136,12 @@ func List(path string) ([]string, error) {
 		var out []string
 		for _, e := range ents {
 			n := e.Name()
-			if strings.HasPrefix(n, ".") || strings.HasPrefix(n, "_") || e.IsDir() {
+			if strings.HasPrefix(n, ".") || strings.HasPrefix(n, "_") {
+				continue
+			}
+			// Only regular files (a FIFO or a device would hang or
+			// never end), symbolic links to them included.
+			if st, err := os.Stat(filepath.Join(path, n)); err != nil || !st.Mode().IsRegular() {
 				continue
 			}
 			out = append(out, filepath.Join(path, n))

@@ -1,11 +1,15 @@
 package runner
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
+	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -162,4 +166,110 @@ func TestLogGivesScenarioCounters(t *testing.T) {
 			}
 		})
 	}
+}
+
+// stopLogAfter cancels the run after n rows of a log.
+type stopLogAfter struct {
+	*generators.LogSource
+	n      int
+	cancel func()
+}
+
+func (s *stopLogAfter) Next(r *generators.Row) bool {
+	if s.n--; s.n == 0 {
+		s.cancel()
+	}
+	return s.LogSource.Next(r)
+}
+
+// TestLogResumes: a resumable run of a log killed twice resumes to the
+// uninterrupted run's results (the log source's position is the rows
+// read, reread on resume).
+func TestLogResumes(t *testing.T) {
+	gen := load(t, logScenario("uuid"))
+	dir := t.TempDir()
+	writeLog(t, gen, dir)
+	spark := strings.Split(logOf(dir), "  - name: flink-keep-first")[0]
+	sc := load(t, spark+"faults:\n  - {at: 100s, kind: restart}\n")
+	want := run(t, sc, 2)
+	ck := filepath.Join(t.TempDir(), "ck")
+	for _, stop := range []int{3000, 8000} {
+		ctx, cancel := context.WithCancel(context.Background())
+		_, err := Run(ctx, sc, Options{
+			Workers: 2, CheckpointDir: ck, SnapshotEvery: time.Nanosecond,
+			NewSource: func(s *scenario.Scenario) (Source, error) {
+				g, err := generators.NewLogSource(s.Workload.Events)
+				return &stopLogAfter{LogSource: g, n: stop, cancel: cancel}, err
+			},
+		})
+		cancel()
+		if err == nil {
+			t.Fatalf("run interrupted after %d rows did not fail", stop)
+		}
+	}
+	got, err := runOpts(t, sc, Options{Workers: 2, CheckpointDir: ck, SnapshotEvery: time.Nanosecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := summaryJSON(t, want), summaryJSON(t, got); a != b {
+		t.Fatalf("resumed summary differs:\n%s\n%s", a, b)
+	}
+	if !bytes.Equal(timeseries(t, want), timeseries(t, got)) {
+		t.Fatal("resumed timeseries differs")
+	}
+}
+
+var (
+	writeLogOf = flag.String("write-log-of", "", "TestWriteLogOf: the scenario whose rows to write as a log")
+	writeLogTo = flag.String("write-log", "", "TestWriteLogOf: the CSV file to write")
+)
+
+// TestWriteLogOf writes a scenario's rows as a CSV log, for the
+// benchmarks of BENCHMARKS.md ("Event logs"): with -write-log-of
+// SCENARIO -write-log FILE, the columns event_id, customer_id,
+// event_time, ingest_time, attempt, payload, arrival (times in epoch
+// microseconds). Without the flags it writes nothing and passes.
+func TestWriteLogOf(t *testing.T) {
+	if *writeLogOf == "" || *writeLogTo == "" {
+		return
+	}
+	sc, err := scenario.Load(*writeLogOf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := generators.New(sc.Generator())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(*writeLogTo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	w.WriteString("event_id,customer_id,event_time,ingest_time,attempt,payload,arrival\n")
+	var r generators.Row
+	var buf []byte
+	n := 0
+	for g.Next(&r) {
+		buf = buf[:0]
+		if g.IDs() == generators.IntIDs {
+			buf = strconv.AppendInt(buf, r.EventNum, 10)
+		} else {
+			buf = append(buf, r.EventID[:]...)
+		}
+		for _, v := range []int64{r.CustomerID, r.EventTime, r.IngestTime, r.Attempt, r.Payload, r.Arrival} {
+			buf = append(buf, ',')
+			buf = strconv.AppendInt(buf, v, 10)
+		}
+		buf = append(buf, '\n')
+		w.Write(buf)
+		n++
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d rows written to %s", n, *writeLogTo)
 }

@@ -161,11 +161,6 @@ func prepare(s *scenario.Scenario, opts Options) (_ *execution, err error) {
 		return nil, fmt.Errorf("scenario %s: %w", s.File, err)
 	}
 	if opts.CheckpointDir != "" {
-		if s.Workload.Events != nil {
-			// A resumable run gives each job its own stream and records
-			// its position; a log source does not record one yet.
-			return nil, fmt.Errorf("scenario %s: workload.events: a workload read from a log cannot yet run in a resumable run (--checkpoint): run it without one", s.File)
-		}
 		for _, j := range jobs {
 			if j.Rows != nil {
 				return nil, fmt.Errorf("scenario %s: queries %s: a %s query cannot yet run in a resumable run (--checkpoint): run it without one", s.File, j.Name, j.Engine)

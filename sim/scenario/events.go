@@ -47,6 +47,12 @@ func (s *Scenario) readEvents(p *problems, dir string) {
 	if e == nil || e.Index != nil {
 		return
 	}
+	_, durationGiven := p.lines["duration"]
+	if !durationGiven {
+		// Until the log gives it: a problem of the log is then its one
+		// line, not a second one about the duration.
+		s.Duration = interval.Duration(time.Second)
+	}
 	if _, given := p.lines["start"]; given {
 		p.add("start", "must be left out with workload.events: the trigger grid starts at workload.events.start, or at the log's first arrival rounded down to a whole trigger")
 	}
@@ -87,7 +93,7 @@ func (s *Scenario) readEvents(p *problems, dir string) {
 	default:
 		s.Start = time.UnixMicro(x.FirstArrival).UTC()
 	}
-	if _, given := p.lines["duration"]; !given {
+	if !durationGiven {
 		d := x.LastArrival - s.Start.UnixMicro()
 		s.Duration = interval.Duration(max(d, 1) * 1000)
 	}
@@ -126,6 +132,9 @@ func (s *Scenario) eventWarnings() []string {
 		return nil
 	}
 	x := e.Index
+	if x.EventUnit == eventlog.UnitRFC3339 && x.ArrivalUnit == eventlog.UnitRFC3339 {
+		return nil // text needs no unit
+	}
 	return []string{fmt.Sprintf("workload.events.timeUnit: detected from the first row: %s as %s, %s as %s (set timeUnit to say so)",
 		e.EventTime, unitWords(x.EventUnit), e.ArrivalTime, unitWords(x.ArrivalUnit))}
 }
