@@ -115,3 +115,29 @@ func TestFitRefusesAForeignOut(t *testing.T) {
 		t.Fatalf("the folder holds %d entries", len(entries))
 	}
 }
+
+// TestPlanScalesTheFittedTraffic: plan with --production-rate on a
+// scenario whose workload is a log plans on the traffic fitted to the log
+// (a log's rows cannot be scaled) and says so.
+func TestPlanScalesTheFittedTraffic(t *testing.T) {
+	abs, err := filepath.Abs(fitSample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := filepath.Join(t.TempDir(), "log.yaml")
+	yml := "name: log\nworkload:\n  events: {file: " + abs + ", id: event_id, eventTime: event_time, arrivalTime: ingest_time, timeUnit: rfc3339}\n" +
+		"queries:\n  - name: q1\n    query: 'withWatermark(\"event_time\", \"15 seconds\").dropDuplicatesWithinWatermark([\"event_id\"])'\n"
+	if err := os.WriteFile(sc, []byte(yml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := simulate(t, "plan", sc, "--query", "q1", "--seeds", "1", "--max-false-drop-rate", "0.5", "--production-rate", "50/s", "--json", "--quiet")
+	if code != 0 && code != exitNoPlan {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "planning on the traffic fitted to it") || !strings.Contains(stderr, "not scaled") {
+		t.Errorf("plan does not say it scales the fitted traffic: %q", stderr)
+	}
+	if !strings.Contains(stdout, `"recommendedDelaySeconds"`) {
+		t.Errorf("no plan: %s", stdout)
+	}
+}
