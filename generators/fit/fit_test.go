@@ -3,6 +3,7 @@ package fit
 import (
 	"math"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -116,5 +117,58 @@ func TestProfileBoundaries(t *testing.T) {
 	starts := profileStarts(counts, 10)
 	if want := []int{0, 301, 501}; !slices.Equal(starts, want) {
 		t.Fatalf("starts %v, want %v", starts, want)
+	}
+}
+
+// TestFitCommonBadClocksAndKeptTimes fits a log whose copies keep the
+// first row's event time and where 0.2% of rows (originals and copies)
+// come from a clock 2 to 10 minutes ahead: a futureTimestamps share whose
+// interval holds the true one, with a uniform skew whose bounds hold the
+// true ones, and copies fitted as same.
+func TestFitCommonBadClocksAndKeptTimes(t *testing.T) {
+	p := defaultSynth()
+	p.mode = "same"
+	p.badAt = nil
+	p.badShare, p.badMin, p.badMax = 0.002, 2*time.Minute, 10*time.Minute
+	r, err := Fit(SliceOpener(synthLog(p)), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.BadClockRows < RareBadClocks || len(r.Faults) != 0 {
+		t.Fatalf("%d bad rows, %d faults: want a share", r.BadClockRows, len(r.Faults))
+	}
+	if !r.BadClock.Contains(p.badShare) {
+		t.Errorf("bad-clock share %+v does not hold %v", r.BadClock, p.badShare)
+	}
+	if r.Skew.Spec.Kind != randvar.KindUniform {
+		t.Fatalf("skew fitted as %s (candidates %+v), want uniform", r.Skew.Spec.Kind, r.Skew.Candidates)
+	}
+	// The maximum-likelihood bounds are the observed extremes: within a
+	// second of the true ones (about 110 values spread over 8 minutes).
+	if lo, hi := r.Skew.Spec.Min, r.Skew.Spec.Max; math.Abs(lo-p.badMin.Seconds()) > 10 || math.Abs(hi-p.badMax.Seconds()) > 10 {
+		t.Errorf("skew [%v, %v] s, want [%v, %v]", lo, hi, p.badMin.Seconds(), p.badMax.Seconds())
+	}
+	if r.Timestamp != "same" {
+		t.Errorf("timestamp %s (votes %v), want same", r.Timestamp, r.TimestampVotes)
+	}
+	w := r.Scenario("x", "x", "log", []string{`dropDuplicates(["event_id"])`})
+	for _, want := range []string{"futureTimestamps:", "skew: {dist: uniform", "timestamp: same"} {
+		if !strings.Contains(string(w.YAML), want) {
+			t.Errorf("the scenario lacks %q", want)
+		}
+	}
+}
+
+// TestFitJitteredCopies fits copies whose event time moves by up to 5 s:
+// jitter, bounded by the largest move.
+func TestFitJitteredCopies(t *testing.T) {
+	p := defaultSynth()
+	p.mode, p.jitter = "jitter", 5*time.Second
+	r, err := Fit(SliceOpener(synthLog(p)), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Timestamp != "jitter" || r.Jitter > p.jitter || r.Jitter < p.jitter-100*time.Millisecond {
+		t.Errorf("timestamp %s jitter %v (votes %v), want jitter of about %v", r.Timestamp, r.Jitter, r.TimestampVotes, p.jitter)
 	}
 }

@@ -28,6 +28,14 @@ type synthParams struct {
 	badAt     []time.Duration // bad-clock rows: arrival offsets
 	badSkew   time.Duration
 	customers int
+	// mode is how copies' event time is set: "restamp" (default),
+	// "same" or "jitter" (uniform in +-jitter).
+	mode   string
+	jitter time.Duration
+	// badShare is a share of rows (originals and copies, each on its
+	// own) given a clock ahead by a uniform skew in [badMin, badMax].
+	badShare       float64
+	badMin, badMax time.Duration
 }
 
 type synthSeg struct {
@@ -88,7 +96,15 @@ func synthLog(p synthParams) []Record {
 					at := arr
 					for range k {
 						at += int64(math.Exp(p.gapMu+p.gapSig*rng.NormFloat64()) * 1e6)
-						rows = append(rows, Record{ID: []byte(ev), EventTime: evt + (at - arr), Arrival: at, Customer: []byte(cust)})
+						e := evt + (at - arr)
+						switch p.mode {
+						case "same":
+							e = evt
+						case "jitter":
+							j := p.jitter.Microseconds()
+							e = evt + rng.Int64N(2*j+1) - j
+						}
+						rows = append(rows, Record{ID: []byte(ev), EventTime: e, Arrival: at, Customer: []byte(cust)})
 					}
 				}
 			}
@@ -98,6 +114,14 @@ func synthLog(p synthParams) []Record {
 	for _, at := range p.badAt {
 		arr := t0 + at.Microseconds()
 		rows = append(rows, Record{ID: []byte(id()), EventTime: arr + p.badSkew.Microseconds(), Arrival: arr, Customer: []byte("0")})
+	}
+	if p.badShare > 0 {
+		for i := range rows {
+			if rng.Float64() < p.badShare {
+				lo, hi := p.badMin.Microseconds(), p.badMax.Microseconds()
+				rows[i].EventTime = rows[i].Arrival + lo + rng.Int64N(hi-lo+1)
+			}
+		}
 	}
 	slices.SortStableFunc(rows, func(a, b Record) int { return cmpInt(a.Arrival, b.Arrival) })
 	return rows
