@@ -279,8 +279,11 @@ func Fit(open Opener, opt Options) (*Result, error) {
 	hist := make([]int64, 2)
 	every := max(1, res.Rows/maxLatenessPoints)
 	rareBad := res.BadClockRows < RareBadClocks
-	_, err = scan(open, func(n int64, r *Record) error {
+	rows2, err := scan(open, func(n int64, r *Record) error {
 		b := (r.Arrival - start) / bin
+		if n >= res.Rows || r.Arrival < first || r.Arrival > last {
+			return fmt.Errorf("row %d: the log changed between the fit's two passes", n+1)
+		}
 		res.PerBinRows[b]++
 		ahead := r.EventTime - r.Arrival
 		bad := ahead > tol
@@ -330,6 +333,9 @@ func Fit(open Opener, opt Options) (*Result, error) {
 	})
 	if err != nil {
 		return nil, err
+	}
+	if rows2 != res.Rows {
+		return nil, fmt.Errorf("the log changed between the fit's two passes: %d rows, then %d", res.Rows, rows2)
 	}
 	var resent, followed int64
 	for _, e := range events {

@@ -172,3 +172,21 @@ func TestFitJitteredCopies(t *testing.T) {
 		t.Errorf("timestamp %s jitter %v (votes %v), want jitter of about %v", r.Timestamp, r.Jitter, r.TimestampVotes, p.jitter)
 	}
 }
+
+// TestFitRefusesALogThatChanges: a log that grows between the two passes
+// is an error, not a panic or a silent mix.
+func TestFitRefusesALogThatChanges(t *testing.T) {
+	rows := synthLog(defaultSynth())[:1000]
+	passes := 0
+	open := func() (Source, error) {
+		passes++
+		if passes == 2 {
+			more := append(slices.Clone(rows), Record{ID: []byte("x"), EventTime: rows[999].Arrival + 1e9, Arrival: rows[999].Arrival + 1e9})
+			return &Slice{Rows: more}, nil
+		}
+		return &Slice{Rows: rows}, nil
+	}
+	if _, err := Fit(open, Options{}); err == nil || !strings.Contains(err.Error(), "changed between") {
+		t.Fatalf("err %v, want the log changed", err)
+	}
+}
