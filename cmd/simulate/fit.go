@@ -79,13 +79,17 @@ folder dedupsim wrote. Methods and accuracy: docs/fit.md.`,
 			o.Name, o.Queries, o.Log = name, queries, args[0]
 			o.Command = fitCommandLine(cmd, args[0])
 			spec := fitlog.LogSpec{Path: args[0], ID: ids, EventTime: eventTime, ArrivalTime: arrivalTime, TimeUnit: unit, Customer: customer}
-			open, err := fitlog.Opener(spec)
+			open, units, err := fitlog.OpenerWithUnits(spec)
 			if err != nil {
 				return err
 			}
 			f, err := fitlog.Fit(open, o)
 			if err != nil {
 				return err
+			}
+			if u := units(); u != "" {
+				fmt.Fprintf(stderr, "%s: %s\n", args[0], u)
+				f.Report.Notes = append(f.Report.Notes, capitalizeFirst(u)+".")
 			}
 			var check *fitlog.Check
 			if !noCheck {
@@ -137,4 +141,11 @@ func fitCommandLine(cmd *cobra.Command, log string) string {
 		parts = append(parts, "--"+f.Name, f.Value.String())
 	})
 	return strings.Join(parts, " ")
+}
+
+func capitalizeFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }

@@ -24,6 +24,9 @@ func TestFitWritesALoadableScenario(t *testing.T) {
 	if !strings.Contains(stdout, "12838 rows") {
 		t.Errorf("stdout %q does not give the rows", stdout)
 	}
+	if !strings.Contains(stderr, "times detected from the first row: event_time as RFC 3339 text") {
+		t.Errorf("stderr %q does not say the time units were detected", stderr)
+	}
 	for _, f := range []string{"sample.yaml", "fit.json", "report.md", "report.html", "rate.png", "arrival-delay.svg", "retry-gap.png", "lateness.png", "copies.png"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Errorf("missing %s: %v", f, err)
