@@ -59,6 +59,9 @@ type Workload struct {
 	// Heartbeat, when above zero, is the interval of synthetic heartbeat
 	// rows.
 	Heartbeat interval.Duration `json:"heartbeat" yaml:"heartbeat"`
+	// Events, when set, replaces the generated traffic with an event log
+	// (events.go); rate, profile and the faults are then left out.
+	Events *Events `json:"events,omitempty" yaml:"events"`
 }
 
 // DefaultWorkload returns a workload holding every default; the rate (or
@@ -299,6 +302,10 @@ func (c *Config) Check() []Problem {
 		ps.add("duration", "must be above 0, got %s", c.Duration)
 	}
 	w := &c.Workload
+	if w.Events != nil {
+		ps.checkEvents(c)
+		return ps
+	}
 	// A profile replaces the rate; a rate that a profile replaces must
 	// still be a valid rate.
 	switch {

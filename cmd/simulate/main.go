@@ -147,6 +147,7 @@ loses. The engines (a query or trace of any but Spark names its engine with an
 		newExportCmd(stdout),
 		newCompareCmd(stdout),
 		newCalibrateCmd(stdout),
+		newFitCmd(stdout, stderr),
 	)
 	return root
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/engines/interval"
+	"github.com/dedupsim/dedupsim/sim/fitlog"
 	"github.com/dedupsim/dedupsim/sim/plan"
 	"github.com/dedupsim/dedupsim/sim/runner"
 	"github.com/dedupsim/dedupsim/sim/scenario"
@@ -145,6 +146,19 @@ budget, no watermark to plan, or a state that never shrinks), 1 on errors.`,
 			sc, err := scenario.Load(file)
 			if err != nil {
 				return err
+			}
+			if sc.Workload.Events != nil && t.ProductionRate > 0 {
+				// A log's rows cannot be scaled: plan on the scenario
+				// fitted to the log (simulate fit), its traffic scaled.
+				tmp, err := os.MkdirTemp("", "dedupsim-fit-")
+				if err != nil {
+					return err
+				}
+				defer os.RemoveAll(tmp)
+				if sc, _, err = fitlog.FitScenario(sc, tmp); err != nil {
+					return err
+				}
+				fmt.Fprintf(stderr, "plan: %s's workload is an event log: planning on the traffic fitted to it (as simulate fit does), scaled to --production-rate; the log's own rows are not scaled\n", file)
 			}
 			if err := refuseSparkOnly(cmd, sc, query, out); err != nil {
 				return err

@@ -336,6 +336,13 @@ func Search(ctx context.Context, sc *scenario.Scenario, query string, t Targets,
 	case !(q > 0 && q <= 1):
 		return nil, fmt.Errorf("quantile %v: want a share of the seeds above 0 and at most 1", q)
 	}
+	if sc.Workload.Events != nil {
+		if t.ProductionRate > 0 {
+			return nil, fmt.Errorf("%s: workload.events: --production-rate cannot scale a log's own rows yet: fit a scenario to the log and plan on the fitted scenario at that rate, or plan the log at its own rate", sc.File)
+		}
+		// A log's rows do not depend on the seed: it is simulated once.
+		n = 1
+	}
 	written := PeakRate(sc)
 	if t.ProductionRate > 0 {
 		var err error
@@ -706,7 +713,9 @@ func searchSeed(ctx context.Context, p *pool, sc *scenario.Scenario, query strin
 	}
 	res.Points = s.points()
 	res.QueryText = res.Point.Summary.Query
-	if res.Point.HasDelay || !info.delayMatters {
+	if (res.Point.HasDelay || !info.delayMatters) && sc.Workload.Events == nil {
+		// The closed-form model needs the generated traffic's
+		// distributions; a log has none (ModelOK stays false).
 		d := res.Point.Delay.Seconds()
 		if res.Model, res.ModelOK, err = info.estimate(WorkloadOf(sc), d); err != nil {
 			return nil, nil, err

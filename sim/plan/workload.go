@@ -42,7 +42,18 @@ func WorkloadOf(sc *scenario.Scenario) ModelWorkload {
 
 // PeakRate returns the scenario's rate of originals: its rate, or the
 // largest rate of its profile.
-func PeakRate(sc *scenario.Scenario) float64 { return sc.Workload.PeakRate() }
+//
+// With an event log, it is the log's mean rate of events (distinct ids)
+// over the duration.
+func PeakRate(sc *scenario.Scenario) float64 {
+	if e := sc.Workload.Events; e != nil && e.Index != nil {
+		if d := sc.Duration.Std().Seconds(); d > 0 {
+			return float64(e.Index.Events) / d
+		}
+		return float64(e.Index.Events)
+	}
+	return sc.Workload.PeakRate()
+}
 
 // timeDist returns s (seconds) as a model distribution; nil for constant 0.
 func timeDist(s randvar.Spec) Distribution {

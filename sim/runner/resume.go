@@ -381,7 +381,10 @@ func loadDone(dir string) (*jobResult, error) {
 	return res, nil
 }
 
-var _ Resumable = (*generators.Generator)(nil)
+var (
+	_ Resumable = (*generators.Generator)(nil)
+	_ Resumable = (*generators.LogSource)(nil)
+)
 
 // discardQueryFolders removes the job's query checkpoint folders past gen
 // (all of them for gen -1): folders a killed run made after the snapshot

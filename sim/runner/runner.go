@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -324,6 +325,15 @@ func (r *execution) runShared(ctx context.Context, g *errgroup.Group, workers in
 	g.Wait()
 	stream.close()
 	<-produced
+	if c, ok := src.(io.Closer); ok {
+		c.Close()
+	}
+	if ctx.Err() == nil {
+		// A log that could not be read to its end fails the run.
+		if err := generators.SourceErr(src); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -11,7 +11,8 @@ func opener(open func(dir string, version int64) (engines.Store, error)) StoreOp
 	return func(dir string, _ int, version int64) (engines.Store, error) { return open(dir, version) }
 }
 
-// defaultSource is a job's stream: the scenario's generator.
+// defaultSource is a job's stream: the scenario's generator, or its
+// event log's rows (generators.NewSource).
 func defaultSource(sc *scenario.Scenario) (Source, error) {
-	return generators.New(sc.Generator())
+	return generators.NewSource(sc.Generator())
 }

@@ -54,6 +54,9 @@ type decoder struct {
 	p *problems
 	// dir anchors relative empirical files.
 	dir string
+	// optional waives the need of the key paths it holds (duration,
+	// which an event log's arrivals give).
+	optional map[string]bool
 }
 
 // maxDepth bounds the merges (and the aliases) the decoder follows; YAML
@@ -66,7 +69,7 @@ func (d *decoder) value(n *yaml.Node, v reflect.Value, path string, t tags) bool
 	n = resolve(n)
 	switch {
 	case !present(n):
-		if t.need != "" {
+		if t.need != "" && !d.optional[path] {
 			d.p.add(path, "must be set to %s, got nothing", t.need)
 			d.p.breakPath(path)
 		}
@@ -75,6 +78,14 @@ func (d *decoder) value(n *yaml.Node, v reflect.Value, path string, t tags) bool
 		return d.dist(n, v, path, t.counts)
 	case v.Type() == reflect.TypeFor[QueryWindow]():
 		return d.queryWindow(n, v, path)
+	case v.Type() == reflect.TypeFor[generators.ColumnList]() && n.Kind == yaml.ScalarNode:
+		// One column, or a list of them.
+		if n.Value == "" {
+			d.fail(path, n, t.want)
+			return false
+		}
+		v.Set(reflect.ValueOf(generators.ColumnList{n.Value}))
+		return true
 	case v.Kind() == reflect.Pointer:
 		if !v.IsNil() {
 			return d.value(n, v.Elem(), path, t)

@@ -67,12 +67,16 @@ func parse(data []byte, file string, opt options) (*Scenario, error) {
 		return nil, p.err()
 	}
 	d := &decoder{p: p, dir: filepath.Dir(file)}
+	if hasEvents(root) {
+		d.optional = map[string]bool{"duration": true}
+	}
 	d.value(root, reflect.ValueOf(&s).Elem(), "", tags{})
 	if p.shapeOnly {
 		return nil, p.err()
 	}
 	s.Workload.SetMootDefaults()
 	s.fillSparkDefaults()
+	s.readEvents(p, filepath.Dir(file))
 	s.collect(opt, p)
 	if len(p.errs) > 0 {
 		p.sortByLine()

@@ -40,6 +40,7 @@ func (s *Scenario) collect(opt options, p *problems) {
 		p.add(pr.Path, "%s", pr.Msg)
 	}
 	s.checkQueries(p, opt)
+	s.checkEventColumns(p)
 	if !slices.Contains(stores.Names(), s.Store) {
 		p.add("store", "must be one of %s, got %s", strings.Join(stores.Names(), ", "), fileio.Show(s.Store))
 	}
@@ -396,7 +397,7 @@ func (s *Scenario) checkLimits(p *problems) {
 // under "warnings") does not depend on where the scenario was read from;
 // WarningLines adds it for the command line.
 func (s *Scenario) Warnings() []string {
-	var out []string
+	out := s.eventWarnings()
 	if s.Trigger > 0 && s.Duration > 0 && s.Trigger >= s.Duration {
 		out = append(out, fmt.Sprintf("trigger: %s is not shorter than duration (%s): every original arrives by the first trigger, so the whole run's traffic lands in one batch",
 			s.Trigger, s.Duration))

@@ -42,7 +42,7 @@ type source interface {
 // after start + at; a bad-clock fault is a row of the stream, which the
 // generator yields, never a restart.
 type scenarioSource struct {
-	gen     *generators.Generator
+	gen     generators.Source
 	start   int64
 	trigger int64
 	t       int64 // the next trigger (us)
@@ -65,7 +65,7 @@ type scenarioSource struct {
 }
 
 func newScenarioSource(sc *scenario.Scenario, qs []Query) (*scenarioSource, error) {
-	g, err := generators.New(sc.Generator())
+	g, err := generators.NewSource(sc.Generator())
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +81,7 @@ func newScenarioSource(sc *scenario.Scenario, qs []Query) (*scenarioSource, erro
 			return nil, err
 		}
 	}
-	s.b.IDs = g.IDs()
+	s.b.IDs = sc.Workload.IDs.Kind()
 	s.t = s.start + s.trigger
 	s.hasLook = g.Next(&s.look)
 	return s, nil
@@ -107,6 +107,9 @@ func (s *scenarioSource) nextTrigger(t int64) int64 {
 func (s *scenarioSource) next() (batch, faultKind, int64, bool, error) {
 	if !s.hasLook {
 		closeModels(s.cluster)
+		if err := generators.SourceErr(s.gen); err != nil {
+			return nil, noFault, 0, false, err
+		}
 		return nil, noFault, 0, false, nil
 	}
 	if len(s.cluster) > 0 {
