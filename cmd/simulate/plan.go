@@ -6,9 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -182,7 +180,8 @@ budget, no watermark to plan, or a state that never shrinks), 1 on errors.`,
 				return fmt.Errorf("--query: required: name the query to plan; %s's queries are: %s", file, strings.Join(names, ", "))
 			}
 
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			// The first Ctrl-C stops the search, the second ends plan at once.
+			ctx, stop := secondSignalEnds(cmd.Context(), stderr)
 			defer stop()
 			var res *plan.Result
 			search := func() error {
