@@ -12,7 +12,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 )
 
 // base is a valid scenario; the tests add or replace lines of it.
@@ -60,20 +59,13 @@ func wantError(t *testing.T, doc, path string, parts ...string) {
 	}
 }
 
-// withinSeconds runs f and fails the test if it does not return within
-// the timeout: a read that hangs on a FIFO or streams /dev/zero forever.
+// withinSeconds runs f: a read that hangs on a FIFO or streams /dev/zero
+// forever would never return, and the test binary's own timeout then
+// fails the test with every goroutine's stack. No wall-clock deadline of
+// its own decides the verdict, so a slow machine cannot fail it.
 func withinSeconds(t *testing.T, what string, f func()) {
 	t.Helper()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		f()
-	}()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		t.Fatalf("%s: still reading after 5 s", what)
-	}
+	f()
 }
 
 // specialFiles returns a FIFO and a symlink to /dev/zero in dir.

@@ -79,11 +79,11 @@ func TestEachRowStopsAndCloses(t *testing.T) {
 	if err != stop || n != 3 {
 		t.Fatalf("EachRow returned %v after %d rows; want the callback's error after 3", err, n)
 	}
-	deadline := time.Now().Add(5 * time.Second)
+	// A store or a Range left running keeps a goroutine forever: the wait
+	// then ends in the test binary's timeout, whose stacks show it; no
+	// deadline of this test's own decides, so a slow machine cannot fail
+	// it.
 	for runtime.NumGoroutine() > before {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d goroutines after the listing stopped, %d before: a store or a Range left running", runtime.NumGoroutine(), before)
-		}
 		time.Sleep(10 * time.Millisecond)
 	}
 }
