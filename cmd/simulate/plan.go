@@ -157,6 +157,10 @@ budget, no watermark to plan, or a state that never shrinks), 1 on errors.`,
 				// A spark: block sizes Spark queries' clusters only.
 				cluster = nil
 			}
+			execMem, execMemFrom, err := sf.memoryLimit(cmd, cluster, t.MemoryBudget)
+			if err != nil {
+				return err
+			}
 			if cmd.Flags().Changed("seed") {
 				sc.Seed = seed
 			}
@@ -190,7 +194,8 @@ budget, no watermark to plan, or a state that never shrinks), 1 on errors.`,
 					return err
 				}
 				if cluster != nil {
-					if res.Spark, err = plan.Spark(ctx, sc, res, plan.SparkOptions{Config: *cluster, Rate: t.ProductionRate, Workers: workers}); err != nil {
+					so := plan.SparkOptions{Config: *cluster, Rate: t.ProductionRate, Workers: workers, ExecutorMemory: execMem, ExecutorMemorySource: execMemFrom}
+					if res.Spark, err = plan.Spark(ctx, sc, res, so); err != nil {
 						return err
 					}
 				}
@@ -210,7 +215,7 @@ budget, no watermark to plan, or a state that never shrinks), 1 on errors.`,
 						return err
 					}
 					phase = "review"
-					in := reviewInput{file: file, sc: sc, cluster: cluster, targets: t, workers: workers, command: commandLine(cmd, file)}
+					in := reviewInput{file: file, sc: sc, cluster: cluster, targets: t, workers: workers, command: commandLine(cmd, file), execMem: execMem, execMemFrom: execMemFrom}
 					if cmd.Flags().Changed("cost") {
 						in.costFrom = sf.cost
 					}
