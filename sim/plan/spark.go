@@ -277,7 +277,8 @@ func Spark(ctx context.Context, sc *scenario.Scenario, res *Result, opts SparkOp
 			continue
 		}
 		if c := costs.Get(term); c > 0 {
-			kMax = math.Min(kMax, sparkmodel.MaxCost(term)/c)
+			// A hair below the bound, so that c × k never rounds above it.
+			kMax = math.Min(kMax, sparkmodel.MaxCost(term)/c*(1-1e-9))
 		}
 	}
 

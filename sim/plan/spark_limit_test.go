@@ -145,3 +145,26 @@ func TestSparkRateBoundedByMemory(t *testing.T) {
 		t.Errorf("verdict %q", v)
 	}
 }
+
+// TestSparkSearchStopsBelowTheCostBound: a per-row cost of 0.1 s
+// (rowNs 1e8) at 1/s keeps up at 10 times the rate, where the cost
+// multiplied by k reaches sparkmodel.MaxCost (1e9 ns), the bound past
+// which the model's durations are not trusted (a scenario may not ask
+// for more). The search stops there, below the bound, and says that
+// dedupsim's limit, not the cluster, bounded it: kept up at every rate
+// tried, up to 10/s. (Past the bound the search went on to 19.6/s.)
+func TestSparkSearchStopsBelowTheCostBound(t *testing.T) {
+	sc := parse(t, rateScenario(1, "{rowNs: 100000000}"))
+	res := &Result{Query: "within", Point: Point{Delay: time.Minute, HasDelay: true}}
+	got, err := Spark(context.Background(), sc, res, SparkOptions{Config: *sc.Spark})
+	if err != nil {
+		t.Fatalf("the search died: %v", err)
+	}
+	t.Log(got.Verdict())
+	if got.RateBound != BoundCostLimit || !got.MaxSustainableRateBounded || math.Abs(got.MaxSustainableRate-10) > 1e-6 {
+		t.Errorf("bound %q, bounded %v, max %v/s: want cost-limit, true, 10/s", got.RateBound, got.MaxSustainableRateBounded, got.MaxSustainableRate)
+	}
+	if !strings.Contains(got.Verdict(), "bound by dedupsim's limit, not the cluster") {
+		t.Errorf("verdict %q", got.Verdict())
+	}
+}

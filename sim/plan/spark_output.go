@@ -138,9 +138,9 @@ func (s *SparkResult) BoundText() string {
 	case BoundBatchLimit:
 		return fmt.Sprintf("bound by dedupsim's limit, not measured on the cluster: at %s/s a batch reached dedupsim's limit of %s rows, read as falling behind", above, fmtCount(float64(scenario.MaxRowsPerBatch)))
 	case BoundCostLimit:
-		return "bound by dedupsim's limit, not the cluster: it kept up at every rate tried, up to where a per-row or per-key cost multiplied by the rate would pass dedupsim's bound on a cost; the true bound is higher"
+		return "bound by dedupsim's limit, not the cluster: it kept up at every rate tried, up to where a per-row or per-key cost multiplied by the rate would pass dedupsim's bound on a cost; the true bound may be higher"
 	case BoundSearch:
-		return fmt.Sprintf("bound by the search, not the cluster: it kept up at every rate tried, up to 2^%d times the planned rate; the true bound is higher", MaxRateDoublings)
+		return fmt.Sprintf("bound by the search, not the cluster: it kept up at every rate tried, up to 2^%d times the planned rate; the true bound may be higher", MaxRateDoublings)
 	}
 	return fmt.Sprintf("falls behind above it (at %s/s)", above)
 }
