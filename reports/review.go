@@ -135,6 +135,9 @@ type ReviewProvider struct {
 	// MemoryHint suggests executor memory settings, with the overhead
 	// Spark adds.
 	MemoryHint string `json:"memoryHint"`
+	// SimulationsAtBatchLimit counts the rate search's simulations in
+	// which a batch met dedupsim's limit on its rows.
+	SimulationsAtBatchLimit int `json:"simulationsAtBatchLimit"`
 }
 
 // sustainable returns the provider's largest sustainable rate as the

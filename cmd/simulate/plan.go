@@ -161,6 +161,10 @@ budget, no watermark to plan, or a state that never shrinks), 1 on errors.`,
 			if err != nil {
 				return err
 			}
+			var hooks runner.Options
+			if err := applyTestHooks(&hooks); err != nil {
+				return err
+			}
 			if cmd.Flags().Changed("seed") {
 				sc.Seed = seed
 			}
@@ -194,7 +198,7 @@ budget, no watermark to plan, or a state that never shrinks), 1 on errors.`,
 					return err
 				}
 				if cluster != nil {
-					so := plan.SparkOptions{Config: *cluster, Rate: t.ProductionRate, Workers: workers, ExecutorMemory: execMem, ExecutorMemorySource: execMemFrom}
+					so := plan.SparkOptions{Config: *cluster, Rate: t.ProductionRate, Workers: workers, ExecutorMemory: execMem, ExecutorMemorySource: execMemFrom, MaxBatchRows: hooks.MaxBatchRows}
 					if res.Spark, err = plan.Spark(ctx, sc, res, so); err != nil {
 						return err
 					}
@@ -215,7 +219,7 @@ budget, no watermark to plan, or a state that never shrinks), 1 on errors.`,
 						return err
 					}
 					phase = "review"
-					in := reviewInput{file: file, sc: sc, cluster: cluster, targets: t, workers: workers, command: commandLine(cmd, file), execMem: execMem, execMemFrom: execMemFrom}
+					in := reviewInput{file: file, sc: sc, cluster: cluster, targets: t, workers: workers, command: commandLine(cmd, file), execMem: execMem, execMemFrom: execMemFrom, maxBatchRows: hooks.MaxBatchRows}
 					if cmd.Flags().Changed("cost") {
 						in.costFrom = sf.cost
 					}

@@ -35,6 +35,9 @@ type reviewInput struct {
 	// default), execMemFrom where it comes from (see plan.SparkOptions).
 	execMem     int64
 	execMemFrom string
+	// maxBatchRows lowers the runner's limit on a batch's rows in the
+	// cluster sizing: test hooks only.
+	maxBatchRows int
 }
 
 // writeReview writes res into the results folder st stages (published
@@ -128,7 +131,7 @@ func writeReview(ctx context.Context, st *fileio.Staging, in reviewInput, res *p
 					// Costs are a provider's: the other takes its defaults.
 					c.Cost = nil
 				}
-				r, err := plan.Spark(ctx, in.sc, res, plan.SparkOptions{Config: c, Rate: in.targets.ProductionRate, Workers: in.workers, ExecutorMemory: in.execMem, ExecutorMemorySource: in.execMemFrom})
+				r, err := plan.Spark(ctx, in.sc, res, plan.SparkOptions{Config: c, Rate: in.targets.ProductionRate, Workers: in.workers, ExecutorMemory: in.execMem, ExecutorMemorySource: in.execMemFrom, MaxBatchRows: in.maxBatchRows})
 				sized[i] = r
 				return err
 			})
@@ -154,7 +157,7 @@ func writeReview(ctx context.Context, st *fileio.Staging, in reviewInput, res *p
 				MaxSustainableRateBounded: s.MaxSustainableRateBounded, Costs: costs, Verdict: s.Verdict(),
 				ExecutorMemoryBytes: s.ExecutorMemoryBytes, ExecutorMemorySource: s.ExecutorMemorySource, FitsMemory: s.FitsMemory,
 				BatchLimited: s.BatchLimited, MemoryAtMaxRateBytes: s.MemoryAtMaxRateBytes, RateBound: s.RateBound, RateBoundText: s.BoundText(),
-				MemoryHint: s.MemoryHint()})
+				MemoryHint: s.MemoryHint(), SimulationsAtBatchLimit: s.LimitedRuns})
 		}
 		rv.Cluster = rc
 	}

@@ -266,3 +266,47 @@ func TestSampleCostFile(t *testing.T) {
 		t.Errorf("exit %d (%s); calibrate prints\n%s\nwant experiments/spark-sample/cost.yaml's\n%s", code, stderr, stdout, want)
 	}
 }
+
+// TestPlanReviewWhenTheSearchMeetsTheBatchLimit: issue 34's cluster
+// (sim/plan/testdata/issue34-cluster.yaml), whose rate search met
+// dedupsim's limit on a batch's rows and killed the plan: exit 1, no
+// review. With the limit lowered (the test hook max-batch-rows, so that 3
+// minutes at 2,000/s meet it as the issue's 10 minutes at 20,000/s met
+// the 5,000,000), the plan answers, exit 0, and --out writes the review,
+// whose providers each name what bounded their largest rate.
+func TestPlanReviewWhenTheSearchMeetsTheBatchLimit(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "review")
+	code, p := runProc(t, "max-batch-rows=25000", t.TempDir(), "plan", filepath.Join("..", "..", "sim", "plan", "testdata", "issue34-cluster.yaml"),
+		"--query", "within", "--seeds", "1", "-q", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, p.stderr.String())
+	}
+	data, err := os.ReadFile(filepath.Join(out, "plan.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rv struct {
+		Cluster struct {
+			Providers []struct {
+				Provider                string  `json:"provider"`
+				MaxSustainableRate      float64 `json:"maxSustainableRate"`
+				RateBound               string  `json:"rateBound"`
+				SimulationsAtBatchLimit int     `json:"simulationsAtBatchLimit"`
+			} `json:"providers"`
+		} `json:"cluster"`
+	}
+	if err := json.Unmarshal(data, &rv); err != nil {
+		t.Fatal(err)
+	}
+	limited := 0
+	for _, pr := range rv.Cluster.Providers {
+		t.Logf("%s: %v/s, bound %s, %d simulations at the limit", pr.Provider, pr.MaxSustainableRate, pr.RateBound, pr.SimulationsAtBatchLimit)
+		limited += pr.SimulationsAtBatchLimit
+		if pr.RateBound == "" || pr.MaxSustainableRate <= 0 {
+			t.Errorf("%s: bound %q, rate %v: want both", pr.Provider, pr.RateBound, pr.MaxSustainableRate)
+		}
+	}
+	if len(rv.Cluster.Providers) != 2 || limited == 0 {
+		t.Fatalf("%d providers, %d simulations at the limit: want 2, and the limit met", len(rv.Cluster.Providers), limited)
+	}
+}

@@ -31,9 +31,9 @@ type SparkOptions struct {
 	// came from, in words ("--executor-memory"); "" says the default.
 	ExecutorMemory       int64
 	ExecutorMemorySource string
-	// maxBatchRows lowers the runner's limit on a batch's rows (see
-	// runner.Options.MaxBatchRows): for tests.
-	maxBatchRows int
+	// MaxBatchRows lowers the runner's limit on a batch's rows (see
+	// runner.Options.MaxBatchRows). FOR TESTS ONLY.
+	MaxBatchRows int
 }
 
 // The bounds of the search for the largest sustainable rate
@@ -124,9 +124,9 @@ type SparkResult struct {
 	// BoundCluster, BoundMemory, BoundBatchLimit, BoundCostLimit or
 	// BoundSearch.
 	RateBound string
-	// limitedRuns counts the simulations that met the batch limit: for
-	// tests.
-	limitedRuns int
+	// LimitedRuns counts the search's simulations in which a batch met
+	// dedupsim's limit on its rows (read as falling behind).
+	LimitedRuns int
 }
 
 // sparkRun is one simulation of the cluster at a rate scale.
@@ -217,9 +217,9 @@ func Spark(ctx context.Context, sc *scenario.Scenario, res *Result, opts SparkOp
 		if out.HasDelay {
 			s.Sweep = &scenario.Sweep{Delay: []interval.Duration{interval.Duration(out.Delay)}}
 		}
-		r, err := runner.Run(ctx, &s, runner.Options{Workers: opts.Workers, MaxBatchRows: opts.maxBatchRows})
+		r, err := runner.Run(ctx, &s, runner.Options{Workers: opts.Workers, MaxBatchRows: opts.MaxBatchRows})
 		if errors.Is(err, runner.ErrBatchLimit) && ctx.Err() == nil {
-			out.limitedRuns++
+			out.LimitedRuns++
 			return sparkRun{limited: true}, nil
 		}
 		if err != nil {

@@ -35,12 +35,12 @@ func issue34(t *testing.T) *scenario.Scenario {
 func TestSparkSearchMeetsBatchLimit(t *testing.T) {
 	sc := issue34(t)
 	res := &Result{Query: "within", Point: Point{Delay: time.Minute, HasDelay: true}}
-	got, err := Spark(context.Background(), sc, res, SparkOptions{Config: *sc.Spark, maxBatchRows: 30_000})
+	got, err := Spark(context.Background(), sc, res, SparkOptions{Config: *sc.Spark, MaxBatchRows: 30_000})
 	if err != nil {
 		t.Fatalf("the search died: %v", err)
 	}
-	t.Logf("%s; %d simulations, %d met the limit", got.Verdict(), got.Simulations, got.limitedRuns)
-	if got.limitedRuns == 0 {
+	t.Logf("%s; %d simulations, %d met the limit", got.Verdict(), got.Simulations, got.LimitedRuns)
+	if got.LimitedRuns == 0 {
 		t.Fatalf("no simulation met the lowered limit: the test tests nothing")
 	}
 	if !got.KeepsUp || got.BatchLimited || got.MaxSustainableRate <= got.Rate || got.FallsBehindAbove <= got.MaxSustainableRate {

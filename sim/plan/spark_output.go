@@ -62,6 +62,9 @@ type JSONSpark struct {
 	// planned rate); RateBoundText says it in words.
 	RateBound     string `json:"rateBound"`
 	RateBoundText string `json:"rateBoundText"`
+	// SimulationsAtBatchLimit counts the search's simulations in which a
+	// batch met dedupsim's limit on its rows.
+	SimulationsAtBatchLimit int `json:"simulationsAtBatchLimit"`
 }
 
 // json returns the spark part of a plan's JSON form.
@@ -74,6 +77,7 @@ func (s *SparkResult) json() *JSONSpark {
 		KeepsUp: s.KeepsUp, FallingBehindSinceSeconds: s.FallingBehindSinceSeconds,
 		ExecutorMemoryBytes: s.ExecutorMemoryBytes, ExecutorMemorySource: s.ExecutorMemorySource, FitsMemory: s.FitsMemory,
 		BatchLimited: s.BatchLimited, MemoryAtMaxRateBytes: s.MemoryAtMaxRateBytes, RateBound: s.RateBound, RateBoundText: s.BoundText(),
+		SimulationsAtBatchLimit: s.LimitedRuns,
 	}
 	if c, ok := s.Config.Costs(); ok {
 		j.Cost = map[string]float64{"batchOverheadMs": c.BatchOverheadMs, "rowNs": c.RowNs, "newKeyNs": c.NewKeyNs,
@@ -190,7 +194,7 @@ func (s *SparkResult) writeText(b *strings.Builder) {
 	if h := s.MemoryHint(); h != "" {
 		fmt.Fprintf(b, "  hint: %s\n", h)
 	}
-	fmt.Fprintf(b, "  note: memory, disk and batch durations are simulated at %s/s (the scenario's seed, at the planned delay); the search for the largest rate that keeps up ran %d simulations there, with the per-row and per-key costs multiplied by each rate over it\n", formatRate(s.Rate), s.Simulations)
+	fmt.Fprintf(b, "  note: memory, disk and batch durations are simulated at %s/s (the scenario's seed, at the planned delay); the search for the largest rate that keeps up ran %d simulations there, with the per-row and per-key costs multiplied by each rate over it%s\n", formatRate(s.Rate), s.Simulations, s.limitNote())
 }
 
 // fmtMs renders milliseconds as seconds to two significant digits above
@@ -205,4 +209,13 @@ func fmtMs(ms float64) string {
 // fmtSeconds renders a duration in seconds ("10 s").
 func fmtSeconds(d time.Duration) string {
 	return fmt.Sprintf("%.4g s", d.Seconds())
+}
+
+// limitNote says how many of the search's simulations met dedupsim's
+// limit on a batch's rows; "" for none.
+func (s *SparkResult) limitNote() string {
+	if s.LimitedRuns == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d of them met dedupsim's limit on a batch's rows, read as falling behind)", s.LimitedRuns)
 }
