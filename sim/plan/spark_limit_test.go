@@ -69,9 +69,14 @@ func TestSparkBoundText(t *testing.T) {
 		{BoundCostLimit, 5000, "bound by dedupsim's limit, not the cluster: it kept up at every rate tried"},
 		{BoundSearch, 5000, "bound by the search, not the cluster: it kept up at every rate tried, up to 2^20 times the planned rate"},
 		{BoundMemory, 0, "the state does not fit in the executor memory at any rate tried"},
+		{BoundCluster, 5099, "falls behind above it (at 5,100/s)"},
+		{BoundCluster, 1_440_000, "falls behind above it (at 1,445,313/s)"},
 		{BoundBatchLimit, 0, "falls behind at any rate tried: a batch reached dedupsim's limit of 5,000,000 rows"},
 	} {
 		s := &SparkResult{RateBound: c.bound, MaxSustainableRate: c.max, FallsBehindAbove: 5100, ExecutorMemoryBytes: 2 << 30}
+		if c.max > 1e6 {
+			s.FallsBehindAbove = 1_445_312.5
+		}
 		if got := s.BoundText(); !strings.HasPrefix(got, c.want) {
 			t.Errorf("%s, max %v: %q, want %q", c.bound, c.max, got, c.want)
 		}

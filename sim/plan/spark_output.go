@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -136,6 +137,10 @@ func (s *SparkResult) BoundText() string {
 		return "falls behind at any rate: the batch overhead and commits alone overrun the trigger"
 	}
 	above := formatRate(s.FallsBehindAbove)
+	if above == formatRate(s.MaxSustainableRate) {
+		// Within 1%: whole rates tell the ends of the bracket apart.
+		above = interval.Count(int64(math.Ceil(s.FallsBehindAbove)))
+	}
 	switch s.RateBound {
 	case BoundMemory:
 		return fmt.Sprintf("memory-bound: above it the state does not fit in the %s executor memory (at %s/s it does not)", interval.Bytes(s.ExecutorMemoryBytes), above)
