@@ -116,6 +116,47 @@ type ReviewProvider struct {
 	// Costs says where the cost terms come from.
 	Costs   string `json:"costs"`
 	Verdict string `json:"verdict"`
+	// ExecutorMemoryBytes is the memory each executor's state may use,
+	// ExecutorMemorySource where it came from; FitsMemory is true when
+	// the state at the planned rate fits in it.
+	ExecutorMemoryBytes  int64  `json:"executorMemoryBytes"`
+	ExecutorMemorySource string `json:"executorMemorySource"`
+	FitsMemory           bool   `json:"fitsMemory"`
+	// BatchLimited is true when a batch at the planned rate reached
+	// dedupsim's limit on a batch's rows: the query falls behind, and its
+	// memory and batch durations there are not measured.
+	BatchLimited bool `json:"batchLimited"`
+	// MemoryAtMaxRateBytes is the state memory at MaxSustainableRate;
+	// RateBound names what bounded that rate (sim/plan's Bound*), and
+	// RateBoundText says it in words.
+	MemoryAtMaxRateBytes int64  `json:"memoryAtMaxRateBytes"`
+	RateBound            string `json:"rateBound"`
+	RateBoundText        string `json:"rateBoundText"`
+	// MemoryHint suggests executor memory settings, with the overhead
+	// Spark adds.
+	MemoryHint string `json:"memoryHint"`
+	// SimulationsAtBatchLimit counts the rate search's simulations in
+	// which a batch met dedupsim's limit on its rows.
+	SimulationsAtBatchLimit int `json:"simulationsAtBatchLimit"`
+}
+
+// sustainable returns the provider's largest sustainable rate as the
+// review shows it, and false when it cannot be shown: a rate is shown
+// only beside state memory that fits in a stated executor memory.
+func (p ReviewProvider) sustainable() (string, bool) {
+	switch {
+	case p.ExecutorMemoryBytes <= 0:
+		return "not shown: no executor memory was stated, so whether its state fits is unknown", false
+	case p.MaxSustainableRate == 0:
+		return "none: " + orDash(p.RateBoundText), false
+	case p.MemoryAtMaxRateBytes > p.ExecutorMemoryBytes:
+		return fmt.Sprintf("not shown: its state, %s, does not fit in the %s executor memory", interval.Bytes(p.MemoryAtMaxRateBytes), interval.Bytes(p.ExecutorMemoryBytes)), false
+	}
+	r := fmtRate(p.MaxSustainableRate) + "/s"
+	if p.MaxSustainableRateBounded {
+		r = "above " + r
+	}
+	return fmt.Sprintf("%s, with %s of %s there (of the %s executor memory): %s", r, interval.Bytes(p.MemoryAtMaxRateBytes), p.MemoryKind, interval.Bytes(p.ExecutorMemoryBytes), orDash(p.RateBoundText)), true
 }
 
 // ReviewPoint is one simulated delay of the first seed.
@@ -297,7 +338,19 @@ func (rv *Review) providerTable() (head []string, rows [][]string) {
 		}
 		rows = append(rows, r)
 	}
+	add("Executor memory for the state", func(p ReviewProvider) string {
+		if p.ExecutorMemoryBytes <= 0 {
+			return "not stated"
+		}
+		return fmt.Sprintf("%s (%s); the state stores' memory only: JVM headroom and everything outside the state store are not counted", interval.Bytes(p.ExecutorMemoryBytes), orDash(p.ExecutorMemorySource))
+	})
 	add("Executor peak state memory", func(p ReviewProvider) string {
+		switch {
+		case p.BatchLimited:
+			return "not measured: a batch reached dedupsim's limit on its rows"
+		case p.ExecutorMemoryBytes > 0 && !p.FitsMemory:
+			return interval.Bytes(p.ExecutorPeakMemoryBytes) + " " + p.MemoryKind + ": does NOT fit in the executor memory"
+		}
 		return interval.Bytes(p.ExecutorPeakMemoryBytes) + " " + p.MemoryKind
 	})
 	add("Executor peak local disk", func(p ReviewProvider) string {
@@ -310,20 +363,19 @@ func (rv *Review) providerTable() (head []string, rows [][]string) {
 	add("Batch p50 during traffic", func(p ReviewProvider) string { return fmtMsText(p.BatchP50Ms) + " of a " + trig + " trigger" })
 	add("Batch p99 during traffic", func(p ReviewProvider) string { return fmtMsText(p.BatchP99Ms) + " of a " + trig + " trigger" })
 	add("Keeps up at the planned rate", func(p ReviewProvider) string {
-		if p.KeepsUp {
+		switch {
+		case p.BatchLimited:
+			return "NO: falls behind (a batch reached dedupsim's limit on its rows)"
+		case p.KeepsUp:
 			return "yes"
 		}
 		return "NO: falls behind"
 	})
 	add("Max sustainable rate", func(p ReviewProvider) string {
-		switch {
-		case p.MaxSustainableRateBounded:
-			return "above " + fmtRate(p.MaxSustainableRate) + "/s (every rate tried)"
-		case p.MaxSustainableRate == 0:
-			return "none: the fixed costs overrun the trigger"
-		}
-		return fmtRate(p.MaxSustainableRate) + "/s"
+		s, _ := p.sustainable()
+		return s
 	})
+	add("Suggested executor memory", func(p ReviewProvider) string { return orDash(p.MemoryHint) })
 	add("Costs", func(p ReviewProvider) string { return p.Costs })
 	return head, rows
 }

@@ -22,8 +22,10 @@ func TestRenderReview(t *testing.T) {
 		Seeds:  []ReviewSeed{{Seed: 42, DelaySeconds: &s42}, {Seed: 43, DelaySeconds: &s43}},
 		Spread: ReviewSpread{MissedRate: [3]float64{0.0008, 0.00085, 0.0009}, PeakStateRows: [3]float64{3e6, 3.1e6, 3.2e6}, PeakStateBytes: [3]float64{6e8, 6.2e8, 6.4e8}},
 		Cluster: &ReviewCluster{Partitions: 200, Executors: 4, CoresPerExecutor: 4, Providers: []ReviewProvider{
-			{Provider: "hdfs", MemoryKind: "JVM heap", ExecutorPeakMemoryBytes: 300 << 20, BatchP50Ms: 390, BatchP99Ms: 520, KeepsUp: true, MaxSustainableRate: 90000, Costs: "hdfs's default costs"},
-			{Provider: "rocksdb", MemoryKind: "native memory", ExecutorPeakMemoryBytes: 500 << 20, ExecutorPeakDiskBytes: 90 << 20, BatchP50Ms: 410, BatchP99Ms: 600, KeepsUp: true, MaxSustainableRate: 70000, Costs: "rocksdb's default costs"},
+			{Provider: "hdfs", MemoryKind: "JVM heap", ExecutorPeakMemoryBytes: 300 << 20, BatchP50Ms: 390, BatchP99Ms: 520, KeepsUp: true, MaxSustainableRate: 90000, Costs: "hdfs's default costs",
+				ExecutorMemoryBytes: 2 << 30, ExecutorMemorySource: "--executor-memory", FitsMemory: true, MemoryAtMaxRateBytes: 1 << 30, RateBound: "cluster", RateBoundText: "falls behind above it"},
+			{Provider: "rocksdb", MemoryKind: "native memory", ExecutorPeakMemoryBytes: 500 << 20, ExecutorPeakDiskBytes: 90 << 20, BatchP50Ms: 410, BatchP99Ms: 600, KeepsUp: true, MaxSustainableRate: 70000, Costs: "rocksdb's default costs",
+				ExecutorMemoryBytes: 2 << 30, ExecutorMemorySource: "--executor-memory", FitsMemory: true, MemoryAtMaxRateBytes: 1 << 30, RateBound: "cluster", RateBoundText: "falls behind above it"},
 		}},
 		Points: []ReviewPoint{{DelaySeconds: 180, MissedRate: 0.01, PeakStateBytes: 4e8}, {DelaySeconds: 290, MissedRate: 0.0011, PeakStateBytes: 6e8},
 			{DelaySeconds: 301, MissedRate: 0.0009, PeakStateBytes: 6.2e8}, {DelaySeconds: 420, PeakStateBytes: 8e8}},

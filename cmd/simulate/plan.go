@@ -76,11 +76,15 @@ dropDuplicates(["event_id", "event_time"]) sees every re-stamped copy as a new
 key at any delay, and a dedup that never evicts grows without bound.
 
 With a spark: block in the scenario, or any of --partitions, --executors,
---cores-per-executor, --provider and --cost (which override the block), plan
-also sizes the Spark cluster at the recommended delay and --production-rate:
-the peak state memory and disk of one executor, the batch durations' p50 and
-p99 against the trigger, whether the batches keep up, and the largest rate that
-still keeps up, found by bisection over simulations (docs/spark-model.md).
+--cores-per-executor, --provider, --executor-memory and --cost (which override
+the block), plan also sizes the Spark cluster at the recommended delay and
+--production-rate: the peak state memory and disk of one executor, the batch
+durations' p50 and p99 against the trigger, whether the batches keep up, and
+the largest rate that still keeps up with its state fitting in the executor
+memory (--executor-memory, else spark.executorMemory, else --memory-budget,
+else Spark's 1g; the state stores' memory only, no JVM headroom), found by
+bisection over simulations, with what bounded it: the cluster, the memory, or
+one of dedupsim's own limits (docs/spark-model.md).
 --cost FILE reads a cost: block, such as simulate calibrate prints; without one
 the provider's default costs, estimates, time the batches.
 
@@ -169,6 +173,14 @@ budget, no watermark to plan, or a state that never shrinks), 1 on errors.`,
 				// A spark: block sizes Spark queries' clusters only.
 				cluster = nil
 			}
+			execMem, execMemFrom, err := sf.memoryLimit(cmd, cluster, t.MemoryBudget)
+			if err != nil {
+				return err
+			}
+			var hooks runner.Options
+			if err := applyTestHooks(&hooks); err != nil {
+				return err
+			}
 			if cmd.Flags().Changed("seed") {
 				sc.Seed = seed
 			}
@@ -203,7 +215,8 @@ budget, no watermark to plan, or a state that never shrinks), 1 on errors.`,
 					return err
 				}
 				if cluster != nil {
-					if res.Spark, err = plan.Spark(ctx, sc, res, plan.SparkOptions{Config: *cluster, Rate: t.ProductionRate, Workers: workers}); err != nil {
+					so := plan.SparkOptions{Config: *cluster, Rate: t.ProductionRate, Workers: workers, ExecutorMemory: execMem, ExecutorMemorySource: execMemFrom, MaxBatchRows: hooks.MaxBatchRows}
+					if res.Spark, err = plan.Spark(ctx, sc, res, so); err != nil {
 						return err
 					}
 				}
@@ -223,7 +236,7 @@ budget, no watermark to plan, or a state that never shrinks), 1 on errors.`,
 						return err
 					}
 					phase = "review"
-					in := reviewInput{file: file, sc: sc, cluster: cluster, targets: t, workers: workers, command: commandLine(cmd, file)}
+					in := reviewInput{file: file, sc: sc, cluster: cluster, targets: t, workers: workers, command: commandLine(cmd, file), execMem: execMem, execMemFrom: execMemFrom, maxBatchRows: hooks.MaxBatchRows}
 					if cmd.Flags().Changed("cost") {
 						in.costFrom = sf.cost
 					}

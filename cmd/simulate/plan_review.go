@@ -31,6 +31,13 @@ type reviewInput struct {
 	targets  plan.Targets
 	workers  int
 	command  string
+	// execMem is the memory each executor's state may use (0: Spark's
+	// default), execMemFrom where it comes from (see plan.SparkOptions).
+	execMem     int64
+	execMemFrom string
+	// maxBatchRows lowers the runner's limit on a batch's rows in the
+	// cluster sizing: test hooks only.
+	maxBatchRows int
 }
 
 // writeReview writes res into the results folder st stages (published
@@ -124,7 +131,7 @@ func writeReview(ctx context.Context, st *fileio.Staging, in reviewInput, res *p
 					// Costs are a provider's: the other takes its defaults.
 					c.Cost = nil
 				}
-				r, err := plan.Spark(ctx, in.sc, res, plan.SparkOptions{Config: c, Rate: in.targets.ProductionRate, Workers: in.workers})
+				r, err := plan.Spark(ctx, in.sc, res, plan.SparkOptions{Config: c, Rate: in.targets.ProductionRate, Workers: in.workers, ExecutorMemory: in.execMem, ExecutorMemorySource: in.execMemFrom, MaxBatchRows: in.maxBatchRows})
 				sized[i] = r
 				return err
 			})
@@ -147,7 +154,10 @@ func writeReview(ctx context.Context, st *fileio.Staging, in reviewInput, res *p
 			rc.Providers = append(rc.Providers, reports.ReviewProvider{Provider: providers[i], MemoryKind: kind,
 				ExecutorPeakMemoryBytes: s.ExecutorPeakMemoryBytes, ExecutorPeakDiskBytes: s.ExecutorPeakDiskBytes,
 				BatchP50Ms: s.BatchP50Ms, BatchP99Ms: s.BatchP99Ms, KeepsUp: s.KeepsUp, MaxSustainableRate: s.MaxSustainableRate,
-				MaxSustainableRateBounded: s.MaxSustainableRateBounded, Costs: costs, Verdict: s.Verdict()})
+				MaxSustainableRateBounded: s.MaxSustainableRateBounded, Costs: costs, Verdict: s.Verdict(),
+				ExecutorMemoryBytes: s.ExecutorMemoryBytes, ExecutorMemorySource: s.ExecutorMemorySource, FitsMemory: s.FitsMemory,
+				BatchLimited: s.BatchLimited, MemoryAtMaxRateBytes: s.MemoryAtMaxRateBytes, RateBound: s.RateBound, RateBoundText: s.BoundText(),
+				MemoryHint: s.MemoryHint(), SimulationsAtBatchLimit: s.LimitedRuns})
 		}
 		rv.Cluster = rc
 	}

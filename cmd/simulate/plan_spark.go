@@ -15,6 +15,7 @@ import (
 type sparkFlags struct {
 	partitions, executors, cores int64
 	provider, cost               string
+	executorMemory               string
 }
 
 // Their zero values stand for "not given" (only a flag given on the
@@ -25,6 +26,7 @@ func (f *sparkFlags) register(fl *pflag.FlagSet) {
 	fl.Int64Var(&f.executors, "executors", 0, "executors of the cluster to size (default: the scenario's spark: block, else 1)")
 	fl.Int64Var(&f.cores, "cores-per-executor", 0, "cores (task slots) per executor (default: the scenario's spark: block, else 1)")
 	fl.StringVar(&f.provider, "provider", "", "state store provider, hdfs or rocksdb (default: the scenario's spark: block, else hdfs)")
+	fl.StringVar(&f.executorMemory, "executor-memory", "", "memory each executor's state may use, such as 4GiB: bounds the largest sustainable rate (default: the scenario's spark.executorMemory, else --memory-budget, else Spark's spark.executor.memory default, 1g)")
 	fl.StringVar(&f.cost, "cost", "", "YAML file with a cost: block, such as simulate calibrate prints (default: the scenario's spark: cost, else the provider's defaults)")
 }
 
@@ -34,7 +36,7 @@ func (f *sparkFlags) register(fl *pflag.FlagSet) {
 func (f *sparkFlags) config(cmd *cobra.Command, sc *scenario.Scenario) (*sparkmodel.Config, error) {
 	fl := cmd.Flags()
 	any := sc.Spark != nil
-	for _, n := range []string{"partitions", "executors", "cores-per-executor", "provider", "cost"} {
+	for _, n := range []string{"partitions", "executors", "cores-per-executor", "provider", "cost", "executor-memory"} {
 		any = any || fl.Changed(n)
 	}
 	if !any {
@@ -74,6 +76,12 @@ func (f *sparkFlags) config(cmd *cobra.Command, sc *scenario.Scenario) (*sparkmo
 		}
 		c.Provider = f.provider
 	}
+	if fl.Changed("executor-memory") {
+		if _, err := plan.ParseSize(f.executorMemory); err != nil {
+			return nil, fmt.Errorf("--executor-memory %w", err)
+		}
+		c.ExecutorMemory = f.executorMemory
+	}
 	if fl.Changed("cost") {
 		cost, err := plan.ReadCostFile(f.cost)
 		if err != nil {
@@ -92,4 +100,25 @@ func (f *sparkFlags) config(cmd *cobra.Command, sc *scenario.Scenario) (*sparkmo
 		c.Cost = c.Cost.Only(given)
 	}
 	return &c, nil
+}
+
+// memoryLimit returns the memory each executor's state may use and
+// where it comes from, in words: --executor-memory, else the scenario's
+// spark.executorMemory, else the memory budget (budget, 0 for none), else
+// 0 (plan.Spark then takes Spark's default, and says so).
+func (f *sparkFlags) memoryLimit(cmd *cobra.Command, c *sparkmodel.Config, budget int64) (int64, string, error) {
+	if c != nil && c.ExecutorMemory != "" {
+		n, err := c.ExecutorMemoryBytes()
+		if err != nil {
+			return 0, "", fmt.Errorf("spark.executorMemory %w", err)
+		}
+		if cmd.Flags().Changed("executor-memory") {
+			return n, "--executor-memory", nil
+		}
+		return n, "the scenario's spark.executorMemory", nil
+	}
+	if budget > 0 {
+		return budget, "--memory-budget", nil
+	}
+	return 0, "", nil
 }

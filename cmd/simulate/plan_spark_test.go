@@ -60,6 +60,10 @@ type planSpark struct {
 	MaxSustainableRateBounded bool               `json:"maxSustainableRateBounded"`
 	KeepsUp                   bool               `json:"keepsUp"`
 	FallingBehindSinceSeconds *float64           `json:"fallingBehindSinceSeconds"`
+	ExecutorMemoryBytes       int64              `json:"executorMemoryBytes"`
+	ExecutorMemorySource      string             `json:"executorMemorySource"`
+	MemoryAtMaxRateBytes      int64              `json:"memoryAtMaxRateBytes"`
+	RateBound                 string             `json:"rateBound"`
 }
 
 // runPlanSpark runs plan --json on testdata/plan-spark.yaml (or file)
@@ -183,6 +187,8 @@ func TestPlanSparkBadFlags(t *testing.T) {
 		{"no cost block", []string{"--cost", write("none.yaml", "name: x\n")}, "none.yaml: no cost: block; want a YAML file with a cost: mapping"},
 		{"missing cost file", []string{"--cost", filepath.Join(dir, "nope.yaml")}, "nope.yaml: no such file or directory; want a YAML file with a cost: block"},
 		{"cost folder", []string{"--cost", dir}, "not a regular file (a folder); want a YAML file with a cost: block"},
+		{"text executor memory", []string{"--executor-memory", "lots"}, `--executor-memory "lots": want a size above 0 such as 512MiB, 4GiB or 2GB`},
+		{"zero executor memory", []string{"--executor-memory", "0"}, `--executor-memory "0": want a size above 0`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -221,6 +227,29 @@ func TestPlanSparkBlock(t *testing.T) {
 	if over.Partitions != 8 || over.Provider != "hdfs" || over.Executors != 4 || over.Cost["scanKeyNs"] != 1000 || over.ExecutorPeakDiskBytes != 0 {
 		t.Errorf("the block with --executors 4 --provider hdfs: %+v", over)
 	}
+	// The executor memory: Spark's default 1g without one stated, else
+	// the memory budget, else the block's, else the flag; the state at
+	// the largest rate fits in it.
+	for _, c := range []struct {
+		block string
+		args  []string
+		want  int64
+		from  string
+	}{
+		{"", nil, 1 << 30, "Spark's default spark.executor.memory"},
+		{"", []string{"--memory-budget", "3GiB"}, 3 << 30, "--memory-budget"},
+		{"  executorMemory: 2GiB\n", []string{"--memory-budget", "3GiB"}, 2 << 30, "the scenario's spark.executorMemory"},
+		{"  executorMemory: 2GiB\n", []string{"--executor-memory", "512MiB"}, 512 << 20, "--executor-memory"},
+	} {
+		if err := os.WriteFile(sc, append(append(data, block...), c.block...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got := runPlanSpark(t, sc, c.args...)
+		if got.ExecutorMemoryBytes != c.want || got.ExecutorMemorySource != c.from || got.MemoryAtMaxRateBytes > c.want || got.MemoryAtMaxRateBytes <= 0 || got.RateBound == "" {
+			t.Errorf("%q %v: executor memory %d B from %q, %d B at the largest rate, bound %q; want %d B from %q, the state fitting",
+				c.block, c.args, got.ExecutorMemoryBytes, got.ExecutorMemorySource, got.MemoryAtMaxRateBytes, got.RateBound, c.want, c.from)
+		}
+	}
 }
 
 // TestSampleCostFile checks that experiments/spark-sample/cost.yaml,
@@ -235,5 +264,49 @@ func TestSampleCostFile(t *testing.T) {
 	code, stdout, stderr := simulate(t, "calibrate", "experiments/spark-sample/driver.log", "--executors", "4", "--cores-per-executor", "4")
 	if code != 0 || stdout != string(want) {
 		t.Errorf("exit %d (%s); calibrate prints\n%s\nwant experiments/spark-sample/cost.yaml's\n%s", code, stderr, stdout, want)
+	}
+}
+
+// TestPlanReviewWhenTheSearchMeetsTheBatchLimit: issue 34's cluster
+// (sim/plan/testdata/issue34-cluster.yaml), whose rate search met
+// dedupsim's limit on a batch's rows and killed the plan: exit 1, no
+// review. With the limit lowered (the test hook max-batch-rows, so that 3
+// minutes at 2,000/s meet it as the issue's 10 minutes at 20,000/s met
+// the 5,000,000), the plan answers, exit 0, and --out writes the review,
+// whose providers each name what bounded their largest rate.
+func TestPlanReviewWhenTheSearchMeetsTheBatchLimit(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "review")
+	code, p := runProc(t, "max-batch-rows=25000", t.TempDir(), "plan", filepath.Join("..", "..", "sim", "plan", "testdata", "issue34-cluster.yaml"),
+		"--query", "within", "--seeds", "1", "-q", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, p.stderr.String())
+	}
+	data, err := os.ReadFile(filepath.Join(out, "plan.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rv struct {
+		Cluster struct {
+			Providers []struct {
+				Provider                string  `json:"provider"`
+				MaxSustainableRate      float64 `json:"maxSustainableRate"`
+				RateBound               string  `json:"rateBound"`
+				SimulationsAtBatchLimit int     `json:"simulationsAtBatchLimit"`
+			} `json:"providers"`
+		} `json:"cluster"`
+	}
+	if err := json.Unmarshal(data, &rv); err != nil {
+		t.Fatal(err)
+	}
+	limited := 0
+	for _, pr := range rv.Cluster.Providers {
+		t.Logf("%s: %v/s, bound %s, %d simulations at the limit", pr.Provider, pr.MaxSustainableRate, pr.RateBound, pr.SimulationsAtBatchLimit)
+		limited += pr.SimulationsAtBatchLimit
+		if pr.RateBound == "" || pr.MaxSustainableRate <= 0 {
+			t.Errorf("%s: bound %q, rate %v: want both", pr.Provider, pr.RateBound, pr.MaxSustainableRate)
+		}
+	}
+	if len(rv.Cluster.Providers) != 2 || limited == 0 {
+		t.Fatalf("%d providers, %d simulations at the limit: want 2, and the limit met", len(rv.Cluster.Providers), limited)
 	}
 }

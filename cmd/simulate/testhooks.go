@@ -37,6 +37,10 @@ import (
 //	                      it writes DIR/JOB.paused and waits until DIR/JOB.go
 //	                      or DIR/go exists
 //	pause-dir=DIR         the folder of those files (required with pause)
+//	max-batch-rows=N      lowers the runner's limit on a batch's rows
+//	                      (runner.Options.MaxBatchRows); plan passes it to
+//	                      its cluster sizing (plan.SparkOptions), so that a
+//	                      test meets the limit without millions of rows
 //
 // The kill and lock tests use it to hold a run at a chosen point instead
 // of racing it.
@@ -92,6 +96,12 @@ func applyTestHooks(opts *runner.Options) error {
 			}
 		case "pause-dir":
 			dir = v
+		case "max-batch-rows":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				return bad("max-batch-rows %q: want a count of rows", v)
+			}
+			opts.MaxBatchRows = n
 		default:
 			return bad("unknown setting %q", k)
 		}

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -23,7 +24,38 @@ type SparkOptions struct {
 	Rate float64
 	// Workers is the number of simulations run at once [GOMAXPROCS].
 	Workers int
+	// ExecutorMemory is the memory each executor's state may use, in
+	// bytes: the largest sustainable rate is the largest whose state
+	// fits in it. 0 takes sparkmodel.DefaultExecutorMemory, Spark's
+	// spark.executor.memory default. ExecutorMemorySource says where it
+	// came from, in words ("--executor-memory"); "" says the default.
+	ExecutorMemory       int64
+	ExecutorMemorySource string
+	// MaxBatchRows lowers the runner's limit on a batch's rows (see
+	// runner.Options.MaxBatchRows). FOR TESTS ONLY.
+	MaxBatchRows int
 }
+
+// The bounds of the search for the largest sustainable rate
+// (SparkResult.RateBound).
+const (
+	// BoundCluster: the query falls behind above the rate.
+	BoundCluster = "cluster"
+	// BoundMemory: the state does not fit in the executor memory above
+	// the rate.
+	BoundMemory = "memory"
+	// BoundBatchLimit: above the rate a batch reached dedupsim's limit
+	// on its rows (scenario.MaxRowsPerBatch), which the search reads as
+	// falling behind: the query's backlog grows without bound.
+	BoundBatchLimit = "batch-limit"
+	// BoundCostLimit: the query kept up at every rate tried, up to the
+	// rate at which a per-row or per-key cost, multiplied by it, would
+	// pass dedupsim's bound on a cost (sparkmodel.MaxCost).
+	BoundCostLimit = "cost-limit"
+	// BoundSearch: the query kept up at every rate tried, up to
+	// 2^MaxRateDoublings times the planned rate.
+	BoundSearch = "search-limit"
+)
 
 // MaxRateDoublings bounds the search for a rate that falls behind: 2^20
 // times the planned rate. A query that keeps up above it is reported as
@@ -74,6 +106,27 @@ type SparkResult struct {
 	FallsBehindAbove float64
 	// Simulations counts the simulations the rate search ran.
 	Simulations int
+	// ExecutorMemoryBytes is the memory each executor's state may use;
+	// ExecutorMemorySource says where it came from.
+	ExecutorMemoryBytes  int64
+	ExecutorMemorySource string
+	// FitsMemory is true when ExecutorPeakMemoryBytes fits in it.
+	FitsMemory bool
+	// BatchLimited is true when a batch at Rate reached dedupsim's limit
+	// on its rows: the query falls behind there, and the memory, disk and
+	// batch durations at Rate are not measured (0).
+	BatchLimited bool
+	// MemoryAtMaxRateBytes is the largest executor's state memory at
+	// MaxSustainableRate (simulated with every key count multiplied by
+	// its ratio to Rate).
+	MemoryAtMaxRateBytes int64
+	// RateBound says what stopped the search above MaxSustainableRate:
+	// BoundCluster, BoundMemory, BoundBatchLimit, BoundCostLimit or
+	// BoundSearch.
+	RateBound string
+	// LimitedRuns counts the search's simulations in which a batch met
+	// dedupsim's limit on its rows (read as falling behind).
+	LimitedRuns int
 }
 
 // sparkRun is one simulation of the cluster at a rate scale.
@@ -82,6 +135,9 @@ type sparkRun struct {
 	since        *float64
 	p50, p99, mx float64
 	mem, disk    int64
+	// limited: a batch reached the runner's row limit (ErrBatchLimit);
+	// the query fell behind, and nothing else was measured.
+	limited bool
 }
 
 // Spark sizes the cluster for the query of a plan at the plan's delay
@@ -154,13 +210,18 @@ func Spark(ctx context.Context, sc *scenario.Scenario, res *Result, opts SparkOp
 			ScanKeyNs: ptr(costs.ScanKeyNs * k), RemoveKeyNs: ptr(costs.RemoveKeyNs * k), PartitionCommitMs: ptr(costs.PartitionCommitMs),
 		}
 		c.Cost = &scaled
+		c.CountScale = k
 		s.Spark = &c
 		s.Queries = []scenario.Query{*q}
 		s.Sweep = nil
 		if out.HasDelay {
 			s.Sweep = &scenario.Sweep{Delay: []interval.Duration{interval.Duration(out.Delay)}}
 		}
-		r, err := runner.Run(ctx, &s, runner.Options{Workers: opts.Workers})
+		r, err := runner.Run(ctx, &s, runner.Options{Workers: opts.Workers, MaxBatchRows: opts.MaxBatchRows})
+		if errors.Is(err, runner.ErrBatchLimit) && ctx.Err() == nil {
+			out.LimitedRuns++
+			return sparkRun{limited: true}, nil
+		}
 		if err != nil {
 			return sparkRun{}, fmt.Errorf("simulating %s on the cluster at %s/s: %w", q.Name, formatRate(base*k), err)
 		}
@@ -178,6 +239,25 @@ func Spark(ctx context.Context, sc *scenario.Scenario, res *Result, opts SparkOp
 		}
 		return sr, nil
 	}
+	out.ExecutorMemoryBytes, out.ExecutorMemorySource = opts.ExecutorMemory, opts.ExecutorMemorySource
+	if out.ExecutorMemoryBytes <= 0 {
+		out.ExecutorMemoryBytes, out.ExecutorMemorySource = sparkmodel.DefaultExecutorMemory, ""
+	}
+	if out.ExecutorMemorySource == "" {
+		out.ExecutorMemorySource = "Spark's default spark.executor.memory"
+	}
+	// ok is the search's test: the query keeps up at the rate and its
+	// state fits. why names the bound of a rate where it does not.
+	ok := func(r sparkRun) bool { return r.keepsUp && r.mem <= out.ExecutorMemoryBytes }
+	why := func(r sparkRun) string {
+		switch {
+		case r.limited:
+			return BoundBatchLimit
+		case !r.keepsUp:
+			return BoundCluster
+		}
+		return BoundMemory
+	}
 	at, err := run(1)
 	if err != nil {
 		return nil, err
@@ -185,45 +265,71 @@ func Spark(ctx context.Context, sc *scenario.Scenario, res *Result, opts SparkOp
 	out.ExecutorPeakMemoryBytes, out.ExecutorPeakDiskBytes = at.mem, at.disk
 	out.BatchP50Ms, out.BatchP99Ms, out.BatchMaxMs = at.p50, at.p99, at.mx
 	out.KeepsUp, out.FallingBehindSinceSeconds = at.keepsUp, at.since
+	out.BatchLimited = at.limited
+	out.FitsMemory = !at.limited && at.mem <= out.ExecutorMemoryBytes
 
-	// Bracket the boundary: lo keeps up, hi falls behind (0: none yet).
+	// The per-row and per-key costs are multiplied by k: past kMax one
+	// would pass sparkmodel.MaxCost, which the runner refuses.
+	kMax := math.Ldexp(1, MaxRateDoublings)
+	for t := range sparkmodel.NumTerms {
+		term := sparkmodel.Term(t)
+		if term == sparkmodel.BatchOverhead || term == sparkmodel.PartitionCommit {
+			continue
+		}
+		if c := costs.Get(term); c > 0 {
+			// A hair below the bound, so that c × k never rounds above it.
+			kMax = math.Min(kMax, sparkmodel.MaxCost(term)/c*(1-1e-9))
+		}
+	}
+
+	// Bracket the boundary: lo passes ok, hi does not (0: none yet).
 	lo, hi := 0.0, 0.0
-	if at.keepsUp {
-		lo = 1
-		for i := 0; i < MaxRateDoublings && hi == 0; i++ {
-			k := lo * 2
+	var loRun, hiRun sparkRun
+	if ok(at) {
+		lo, loRun = 1, at
+		for hi == 0 {
+			k := math.Min(lo*2, kMax)
+			if k <= lo {
+				break
+			}
 			r, err := run(k)
 			if err != nil {
 				return nil, err
 			}
-			if r.keepsUp {
-				lo = k
+			if ok(r) {
+				lo, loRun = k, r
 			} else {
-				hi = k
+				hi, hiRun = k, r
 			}
 		}
 	} else {
-		hi = 1
+		hi, hiRun = 1, at
 		for i := 0; i < MaxRateDoublings && lo == 0; i++ {
 			k := hi / 2
 			r, err := run(k)
 			if err != nil {
 				return nil, err
 			}
-			if r.keepsUp {
-				lo = k
+			if ok(r) {
+				lo, loRun = k, r
 			} else {
-				hi = k
+				hi, hiRun = k, r
 			}
 		}
 	}
 	switch {
 	case hi == 0:
 		out.MaxSustainableRate, out.MaxSustainableRateBounded = lo*base, true
+		out.MemoryAtMaxRateBytes = loRun.mem
+		out.RateBound = BoundSearch
+		if kMax < math.Ldexp(1, MaxRateDoublings) {
+			out.RateBound = BoundCostLimit
+		}
 		return out, nil
 	case lo == 0:
-		// Falls behind at 2^-20 of the rate: the fixed costs alone overrun.
+		// Fails at 2^-20 of the rate: the fixed costs alone overrun.
 		out.FallsBehindAbove = 0
+		out.RateBound = why(hiRun)
 		return out, nil
 	}
 	for hi-lo > rateResolution*lo {
@@ -232,13 +338,15 @@ func Spark(ctx context.Context, sc *scenario.Scenario, res *Result, opts SparkOp
 		if err != nil {
 			return nil, err
 		}
-		if r.keepsUp {
-			lo = k
+		if ok(r) {
+			lo, loRun = k, r
 		} else {
-			hi = k
+			hi, hiRun = k, r
 		}
 	}
 	out.MaxSustainableRate, out.FallsBehindAbove = lo*base, hi*base
+	out.MemoryAtMaxRateBytes = loRun.mem
+	out.RateBound = why(hiRun)
 	return out, nil
 }
 

@@ -2,11 +2,14 @@ package plan
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/dedupsim/dedupsim/engines/interval"
+	"github.com/dedupsim/dedupsim/sim/scenario"
+	"github.com/dedupsim/dedupsim/sim/spark/sparkmodel"
 )
 
 // JSONSpark is the spark part of a plan's JSON form: the cluster at the
@@ -41,6 +44,28 @@ type JSONSpark struct {
 	// FallingBehindSinceSeconds is when the query falls behind at the
 	// planned rate; null when it keeps up.
 	FallingBehindSinceSeconds *float64 `json:"fallingBehindSinceSeconds"`
+	// ExecutorMemoryBytes is the memory each executor's state may use,
+	// ExecutorMemorySource where it came from; FitsMemory is true when
+	// the state at the planned rate fits in it.
+	ExecutorMemoryBytes  int64  `json:"executorMemoryBytes"`
+	ExecutorMemorySource string `json:"executorMemorySource"`
+	FitsMemory           bool   `json:"fitsMemory"`
+	// BatchLimited is true when a batch at the planned rate reached
+	// dedupsim's limit on a batch's rows (nothing else measured there).
+	BatchLimited bool `json:"batchLimited"`
+	// MemoryAtMaxRateBytes is the largest executor's state memory at
+	// MaxSustainableRate.
+	MemoryAtMaxRateBytes int64 `json:"memoryAtMaxRateBytes"`
+	// RateBound names what bounded MaxSustainableRate: "cluster" (falls
+	// behind above it), "memory" (the state does not fit above it),
+	// "batch-limit" (dedupsim's limit on a batch's rows), "cost-limit"
+	// (dedupsim's bound on a cost) or "search-limit" (2^20 times the
+	// planned rate); RateBoundText says it in words.
+	RateBound     string `json:"rateBound"`
+	RateBoundText string `json:"rateBoundText"`
+	// SimulationsAtBatchLimit counts the search's simulations in which a
+	// batch met dedupsim's limit on its rows.
+	SimulationsAtBatchLimit int `json:"simulationsAtBatchLimit"`
 }
 
 // json returns the spark part of a plan's JSON form.
@@ -51,6 +76,9 @@ func (s *SparkResult) json() *JSONSpark {
 		ExecutorPeakMemoryBytes: s.ExecutorPeakMemoryBytes, ExecutorPeakDiskBytes: s.ExecutorPeakDiskBytes,
 		MaxSustainableRate: s.MaxSustainableRate, MaxSustainableRateBounded: s.MaxSustainableRateBounded,
 		KeepsUp: s.KeepsUp, FallingBehindSinceSeconds: s.FallingBehindSinceSeconds,
+		ExecutorMemoryBytes: s.ExecutorMemoryBytes, ExecutorMemorySource: s.ExecutorMemorySource, FitsMemory: s.FitsMemory,
+		BatchLimited: s.BatchLimited, MemoryAtMaxRateBytes: s.MemoryAtMaxRateBytes, RateBound: s.RateBound, RateBoundText: s.BoundText(),
+		SimulationsAtBatchLimit: s.LimitedRuns,
 	}
 	if c, ok := s.Config.Costs(); ok {
 		j.Cost = map[string]float64{"batchOverheadMs": c.BatchOverheadMs, "rowNs": c.RowNs, "newKeyNs": c.NewKeyNs,
@@ -61,31 +89,88 @@ func (s *SparkResult) json() *JSONSpark {
 }
 
 // Verdict is the plan's one-line answer on the cluster, such as "keeps up
-// at 20,000/s with p99 batch 4.2 s of a 10 s trigger; falls behind above
-// 46,000/s".
+// at 20,000/s with p99 batch 4.2 s of a 10 s trigger, state 300 MiB of
+// the 1 GiB executor memory; largest sustainable rate 46,000/s (state
+// 700 MiB there): falls behind above it".
 func (s *SparkResult) Verdict() string {
 	trig := fmtSeconds(s.Trigger)
 	var b strings.Builder
-	if s.KeepsUp {
+	switch {
+	case s.BatchLimited:
+		fmt.Fprintf(&b, "falls behind at %s/s: a batch reached dedupsim's limit of %s rows (its memory and batch durations are not measured there)", formatRate(s.Rate), fmtCount(float64(scenario.MaxRowsPerBatch)))
+	case s.KeepsUp:
 		fmt.Fprintf(&b, "keeps up at %s/s with p99 batch %s of a %s trigger", formatRate(s.Rate), fmtMs(s.BatchP99Ms), trig)
-	} else {
+	default:
 		since := ""
 		if s.FallingBehindSinceSeconds != nil {
 			since = fmt.Sprintf(" from %s", fmtSeconds(time.Duration(*s.FallingBehindSinceSeconds*float64(time.Second))))
 		}
 		fmt.Fprintf(&b, "falls behind at %s/s%s (p99 batch %s of a %s trigger)", formatRate(s.Rate), since, fmtMs(s.BatchP99Ms), trig)
 	}
+	if !s.BatchLimited {
+		fits := "of"
+		if !s.FitsMemory {
+			fits = "does not fit in"
+		}
+		fmt.Fprintf(&b, ", state %s %s the %s executor memory", interval.Bytes(s.ExecutorPeakMemoryBytes), fits, interval.Bytes(s.ExecutorMemoryBytes))
+	}
 	switch {
-	case s.MaxSustainableRateBounded:
-		fmt.Fprintf(&b, "; keeps up at every rate tried, up to %s/s", formatRate(s.MaxSustainableRate))
 	case s.MaxSustainableRate == 0:
-		b.WriteString("; falls behind at any rate: the batch overhead and commits alone overrun the trigger")
-	case s.KeepsUp:
-		fmt.Fprintf(&b, "; falls behind above %s/s", formatRate(s.MaxSustainableRate))
+		b.WriteString("; ")
+		b.WriteString(s.BoundText())
 	default:
-		fmt.Fprintf(&b, "; keeps up below %s/s", formatRate(s.MaxSustainableRate))
+		fmt.Fprintf(&b, "; largest sustainable rate %s/s (state %s there): %s", formatRate(s.MaxSustainableRate), interval.Bytes(s.MemoryAtMaxRateBytes), s.BoundText())
 	}
 	return b.String()
+}
+
+// BoundText says in words what bounded the largest sustainable rate
+// (RateBound), such as "falls behind above it".
+func (s *SparkResult) BoundText() string {
+	if s.MaxSustainableRate == 0 {
+		switch s.RateBound {
+		case BoundMemory:
+			return "the state does not fit in the executor memory at any rate tried"
+		case BoundBatchLimit:
+			return fmt.Sprintf("falls behind at any rate tried: a batch reached dedupsim's limit of %s rows", fmtCount(float64(scenario.MaxRowsPerBatch)))
+		}
+		return "falls behind at any rate: the batch overhead and commits alone overrun the trigger"
+	}
+	above := formatRate(s.FallsBehindAbove)
+	if above == formatRate(s.MaxSustainableRate) {
+		// Within 1%: whole rates tell the ends of the bracket apart.
+		above = interval.Count(int64(math.Ceil(s.FallsBehindAbove)))
+	}
+	switch s.RateBound {
+	case BoundMemory:
+		return fmt.Sprintf("memory-bound: above it the state does not fit in the %s executor memory (at %s/s it does not)", interval.Bytes(s.ExecutorMemoryBytes), above)
+	case BoundBatchLimit:
+		return fmt.Sprintf("bound by dedupsim's limit, not measured on the cluster: at %s/s a batch reached dedupsim's limit of %s rows, read as falling behind", above, fmtCount(float64(scenario.MaxRowsPerBatch)))
+	case BoundCostLimit:
+		return "bound by dedupsim's limit, not the cluster: it kept up at every rate tried, up to where a per-row or per-key cost multiplied by the rate would pass dedupsim's bound on a cost; the true bound may be higher"
+	case BoundSearch:
+		return fmt.Sprintf("bound by the search, not the cluster: it kept up at every rate tried, up to 2^%d times the planned rate; the true bound may be higher", MaxRateDoublings)
+	}
+	return fmt.Sprintf("falls behind above it (at %s/s)", above)
+}
+
+// MemoryHint suggests executor memory settings for the state at the
+// planned rate, with the overhead Spark adds (sparkmodel.MemoryOverhead);
+// "" when the state was not measured there.
+func (s *SparkResult) MemoryHint() string {
+	if s.BatchLimited {
+		return ""
+	}
+	st := s.ExecutorPeakMemoryBytes
+	if s.Config.Provider == sparkmodel.RocksDB {
+		o := sparkmodel.MemoryOverhead(sparkmodel.DefaultExecutorMemory)
+		return fmt.Sprintf("RocksDB's %s of native memory lies outside the heap, where Spark's default spark.executor.memoryOverhead, max(384 MiB, 10%% of spark.executor.memory), does not count it: set spark.executor.memoryOverhead to that plus the state, such as %s with spark.executor.memory=1g (%s + %s), plus the headroom the job needs",
+			interval.Bytes(st), interval.Bytes(o+st), interval.Bytes(o), interval.Bytes(st))
+	}
+	h := sparkmodel.HeapFor(st)
+	o := sparkmodel.MemoryOverhead(h)
+	return fmt.Sprintf("the state's %s of JVM heap fits spark.executor.memory=%dg, with no headroom for the rest of the job (not counted); Spark adds spark.executor.memoryOverhead = max(384 MiB, 10%%) = %s, so each executor's container asks %s",
+		interval.Bytes(st), h>>30, interval.Bytes(o), interval.Bytes(h+o))
 }
 
 // writeText writes the spark part of a plan's text form.
@@ -110,7 +195,11 @@ func (s *SparkResult) writeText(b *strings.Builder) {
 	if s.DefaultCosts {
 		fmt.Fprintf(b, "  note: the batch durations use %s's default costs, estimates until calibrated: simulate calibrate a real job's progress log and pass it with --cost\n", c.Provider)
 	}
-	fmt.Fprintf(b, "  note: memory, disk and batch durations are simulated at %s/s (the scenario's seed, at the planned delay); the search for the largest rate that keeps up ran %d simulations there, with the per-row and per-key costs multiplied by each rate over it\n", formatRate(s.Rate), s.Simulations)
+	fmt.Fprintf(b, "  note: executor memory %s (%s); state memory is the state stores' only: JVM headroom and everything outside the state store are not counted\n", interval.Bytes(s.ExecutorMemoryBytes), s.ExecutorMemorySource)
+	if h := s.MemoryHint(); h != "" {
+		fmt.Fprintf(b, "  hint: %s\n", h)
+	}
+	fmt.Fprintf(b, "  note: memory, disk and batch durations are simulated at %s/s (the scenario's seed, at the planned delay); the search for the largest rate that keeps up ran %d simulations there, with the per-row and per-key costs multiplied by each rate over it%s\n", formatRate(s.Rate), s.Simulations, s.limitNote())
 }
 
 // fmtMs renders milliseconds as seconds to two significant digits above
@@ -125,4 +214,13 @@ func fmtMs(ms float64) string {
 // fmtSeconds renders a duration in seconds ("10 s").
 func fmtSeconds(d time.Duration) string {
 	return fmt.Sprintf("%.4g s", d.Seconds())
+}
+
+// limitNote says how many of the search's simulations met dedupsim's
+// limit on a batch's rows; "" for none.
+func (s *SparkResult) limitNote() string {
+	if s.LimitedRuns == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d of them met dedupsim's limit on a batch's rows, read as falling behind)", s.LimitedRuns)
 }

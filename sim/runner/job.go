@@ -79,6 +79,9 @@ type jobEnv struct {
 	badClock bool
 	// notify, if set, receives the run's notices (see Options.Notify).
 	notify func(msg string)
+	// maxBatchRows is the most rows a batch on the modelled cluster may
+	// hold while more are due (see Options.MaxBatchRows).
+	maxBatchRows int
 	// pool runs the partitions of a partitioned query (nil: the job's
 	// goroutine).
 	pool *sim.Pool

@@ -90,6 +90,11 @@ type Options struct {
 	// goroutine: what the run did differently from what the scenario
 	// asks, as Spark would (a checkpoint that keeps its partition count).
 	Notify func(msg string)
+	// MaxBatchRows lowers the most rows a batch of a job on the modelled
+	// cluster may hold while more are due [scenario.MaxRowsPerBatch]; a
+	// batch that reaches it fails the run with ErrBatchLimit. FOR TESTS
+	// ONLY: tests use it to meet the limit without millions of rows.
+	MaxBatchRows int
 	// numberedSeen, if set, is told the job of every store opened as
 	// numbers (memstore.Numbered), from the job's goroutine: for tests.
 	numberedSeen func(job string)
@@ -364,6 +369,7 @@ func (r *execution) runJob(ctx context.Context, i int, newSource func() (Source,
 		progress:      r.prog.Add,
 		badClock:      i == 0,
 		notify:        r.opts.Notify,
+		maxBatchRows:  r.opts.MaxBatchRows,
 		pool:          r.pool,
 	}
 	if j.Store == stores.Memory && r.opts.NewSource == nil && r.opts.StoreHook == nil {

@@ -2,8 +2,10 @@ package runner
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -54,7 +56,16 @@ type sparkRun struct {
 	// ranAt is the trigger of the last batch, end its end (µs).
 	ranAt, end int64
 	ran        bool
+	// limit is the most rows a batch may hold while more are due; 0
+	// stands for scenario.MaxRowsPerBatch (see Options.MaxBatchRows).
+	limit int
 }
+
+// ErrBatchLimit is the error (errors.Is) of a run in which a batch on the
+// modelled cluster reached scenario.MaxRowsPerBatch rows while more were
+// due: its query fell so far behind that its batches grow without bound.
+// A search over rates (sim/plan) reads it as falling behind.
+var ErrBatchLimit = errors.New("the query fell so far behind that its batches grow without bound")
 
 // newSparkRun returns the cluster model of a job, or nil when the
 // scenario has no spark: block.
@@ -73,6 +84,7 @@ func newSparkRun(env job) *sparkRun {
 	start := sc.Start.UnixMicro()
 	s := &sparkRun{
 		cfg:     sc.Spark,
+		limit:   env.maxBatchRows,
 		tracker: sparkmodel.NewTracker(*sc.Spark, shapes, start, sc.Trigger.Micros(), start, sc.End().UnixMicro()),
 	}
 	s.cw = csv.NewWriter(&s.buf)
@@ -197,11 +209,15 @@ func (s *sparkRun) maxRows() int {
 // cluster reaches scenario.MaxRowsPerBatch rows while more are due: its
 // query has fallen so far behind that its batches grow without bound.
 func (s *sparkRun) batchLimit(rows int, more bool, t int64) error {
-	if s == nil || !more || rows < scenario.MaxRowsPerBatch {
+	if s == nil {
 		return nil
 	}
-	return fmt.Errorf("spark: the batch at %s would hold more than %d rows, the limit: the query fell so far behind that its batches grow without bound; set spark.maxRowsPerBatch to take the backlog in several batches",
-		metrics.FormatMillis(t/1000), scenario.MaxRowsPerBatch)
+	limit := cmp.Or(s.limit, scenario.MaxRowsPerBatch)
+	if !more || rows < limit {
+		return nil
+	}
+	return fmt.Errorf("spark: the batch at %s would hold more than %d rows, the limit: %w; set spark.maxRowsPerBatch to take the backlog in several batches",
+		metrics.FormatMillis(t/1000), limit, ErrBatchLimit)
 }
 
 // nextTrigger returns when the job's next trigger fires: one interval

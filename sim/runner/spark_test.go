@@ -2,6 +2,7 @@ package runner
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -493,8 +494,8 @@ func TestResumeKeepsTheCheckpointsPartitions(t *testing.T) {
 func TestBatchLimitStopsARunawayBatch(t *testing.T) {
 	s := &sparkRun{cfg: &sparkmodel.Config{}}
 	err := s.batchLimit(scenario.MaxRowsPerBatch, true, 1_767_225_600_000_000)
-	if err == nil || !strings.HasPrefix(err.Error(), "spark: the batch at 2026-01-01T00:00:00.000Z would hold more than 5000000 rows") || strings.Contains(err.Error(), "\n") {
-		t.Errorf("error %v", err)
+	if err == nil || !strings.HasPrefix(err.Error(), "spark: the batch at 2026-01-01T00:00:00.000Z would hold more than 5000000 rows") || strings.Contains(err.Error(), "\n") || !errors.Is(err, ErrBatchLimit) {
+		t.Errorf("error %v: want one line, and ErrBatchLimit", err)
 	}
 	for _, c := range []struct {
 		s    *sparkRun

@@ -66,7 +66,7 @@ type Scenario struct {
 	Sweep *Sweep `json:"sweep,omitempty" yaml:"sweep"`
 	// Spark, when set, runs the queries on a modelled Spark cluster:
 	// partitioned state, batch durations, executor memory (spark.go).
-	Spark *sparkmodel.Config `json:"spark,omitempty" yaml:"spark" want:"a mapping of partitions, provider, executors, coresPerExecutor, maxRowsPerBatch, cost, downtime"`
+	Spark *sparkmodel.Config `json:"spark,omitempty" yaml:"spark" want:"a mapping of partitions, provider, executors, coresPerExecutor, maxRowsPerBatch, cost, downtime, executorMemory"`
 }
 
 // End returns the end of the window of original arrivals, Start+Duration.

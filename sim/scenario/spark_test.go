@@ -22,14 +22,16 @@ func TestSparkBadInputOneLineEach(t *testing.T) {
 		{"spark: {partitions: 10001}", "scenario s.yaml: spark.partitions: must be from 1 to 10000 (spark.sql.shuffle.partitions; each partition is a state store per dedup operator), got 10001"},
 		{"spark: {executors: 0}", "scenario s.yaml: spark.executors: must be from 1 to 10000, got 0"},
 		{"spark: {coresPerExecutor: 0}", "scenario s.yaml: spark.coresPerExecutor: must be from 1 to 1024, got 0"},
+		{"spark: {executorMemory: lots}", "scenario s.yaml: spark.executorMemory: must be a size above 0 such as 4GiB or 512MiB, got lots"},
+		{"spark: {executorMemory: 0GiB}", "scenario s.yaml: spark.executorMemory: must be a size above 0 such as 4GiB or 512MiB, got 0GiB"},
 		{"spark: {maxRowsPerBatch: -1}", "scenario s.yaml: spark.maxRowsPerBatch: must be 0 (no limit) or more, got -1"},
 		{"spark: {cost: {rowNs: -1}}", "scenario s.yaml: spark.cost.rowNs: must be a cost of 0 or more, got -1"},
 		{"spark: {cost: {batchOverheadMs: -0.5}}", "scenario s.yaml: spark.cost.batchOverheadMs: must be a cost of 0 or more, got -0.5"},
 		{"spark: {cost: {partitionCommitMs: -2}}", "scenario s.yaml: spark.cost.partitionCommitMs: must be a cost of 0 or more, got -2"},
 		{"spark: {cost: {scanKeyNs: lots}}", "scenario s.yaml: spark.cost.scanKeyNs: must be a cost in nanoseconds per key, 0 or more, got lots"},
 		{"spark: {partitions: 2.5}", "scenario s.yaml: spark.partitions: must be a whole number of shuffle partitions from 1 to 10000, got 2.5"},
-		{"spark: {provder: rocksdb}", "scenario s.yaml: spark.provder: unknown key (line 5), must be one of partitions, provider, executors, coresPerExecutor, maxRowsPerBatch, cost, downtime"},
-		{"spark: 200", "scenario s.yaml: spark: must be a mapping of partitions, provider, executors, coresPerExecutor, maxRowsPerBatch, cost, downtime, got 200"},
+		{"spark: {provder: rocksdb}", "scenario s.yaml: spark.provder: unknown key (line 5), must be one of partitions, provider, executors, coresPerExecutor, maxRowsPerBatch, cost, downtime, executorMemory"},
+		{"spark: 200", "scenario s.yaml: spark: must be a mapping of partitions, provider, executors, coresPerExecutor, maxRowsPerBatch, cost, downtime, executorMemory, got 200"},
 	} {
 		_, err := Parse([]byte(sparkBase+c.block+"\n"), "s.yaml")
 		if err == nil {

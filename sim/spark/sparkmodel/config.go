@@ -15,6 +15,9 @@ package sparkmodel
 
 import (
 	"fmt"
+	"math"
+
+	"github.com/dedupsim/dedupsim/engines/interval"
 
 	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/sim"
@@ -70,6 +73,29 @@ type Config struct {
 	// Downtime lists spans in which the query does not run (Downtime);
 	// absent, the query runs throughout.
 	Downtime []Downtime `json:"downtime,omitempty" yaml:"downtime" item:"a mapping of at and for"`
+	// ExecutorMemory is the memory each executor's state stores may
+	// use, as a size ("4GiB"): spark.executor.memory's heap for the
+	// HDFS-backed provider, the native memory beside it for RocksDB. Only
+	// a plan reads it (its largest sustainable rate is the largest whose
+	// state fits); "" leaves it to the plan's flags and defaults.
+	ExecutorMemory string `json:"executorMemory,omitempty" yaml:"executorMemory" want:"a size such as 4GiB or 512MiB"`
+	// CountScale, when above 0, multiplies the key counts the memory
+	// model reads (each store's updated, evicted and total keys per
+	// batch), so that memory and disk are those of a rate CountScale
+	// times as high. A plan's rate search sets it; a scenario cannot.
+	CountScale float64 `json:"-" yaml:"-"`
+}
+
+// DefaultExecutorMemory is spark.executor.memory's default, 1g: the
+// executor memory a plan assumes when nothing states one.
+const DefaultExecutorMemory = 1 << 30
+
+// ExecutorMemoryBytes returns ExecutorMemory in bytes, 0 when it is "".
+func (c *Config) ExecutorMemoryBytes() (int64, error) {
+	if c.ExecutorMemory == "" {
+		return 0, nil
+	}
+	return interval.ParseBytes(c.ExecutorMemory)
 }
 
 // Cost is the spark.cost block: the coefficients of a batch's duration
@@ -172,6 +198,12 @@ func (c *Config) Check() []Problem {
 	}
 	if c.CoresPerExecutor < 1 || c.CoresPerExecutor > MaxCoresPerExecutor {
 		add("coresPerExecutor", "must be from 1 to %d, got %d", MaxCoresPerExecutor, c.CoresPerExecutor)
+	}
+	if _, err := c.ExecutorMemoryBytes(); err != nil {
+		add("executorMemory", "must be a size above 0 such as 4GiB or 512MiB, got %s", fileio.Show(c.ExecutorMemory))
+	}
+	if !(c.CountScale >= 0) || math.IsInf(c.CountScale, 0) {
+		add("countScale", "must be 0 or more, got %g", c.CountScale)
 	}
 	if c.MaxRowsPerBatch < 0 {
 		add("maxRowsPerBatch", "must be 0 (no limit) or more, got %d", c.MaxRowsPerBatch)

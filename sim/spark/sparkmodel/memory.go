@@ -233,3 +233,28 @@ func RocksDBMemtable(e RocksDBEntry, conf RocksDBConf, updated, removed int64) i
 	mem := math.Ceil(writes/arena) * arena
 	return int64(math.Min(mem, float64(conf.WriteBufferBytes*conf.MaxWriteBuffers)))
 }
+
+// Spark's default executor memory overhead, the container memory it asks
+// beside spark.executor.memory for everything outside the JVM heap:
+// max(spark.executor.minMemoryOverhead, 384 MiB, and
+// spark.executor.memoryOverheadFactor, 0.10, of the executor memory),
+// when spark.executor.memoryOverhead is not set (ResourceProfile's
+// calculateOverHeadMemory; the defaults in core's config package).
+const (
+	MinMemoryOverhead    = 384 << 20
+	MemoryOverheadFactor = 0.10
+)
+
+// MemoryOverhead returns Spark's default spark.executor.memoryOverhead
+// for an executor memory (spark.executor.memory) in bytes.
+func MemoryOverhead(executorMemory int64) int64 {
+	return max(MinMemoryOverhead, int64(MemoryOverheadFactor*float64(executorMemory)))
+}
+
+// HeapFor returns the spark.executor.memory, in whole GiB and at least
+// 1 GiB (Spark's default), whose heap holds state bytes: the state alone,
+// with no headroom for the rest of the job.
+func HeapFor(state int64) int64 {
+	const gib = 1 << 30
+	return max(gib, (state+gib-1)/gib*gib)
+}

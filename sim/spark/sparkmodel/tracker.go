@@ -288,7 +288,7 @@ func (t *Tracker) memory(b Batch, r *BatchResult) {
 		}
 		for p := range t.st.Partitions {
 			e := p % execs
-			upd, rem, tot := st.Updated[p], st.Removed[p], st.Total[p]
+			upd, rem, tot := t.scaled(st.Updated[p]), t.scaled(st.Removed[p]), t.scaled(st.Total[p])
 			var peak, extra int64
 			switch t.cfg.Provider {
 			case RocksDB:
@@ -318,6 +318,15 @@ func (t *Tracker) memory(b Batch, r *BatchResult) {
 	}
 	t.st.PeakMemory = max(t.st.PeakMemory, r.Memory)
 	t.st.PeakDisk = max(t.st.PeakDisk, r.Disk)
+}
+
+// scaled returns a key count as the memory model reads it: times
+// Config.CountScale when it is set.
+func (t *Tracker) scaled(n int64) int64 {
+	if k := t.cfg.CountScale; k > 0 && k != 1 {
+		return int64(math.Round(float64(n) * k))
+	}
+	return n
 }
 
 // fallingBehind follows the runs of overrunning batches among those that
