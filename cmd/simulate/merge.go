@@ -19,7 +19,9 @@ type publishFunc func(ctx context.Context, sc *scenario.Scenario, opts runner.Op
 // publisher returns how a sweep publishes its results: runner.RunTo, or,
 // with --shard K/N (spec not empty), a shard folder of K of N, whose
 // default folder (defaultOut) is results/<name>.shard-K-of-N.
-func publisher(spec string, out *string, defaultOut bool) (publishFunc, error) {
+// With byKey (run --shard), the shard is a part of the run split by key
+// (shard.RunByKey).
+func publisher(spec string, out *string, defaultOut, byKey bool) (publishFunc, error) {
 	if spec == "" {
 		return runner.RunTo, nil
 	}
@@ -31,7 +33,11 @@ func publisher(spec string, out *string, defaultOut bool) (publishFunc, error) {
 		*out += fmt.Sprintf(".shard-%d-of-%d", sp.K, sp.N)
 	}
 	return func(ctx context.Context, sc *scenario.Scenario, opts runner.Options, out string, _ runner.Renderer) (*runner.Results, error) {
-		sum, err := shard.Run(ctx, sc, opts, sp, out)
+		run := shard.Run
+		if byKey {
+			run = shard.RunByKey
+		}
+		sum, err := run(ctx, sc, opts, sp, out)
 		if err != nil {
 			return nil, err
 		}

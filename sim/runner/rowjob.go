@@ -172,9 +172,17 @@ func runRowJob(ctx context.Context, env jobEnv, j Job) (*jobResult, error) {
 			t = look.Arrival
 		}
 		batch.Rows, outcomes = batch.Rows[:0], outcomes[:0]
-		emitted := 0
+		emitted, arrived := 0, 0
 		t0 := time.Now()
 		for has && look.Arrival <= t {
+			arrived++
+			if env.keyShard != nil && !env.keyShard.owns(&look, batch.IDs) {
+				// Another part's row: it only counts as input.
+				if has = src.Next(&look); has {
+					note()
+				}
+				continue
+			}
 			batch.Rows = append(batch.Rows, look)
 			i := len(batch.Rows) - 1
 			key = batch.AppendKey(key[:0], i, keyCols)
@@ -195,7 +203,7 @@ func runRowJob(ctx context.Context, env jobEnv, j Job) (*jobResult, error) {
 			r.settle(nil, 0)
 		}
 		engineTime += time.Since(t0)
-		if err := r.sample(&batch, outcomes, emitted, t); err != nil {
+		if err := r.sample(&batch, arrived, outcomes, emitted, t); err != nil {
 			return nil, err
 		}
 		if t-lastReported >= 60e6 {
@@ -226,9 +234,11 @@ func runRowJob(ctx context.Context, env jobEnv, j Job) (*jobResult, error) {
 	return &jobResult{summary: *s, badClock: badClock, badClockAt: badClockAt, parts: r.parts.segments()}, nil
 }
 
-// sample accounts for the rows that arrived by trigger t (us) and writes
-// the trigger's timeseries row and progress line.
-func (r *rowJob) sample(batch *generators.Batch, outcomes []engines.Outcome, emitted int, t int64) error {
+// sample accounts for the rows that arrived by trigger t (us), arrived
+// of them in all (batch holds those of the job's part, all of them
+// unless the run is split by key), and writes the trigger's timeseries
+// row and progress line.
+func (r *rowJob) sample(batch *generators.Batch, arrived int, outcomes []engines.Outcome, emitted int, t int64) error {
 	sum := &r.sum
 	logical, physical := r.op.State(t / 1000)
 	rows := batch.Rows
@@ -271,7 +281,7 @@ func (r *rowJob) sample(batch *generators.Batch, outcomes []engines.Outcome, emi
 	}
 	rec := metrics.BatchRecord{
 		Query: r.job.Name, Delay: r.job.Delay, BatchID: sum.Batches - 1, ProcessingTime: t / 1000,
-		InputRows: int64(len(batch.Rows)), EmittedRows: int64(emitted), DroppedDuplicates: dropped,
+		InputRows: int64(arrived), EmittedRows: int64(emitted), DroppedDuplicates: dropped,
 		StateRows: logical, StateBytes: stateBytes, MissedDuplicates: r.acct.MissedDuplicates, FalseDrops: r.acct.FalseDrops,
 	}
 	custom := map[string]int64{"numDroppedDuplicateRows": dropped, "numPhysicalEntries": physical}
@@ -279,7 +289,7 @@ func (r *rowJob) sample(batch *generators.Batch, outcomes []engines.Outcome, emi
 		custom[c.Name] = c.Value
 	}
 	line, err := json.Marshal(metrics.ProgressLine{
-		BatchID: rec.BatchID, Timestamp: metrics.FormatMillis(t / 1000), NumInputRows: len(batch.Rows),
+		BatchID: rec.BatchID, Timestamp: metrics.FormatMillis(t / 1000), NumInputRows: arrived,
 		// numRowsTotal is the live (logical) entries; the physical ones,
 		// expired entries no read removed yet, are a custom metric, and
 		// so are the engine's own counters.

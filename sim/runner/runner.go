@@ -89,6 +89,11 @@ type Options struct {
 	// goroutine: what the run did differently from what the scenario
 	// asks, as Spark would (a checkpoint that keeps its partition count).
 	Notify func(msg string)
+	// KeyShard, if set, makes the run part K of N of a run split by key
+	// (see KeyShard): sim/shard runs and merges the parts. Such a run
+	// cannot be resumable, nor have a spark: block, and every query must
+	// split (CheckKeyShard).
+	KeyShard *KeyShard
 	// numberedSeen, if set, is told the job of every store opened as
 	// numbers (memstore.Numbered), from the job's goroutine: for tests.
 	numberedSeen func(job string)
@@ -164,6 +169,17 @@ func prepare(s *scenario.Scenario, opts Options) (_ *execution, err error) {
 			if j.Rows != nil {
 				return nil, fmt.Errorf("scenario %s: queries %s: a %s query cannot yet run in a resumable run (--checkpoint): run it without one", s.File, j.Name, j.Engine)
 			}
+		}
+	}
+	if ks := opts.KeyShard; ks != nil {
+		if ks.N < 1 || ks.K < 0 || ks.K >= ks.N {
+			return nil, fmt.Errorf("key shard %d/%d: K counts from 0 to N-1", ks.K, ks.N)
+		}
+		if opts.CheckpointDir != "" {
+			return nil, fmt.Errorf("--shard: a part of a run split by key cannot be resumable (no --checkpoint): rerun a failed part whole")
+		}
+		if err := CheckKeyShard(s); err != nil {
+			return nil, err
 		}
 	}
 	if opts.Store != "" {
@@ -355,6 +371,7 @@ func (r *execution) runJob(ctx context.Context, i int, newSource func() (Source,
 		badClock:      i == 0,
 		notify:        r.opts.Notify,
 		pool:          r.pool,
+		keyShard:      r.opts.KeyShard,
 	}
 	if j.Store == stores.Memory && r.opts.NewSource == nil && r.opts.StoreHook == nil {
 		gen := r.sc.Generator()

@@ -64,8 +64,18 @@ func ReadManifest(dir string) (*Manifest, error) {
 	}
 	spec := Spec{K: m.Shard, N: m.Of}
 	var want []int
-	for i := spec.K; i < m.TotalJobs; i += spec.N {
-		want = append(want, i)
+	switch m.Split {
+	case "":
+		for i := spec.K; i < m.TotalJobs; i += spec.N {
+			want = append(want, i)
+		}
+	case SplitByKey:
+		// Every job is in every part of a run split by key.
+		for i := range m.TotalJobs {
+			want = append(want, i)
+		}
+	default:
+		return nil, fmt.Errorf("%s: split %s, want %q (a run split by key) or none (a sweep's jobs)", path, fileio.Quote(m.Split), SplitByKey)
 	}
 	var got []int
 	for _, j := range m.Jobs {
@@ -117,7 +127,20 @@ func Merge(dirs []string, out string, render runner.Renderer) (*metrics.Summary,
 			return nil, err
 		}
 	}
-	res, err := assemble(shards, spark)
+	var res *runner.Results
+	var err error
+	if shards[0].m.Split == SplitByKey {
+		// The merged rows go to files of their own, read by the publish
+		// below and removed after it.
+		tmp, terr := os.MkdirTemp("", "dedupsim-merge-")
+		if terr != nil {
+			return nil, fmt.Errorf("merge: %w", terr)
+		}
+		defer os.RemoveAll(tmp)
+		res, err = assembleByKey(shards, tmp)
+	} else {
+		res, err = assemble(shards, spark)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -156,6 +179,8 @@ func checkSet(shards []shardFolder, out string) error {
 			return fmt.Errorf("%s: the scenario's input files (empirical distributions) differ from %s's: give every shard the same files", s.dir, first.dir)
 		case m.Store != f.Store:
 			return fmt.Errorf("%s: run with %s, but %s with %s: run every shard with the same --store", s.dir, storeFlag(m.Store), first.dir, storeFlag(f.Store))
+		case m.Split != f.Split:
+			return fmt.Errorf("%s: %s, but %s is %s: merge the shards of one command", s.dir, splitName(m.Split), first.dir, splitName(f.Split))
 		case m.Of != f.Of:
 			return fmt.Errorf("%s: shard %d/%d, but %s is shard %d/%d: every shard must be of the same N", s.dir, m.Shard, m.Of, first.dir, f.Shard, f.Of)
 		}
@@ -241,6 +266,14 @@ func assemble(shards []shardFolder, spark bool) (*runner.Results, error) {
 		return nil, fmt.Errorf("merge: %w", err)
 	}
 	return res, nil
+}
+
+// splitName describes a shard's split.
+func splitName(split string) string {
+	if split == SplitByKey {
+		return "a part of a run split by key (run --shard)"
+	}
+	return "a part of a sweep's jobs (sweep --shard)"
 }
 
 // storeFlag describes the --store a shard ran with.
