@@ -1,12 +1,10 @@
 package runner
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 
 	"github.com/dedupsim/dedupsim/generators"
-	"github.com/dedupsim/dedupsim/sim/registry"
 	"github.com/dedupsim/dedupsim/sim/scenario"
 	"github.com/dedupsim/dedupsim/sim/spark/chain"
 )
@@ -77,7 +75,7 @@ func CheckKeyShard(s *scenario.Scenario) error {
 		return fmt.Errorf("scenario %s: %w", s.File, err)
 	}
 	for _, j := range jobs {
-		if err := checkSplit(s, j); err != nil {
+		if err := checkSplit(j); err != nil {
 			return fmt.Errorf("--shard: query %s cannot split by key: %v; run it whole, or leave it out", j.FileName, err)
 		}
 	}
@@ -94,13 +92,12 @@ func CheckKeyShard(s *scenario.Scenario) error {
 //   - Flink: never; its verdicts and logical state would split, but the
 //     heap backend's incremental cleanup and table sizing, which its
 //     physical state and bytes model, run over every key's entries;
-//   - Kafka Streams: keep-last only (the table: nothing expires); a
-//     keep-first window store expires with its task's stream time, the
-//     largest timestamp of every key's records in the partition;
-//   - Beam: the processing-time domain in the global window only (a key's
-//     timer runs on processing time); in event time the watermark, and a
-//     fixed window's end, come from every key's elements.
-func checkSplit(s *scenario.Scenario, j Job) error {
+//   - Kafka Streams and Beam: always (their key is event_id); the rows of
+//     other parts' keys move the clocks every key's verdicts depend on, a
+//     task's stream time (and its window store's expiry), Beam's
+//     watermark and processing time, without being processed
+//     (observingOperator).
+func checkSplit(j Job) error {
 	if j.Rows == nil {
 		seenDedup := false
 		for _, n := range j.Plan.Nodes {
@@ -120,27 +117,13 @@ func checkSplit(s *scenario.Scenario, j Job) error {
 	if !slices.Contains(j.Rows.Keys, "event_id") {
 		return fmt.Errorf("its key (%v) does not include event_id, the column a run splits on", j.Rows.Keys)
 	}
-	var spec registry.QuerySpec
-	for _, q := range s.Queries {
-		if q.Name == j.Name {
-			spec = q.Spec()
-		}
-	}
-	def := registry.ScenarioDefaults(j.Engine)
 	switch j.Engine {
 	case "flink":
 		return fmt.Errorf("Flink's heap state backend cleans expired entries incrementally, a few of every key's entries at each access, and sizes its table by every key's entries, so its physical state and bytes are not the sum of the parts' (and a rowtime keep-first of 2.1+ or a mini-batch waits for a watermark or a bundle made of every key's rows)")
-	case "kafka-streams":
-		if cmp.Or(spec.Mode, def.Mode, "keep-first") != "keep-last" {
-			return fmt.Errorf("a keep-first window store expires with its task's stream time, the largest timestamp of every key's records in the partition")
-		}
-	case "beam":
-		if cmp.Or(spec.TimeDomain, def.TimeDomain) != "processing" {
-			return fmt.Errorf("in the event-time domain the watermark comes from every key's elements")
-		}
-		if spec.FixedWindow != nil {
-			return fmt.Errorf("a fixed window ends with the watermark, which comes from every key's elements")
-		}
+	case "kafka-streams", "beam":
+		// Their clocks (a task's stream time, the watermark, processing
+		// time) see every row: another part's rows move them
+		// (observingOperator).
 	default:
 		return fmt.Errorf("engine %s is not known to split", j.Engine)
 	}

@@ -59,6 +59,13 @@ type deferringOperator interface {
 	End(procMs int64)
 }
 
+// observingOperator is a ScenarioOperator whose clocks a row it does not
+// process can move (Kafka Streams' stream time, Beam's watermark): a job
+// of a run split by key feeds it the rows of another part's keys.
+type observingOperator interface {
+	Observe(key, value []byte, procMs, eventMs int64)
+}
+
 // rowJob is one row job in progress.
 type rowJob struct {
 	env jobEnv
@@ -119,6 +126,7 @@ func runRowJob(ctx context.Context, env jobEnv, j Job) (*jobResult, error) {
 		return nil, err
 	}
 	r := &rowJob{env: env, job: j, op: op, function: op.Function(), trafficLast: sc.Start.UnixMicro() + sc.LastTrafficTrigger().Microseconds()}
+	obs, _ := op.(observingOperator)
 	if d, ok := op.(deferringOperator); ok {
 		r.deferring, r.waiting = d, map[int]generators.Row{}
 		d.Open(sc.Start.UnixMilli())
@@ -177,7 +185,16 @@ func runRowJob(ctx context.Context, env jobEnv, j Job) (*jobResult, error) {
 		for has && look.Arrival <= t {
 			arrived++
 			if env.keyShard != nil && !env.keyShard.owns(&look, batch.IDs) {
-				// Another part's row: it only counts as input.
+				// Another part's row: it counts as input and moves the
+				// operator's clocks, nothing else.
+				if obs != nil {
+					// The key is encoded from a scratch row past the batch's end.
+					batch.Rows = append(batch.Rows, look)
+					i := len(batch.Rows) - 1
+					key = batch.AppendKey(key[:0], i, keyCols)
+					obs.Observe(key, nil, look.Arrival/1000, look.EventTime/1000)
+					batch.Rows = batch.Rows[:i]
+				}
 				if has = src.Next(&look); has {
 					note()
 				}
