@@ -38,14 +38,14 @@ func ReadManifest(dir string) (*Manifest, error) {
 	case err != nil:
 		return nil, err
 	case !fi.IsDir():
-		return nil, fmt.Errorf("%s: is a file, not a shard folder (merge takes the folders simulate sweep --shard K/N wrote)", dir)
+		return nil, fmt.Errorf("%s: is a file, not a shard folder (merge takes the folders simulate sweep --shard K/N or run --shard K/N wrote)", dir)
 	}
 	path := filepath.Join(dir, ManifestFile)
 	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
 		if _, err := os.Lstat(filepath.Join(dir, "summary.json")); err == nil {
-			return nil, fmt.Errorf("%s: a results folder, not a shard (it has no %s; merge takes the folders simulate sweep --shard K/N wrote)", dir, ManifestFile)
+			return nil, fmt.Errorf("%s: a results folder, not a shard (it has no %s; merge takes the folders simulate sweep --shard K/N or run --shard K/N wrote)", dir, ManifestFile)
 		}
-		return nil, fmt.Errorf("%s: not a shard folder (it has no %s; merge takes the folders simulate sweep --shard K/N wrote)", dir, ManifestFile)
+		return nil, fmt.Errorf("%s: not a shard folder (it has no %s; merge takes the folders simulate sweep --shard K/N or run --shard K/N wrote)", dir, ManifestFile)
 	}
 	data, err := fileio.ReadFile(path, fileio.MaxSummaryBytes)
 	if err != nil {

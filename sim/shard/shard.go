@@ -10,6 +10,11 @@
 // Kubernetes' JOB_COMPLETION_INDEX does. Every job is in exactly one
 // shard; a shard may own no job (N larger than the job count), and it is
 // still written and still needed by the merge.
+//
+// A run splits by key too: `simulate run --shard K/N` runs every job over
+// the whole stream but decides and counts only the events whose event_id
+// hashes to K (runner.KeyShard), and Merge sums the N parts back into the
+// unsplit run's results (keymerge.go).
 package shard
 
 import (
