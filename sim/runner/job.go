@@ -510,8 +510,14 @@ func (r *jobRun) account(p *sim.Progress, batch *generators.Batch, t int64, sink
 		if r.env.keyShard != nil {
 			// Only the part's rows were decided.
 			r.ownRows, r.ownOut = r.ownRows[:0], r.ownOut[:0]
-			for _, i := range r.owned {
-				r.ownRows, r.ownOut = append(r.ownRows, rows[i]), append(r.ownOut, outcomes[i])
+			next := 0
+			for i := range rows {
+				if next < len(r.owned) && int(r.owned[next]) == i {
+					r.ownRows, r.ownOut = append(r.ownRows, rows[i]), append(r.ownOut, outcomes[i])
+					next++
+				} else {
+					r.acct.Skip(rows[i].Truth.Event)
+				}
 			}
 			rows, outcomes = r.ownRows, r.ownOut
 		}

@@ -187,6 +187,7 @@ func runRowJob(ctx context.Context, env jobEnv, j Job) (*jobResult, error) {
 			if env.keyShard != nil && !env.keyShard.owns(&look, batch.IDs) {
 				// Another part's row: it counts as input and moves the
 				// operator's clocks, nothing else.
+				r.acct.Skip(look.Truth.Event)
 				if obs != nil {
 					// The key is encoded from a scratch row past the batch's end.
 					batch.Rows = append(batch.Rows, look)
