@@ -282,6 +282,10 @@ func TestMergeRefusesKeyParts(t *testing.T) {
 	i := strings.LastIndexAny(string(data), "123456789")
 	data[i] = '0'
 	os.WriteFile(filepath.Join(edited, ts), data, 0o644)
+	code, _, stderr := simulate(t, "report", parts[0])
+	if want := "simulate report: " + parts[0] + ": shard 0/3 of a run split by key, not a results folder: combine the shards first"; code == 0 || !strings.HasPrefix(stderr, want) {
+		t.Errorf("report of a part: exit %d, stderr %q; want %q", code, stderr, want)
+	}
 	for _, c := range []struct {
 		name string
 		dirs []string
