@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -286,11 +288,36 @@ func TestMergeRefusesKeyParts(t *testing.T) {
 	if want := "simulate report: " + parts[0] + ": shard 0/3 of a run split by key, not a results folder: combine the shards first"; code == 0 || !strings.HasPrefix(stderr, want) {
 		t.Errorf("report of a part: exit %d, stderr %q; want %q", code, stderr, want)
 	}
+	// Part 1/3 forged: a batch's input rows (which every part saw whole)
+	// changed, and its checksum in shard.json with it, as if a part of
+	// another run had been renamed. The merge finds it while summing.
+	forged := filepath.Join(dir, "forged")
+	if err := os.CopyFS(forged, os.DirFS(parts[1])); err != nil {
+		t.Fatal(err)
+	}
+	fdata, _ := os.ReadFile(filepath.Join(forged, ts))
+	oldSum := sha256.Sum256(fdata)
+	oldLen := len(fdata)
+	f := strings.SplitN(string(fdata), ",", 7)
+	f[5] = "9" + f[5]
+	fdata = []byte(strings.Join(f, ","))
+	os.WriteFile(filepath.Join(forged, ts), fdata, 0o644)
+	newSum := sha256.Sum256(fdata)
+	mdata, _ := os.ReadFile(filepath.Join(forged, "shard.json"))
+	mtext := strings.Replace(string(mdata), hex.EncodeToString(oldSum[:]), hex.EncodeToString(newSum[:]), 1)
+	mtext = strings.Replace(mtext, fmt.Sprintf(`"bytes": %d,
+          "sha256": "%s"`, oldLen, hex.EncodeToString(newSum[:])), fmt.Sprintf(`"bytes": %d,
+          "sha256": "%s"`, len(fdata), hex.EncodeToString(newSum[:])), 1)
+	if mtext == string(mdata) {
+		t.Fatal("could not forge part 1/3's manifest")
+	}
+	os.WriteFile(filepath.Join(forged, "shard.json"), []byte(mtext), 0o644)
 	for _, c := range []struct {
 		name string
 		dirs []string
 		want string
 	}{
+		{"forged", []string{parts[0], forged, parts[2]}, filepath.Join(forged, ts) + ": row 1: batch 0's 9"},
 		{"missing", []string{parts[0], parts[2]}, "missing shard 1/3: merge needs all 3 shard folders"},
 		{"repeated", []string{parts[0], parts[1], parts[1], parts[2]}, parts[1] + " and " + parts[1] + " are both shard 1/3"},
 		{"edited", []string{parts[0], edited, parts[2]}, filepath.Join(edited, ts) + ": "},

@@ -127,25 +127,35 @@ func Merge(dirs []string, out string, render runner.Renderer) (*metrics.Summary,
 			return nil, err
 		}
 	}
+	byKey := shards[0].m.Split == SplitByKey
 	var res *runner.Results
-	var err error
-	if shards[0].m.Split == SplitByKey {
-		// The merged rows go to files of their own, read by the publish
-		// below and removed after it.
-		tmp, terr := os.MkdirTemp("", "dedupsim-merge-")
-		if terr != nil {
-			return nil, fmt.Errorf("merge: %w", terr)
+	if !byKey {
+		var err error
+		if res, err = assemble(shards, spark); err != nil {
+			return nil, err
 		}
-		defer os.RemoveAll(tmp)
-		res, err = assembleByKey(shards, tmp)
-	} else {
-		res, err = assemble(shards, spark)
 	}
-	if err != nil {
-		return nil, err
-	}
-	err = runner.Publish(out, func(st *fileio.Staging) error {
-		if err := runner.WriteFiles(st.Dir, res); err != nil {
+	err := runner.Publish(out, func(st *fileio.Staging) error {
+		if byKey {
+			// The parts' rows are merged into files in the staging
+			// folder, copied into the results from there and removed:
+			// a merge killed on the way leaves only the staging folder,
+			// which the next run or merge beside out removes.
+			tmp := filepath.Join(st.Dir, ".merging")
+			if err := os.Mkdir(tmp, 0o777); err != nil {
+				return fmt.Errorf("merge: %w", err)
+			}
+			var err error
+			if res, err = assembleByKey(shards, tmp); err != nil {
+				return err
+			}
+			if err := runner.WriteFiles(st.Dir, res); err != nil {
+				return err
+			}
+			if err := os.RemoveAll(tmp); err != nil {
+				return fmt.Errorf("merge: %w", err)
+			}
+		} else if err := runner.WriteFiles(st.Dir, res); err != nil {
 			return err
 		}
 		if render != nil {
