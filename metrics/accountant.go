@@ -193,6 +193,19 @@ func (a *Accountant) ObserveBatch(rows []generators.Row, outcomes []engines.Outc
 	a.win.advance()
 }
 
+// Skip records a row of logical event e that is not the accountant's to
+// count: a part of a run split by key reads every row but counts only its
+// own events' (sim/runner's KeyShard), and skips the others'. A skipped
+// event is finished at once (known, no copy to come), so the window drops
+// it as it drops a finished event: without it the other parts' events
+// would never finish and would pile up among the stragglers.
+func (a *Accountant) Skip(e uint64) {
+	if e < a.win.base {
+		return // dropped from the window already
+	}
+	a.win.get(e).known = true
+}
+
 // Pending returns the number of logical events the accountant holds: those
 // with copies still to come, and finished ones not yet dropped from the
 // front of its window.

@@ -218,6 +218,10 @@ type Query struct {
 	regroupPart  []int32
 	regroupOut   []int32
 	regroupStart []int32
+	// owned, when ownedSet, are the rows of this batch the dedups see
+	// (RunBatchOwned).
+	owned    []int32
+	ownedSet bool
 }
 
 // SetCheckpoint makes the query log every batch to cp (offsets before it
@@ -348,6 +352,21 @@ func (q *Query) RunBatch(rows Rows, meta BatchMeta) (*Progress, error) {
 	return q.run(rows, false, meta)
 }
 
+// RunBatchOwned runs one data batch of which a run split by key keeps
+// only the rows owned (their row numbers, ascending): every withWatermark
+// observes every row, so the watermark is the unsplit run's, and the
+// dedups see the owned rows only, so they keep the state of the owned
+// keys only. The progress counts every row as input (NumInputRows: the
+// batch is the unsplit run's) and the owned rows only in every other
+// counter; the outcomes of rows not owned are meaningless. A chain with a
+// withWatermark after a dedup is an error: its watermark would depend on
+// the verdicts of rows not owned.
+func (q *Query) RunBatchOwned(rows Rows, owned []int32, meta BatchMeta) (*Progress, error) {
+	q.owned, q.ownedSet = owned, true
+	defer func() { q.owned, q.ownedSet = nil, false }()
+	return q.run(rows, false, meta)
+}
+
 // RunNoDataBatch runs one no-data batch: no rows, eviction only.
 func (q *Query) RunNoDataBatch(meta BatchMeta) (*Progress, error) {
 	return q.run(emptyRows{}, true, meta)
@@ -380,15 +399,25 @@ func (q *Query) run(rows Rows, noData bool, meta BatchMeta) (*Progress, error) {
 		return nil, q.redefined(max(lateWm, evictWm))
 	}
 	alive := q.startBatch(rows.Len())
+	split := q.ownedSet
 	for _, s := range q.steps {
 		if w := s.wm; w != nil {
+			if q.ownedSet && !split {
+				return nil, fmt.Errorf("batch %d: a withWatermark after a dedup cannot run split by key: its watermark depends on the verdicts of every key's rows", q.st.NextBatchID)
+			}
 			w.observe(rows, alive)
 			continue
+		}
+		if split {
+			alive, split = append(alive[:0], q.owned...), false
 		}
 		var err error
 		if alive, err = q.dedup(s.dedup, rows, alive, lateWm*1000, evictWm*1000); err != nil {
 			return nil, err
 		}
+	}
+	if split {
+		alive = q.owned
 	}
 	return q.commit(rows.Len(), len(alive), noData, evictWm, lateWm)
 }

@@ -19,7 +19,9 @@ type publishFunc func(ctx context.Context, sc *scenario.Scenario, opts runner.Op
 // publisher returns how a sweep publishes its results: runner.RunTo, or,
 // with --shard K/N (spec not empty), a shard folder of K of N, whose
 // default folder (defaultOut) is results/<name>.shard-K-of-N.
-func publisher(spec string, out *string, defaultOut bool) (publishFunc, error) {
+// With byKey (run --shard), the shard is a part of the run split by key
+// (shard.RunByKey).
+func publisher(spec string, out *string, defaultOut, byKey bool) (publishFunc, error) {
 	if spec == "" {
 		return runner.RunTo, nil
 	}
@@ -31,7 +33,11 @@ func publisher(spec string, out *string, defaultOut bool) (publishFunc, error) {
 		*out += fmt.Sprintf(".shard-%d-of-%d", sp.K, sp.N)
 	}
 	return func(ctx context.Context, sc *scenario.Scenario, opts runner.Options, out string, _ runner.Renderer) (*runner.Results, error) {
-		sum, err := shard.Run(ctx, sc, opts, sp, out)
+		run := shard.Run
+		if byKey {
+			run = shard.RunByKey
+		}
+		sum, err := run(ctx, sc, opts, sp, out)
 		if err != nil {
 			return nil, err
 		}
@@ -48,7 +54,11 @@ func notAShard(dir string) error {
 	if err != nil {
 		return err
 	}
-	return fmt.Errorf("%s: shard %d/%d of a sweep, not a results folder: combine the shards first (simulate merge SHARD... --out DIR)", dir, m.Shard, m.Of)
+	what := "a sweep"
+	if m.Split == shard.SplitByKey {
+		what = "a run split by key"
+	}
+	return fmt.Errorf("%s: shard %d/%d of %s, not a results folder: combine the shards first (simulate merge SHARD... --out DIR)", dir, m.Shard, m.Of, what)
 }
 
 func newMergeCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -56,15 +66,22 @@ func newMergeCmd(stdout, stderr io.Writer) *cobra.Command {
 	var noReport, quiet bool
 	cmd := &cobra.Command{
 		Use:   "merge SHARD... --out DIR",
-		Short: "Combine the shard folders of a sharded sweep into its results folder",
+		Short: "Combine the shard folders of a sharded sweep, or of a run split by key, into its results folder",
 		Long: `merge combines the N shard folders that "simulate sweep --shard K/N" wrote
 (K = 0 .. N-1, in any order) into the results folder the unsharded sweep writes:
 the same files, byte for byte, except the wall-clock fields (eventsPerSecond,
 wallSeconds, and the events/s the report prints), with its report and charts.
 
+The N parts of a run split by key ("simulate run --shard K/N") merge the same
+way into the unsplit run's folder: every part ran every batch, so what each
+part saw whole (batches, watermarks, input rows) is taken once, what each
+counted for its own events is summed (emitted, dropped, state, missed
+duplicates, false drops, operator and engine counters), and the peaks are
+recomputed from the summed samples.
+
 It refuses, with one line and nothing written: a folder that is not a shard,
 a missing or repeated shard, shards of different scenarios, input files, seeds,
-delays, N, --store or dedupsim versions, a shard whose files changed after it
+delays, N, --store, splits or dedupsim versions, a shard whose files changed after it
 was published (each file's size and SHA-256 are in its shard.json), and an
 --out that is not dedupsim's (the rule of run).
 See docs/sharding.md for running the shards as a Kubernetes Indexed Job or

@@ -34,7 +34,8 @@ type runFlags struct {
 	checkpoint string
 	snapshot   time.Duration
 	noReport   bool
-	shard      string // sweep --shard K/N
+	shard      string // sweep --shard K/N, or run --shard K/N (byKey)
+	byKey      bool   // run: --shard splits the run by key
 	memory     string
 }
 
@@ -65,9 +66,18 @@ ground truth what each query kept in state, which duplicates slipped through
 It prints one table row per query and writes the results folder: summary.json,
 timeseries.csv, progress/<query>.jsonl, report.md, report.html and the charts.
 The same file and seed give the same results, byte for byte, on any machine.
-A scenario with a sweep: block runs every query once per delay.`,
+A scenario with a sweep: block runs every query once per delay.
+
+With --shard K/N it runs part K of the run split by key into a shard folder:
+every part generates the whole stream (so batches and watermarks are the
+unsplit run's) but keeps state and counts only for the events whose event_id
+hashes to K; "simulate merge" of the N folders gives the unsplit run's results
+(docs/sharding.md). A query that cannot split is refused in one line, saying why.`,
 		Example: `  simulate run experiments/quickstart.yaml
-  simulate run experiments/bad-future-timestamp.yaml --seed 7 --out /tmp/bad-clock`,
+  simulate run experiments/bad-future-timestamp.yaml --seed 7 --out /tmp/bad-clock
+  simulate run experiments/stall.yaml --shard 0/2 --out /tmp/stall-0
+  simulate run experiments/stall.yaml --shard 1/2 --out /tmp/stall-1
+  simulate merge /tmp/stall-0 /tmp/stall-1 --out /tmp/stall`,
 		Args: oneArg("one scenario file", "simulate run experiments/quickstart.yaml"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.seedSet = cmd.Flags().Changed("seed")
@@ -83,6 +93,8 @@ A scenario with a sweep: block runs every query once per delay.`,
 		},
 	}
 	f.register(cmd)
+	f.byKey = true
+	cmd.Flags().StringVar(&f.shard, "shard", "", "run part K of N of the run split by key (K from 0 to N-1, as $JOB_COMPLETION_INDEX/N): every part reads the whole stream and keeps the events whose event_id hashes to K; combine the N shard folders with simulate merge (docs/sharding.md)")
 	return cmd
 }
 
@@ -160,7 +172,7 @@ func runScenario(ctx context.Context, sc *scenario.Scenario, f runFlags, stdout,
 	if out == "" {
 		out = filepath.Join("results", sc.Name)
 	}
-	publish, err := publisher(f.shard, &out, f.out == "")
+	publish, err := publisher(f.shard, &out, f.out == "", f.byKey)
 	if err != nil {
 		return err
 	}

@@ -81,6 +81,21 @@ func (d *Dedup) Process(id string, ts int64) engines.Outcome {
 	return engines.Emitted
 }
 
+// Observe moves the task's clocks as a record with timestamp ts (>= 0)
+// would, without looking it up or storing it: stream time, then the
+// store's observed stream time at the time the record would be put at,
+// which expires the segments that put would expire. A run split by key
+// (sim/shard) feeds it the records of the keys another part decides, so
+// that this part's stream time is the whole task's.
+func (d *Dedup) Observe(ts int64) {
+	d.streamTime = max(d.streamTime, ts)
+	t := ts
+	if d.base == StreamTime {
+		t = d.streamTime
+	}
+	d.store.Advance(t)
+}
+
 // StreamTime returns the task's stream time, -1 before the first record.
 func (d *Dedup) StreamTime() int64 { return d.streamTime }
 

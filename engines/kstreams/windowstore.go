@@ -141,6 +141,21 @@ func (s *WindowStore) Put(key string, ts int64) bool {
 	return kept
 }
 
+// Advance moves the store's observed stream time to ts if larger and
+// deletes the segments a put at ts would delete, as Put does, without
+// writing a row or counting a drop.
+func (s *WindowStore) Advance(ts int64) {
+	s.observed = max(s.observed, ts)
+	minLive := s.segmentID(s.observed - s.retention)
+	for sid := range s.segments {
+		if sid < minLive {
+			s.physical -= s.segRows[sid]
+			delete(s.segments, sid)
+			delete(s.segRows, sid)
+		}
+	}
+}
+
 // ObservedStreamTime returns the largest timestamp put into the store, or
 // -1 before the first put.
 func (s *WindowStore) ObservedStreamTime() int64 { return s.observed }

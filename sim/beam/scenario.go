@@ -151,6 +151,17 @@ func (s *ScenarioOperator) Process(key []byte, procMs, eventMs int64) engines.Ou
 	return o
 }
 
+// Observe moves the clocks as an element with timestamp eventMs arriving
+// at procMs would, without processing it (a run split by key: another
+// part's element): processing time and the watermark first, then the
+// largest event time fed.
+func (s *ScenarioOperator) Observe(procMs, eventMs int64) {
+	s.advance(procMs)
+	if !s.any || eventMs > s.maxEvent {
+		s.maxEvent, s.any = eventMs, true
+	}
+}
+
 // State advances the clocks to procMs and returns the seen keys, each
 // holding its flag and its timer until the timer fires: logical and
 // physical state are the same.

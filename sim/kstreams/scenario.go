@@ -165,6 +165,15 @@ func (s *ScenarioOperator) Process(key []byte, eventMs int64) engines.Outcome {
 	return s.tasks[s.Partition(key)].Process(string(key), eventMs)
 }
 
+// Observe moves the clocks of the task of key (the serialized event id)
+// as a record with timestamp eventMs would, without processing it (a run
+// split by key: another part's record). Keep-last's table has no clock.
+func (s *ScenarioOperator) Observe(key []byte, eventMs int64) {
+	if s.table == nil {
+		s.tasks[s.Partition(key)].Observe(eventMs)
+	}
+}
+
 // State returns the window stores' rows, summed over the tasks: logical
 // (those all() returns) and physical (every row of a live segment).
 // Wall-clock time does not enter: stream time moves only with records.

@@ -513,7 +513,11 @@ func (k *kstreamsOperator) Process(key, _ []byte, _, eventMs int64) (engines.Out
 	return engines.Emitted, 1
 }
 func (k *kstreamsOperator) State(int64) (logical, physical int64) { return k.op.State() }
-func (k *kstreamsOperator) Function() string                      { return k.op.Function() }
+
+// Observe moves the record's task's clocks without processing it (a run
+// split by key: another part's record).
+func (k *kstreamsOperator) Observe(key, _ []byte, _, eventMs int64) { k.op.Observe(key, eventMs) }
+func (k *kstreamsOperator) Function() string                        { return k.op.Function() }
 func (k *kstreamsOperator) Counters() []Counter {
 	if k.op.KeepLast() {
 		return nil // a table drops no record: no counter of its own
@@ -619,7 +623,11 @@ func (b *beamOperator) Process(key, _ []byte, procMs, eventMs int64) (engines.Ou
 	return engines.Emitted, 1
 }
 func (b *beamOperator) State(procMs int64) (logical, physical int64) { return b.op.State(procMs) }
-func (b *beamOperator) Function() string                             { return b.op.Function() }
+
+// Observe moves the clocks without processing the element (a run split
+// by key: another part's element).
+func (b *beamOperator) Observe(_, _ []byte, procMs, eventMs int64) { b.op.Observe(procMs, eventMs) }
+func (b *beamOperator) Function() string                           { return b.op.Function() }
 func (b *beamOperator) Counters() []Counter {
 	b.counters = [1]Counter{{"timersFired", b.op.TimersFired()}}
 	return b.counters[:]

@@ -85,6 +85,9 @@ type jobEnv struct {
 	// pool runs the partitions of a partitioned query (nil: the job's
 	// goroutine).
 	pool *sim.Pool
+	// keyShard, if set, makes the job a part of a run split by key: it
+	// reads every row but decides and counts only its part's.
+	keyShard *KeyShard
 }
 
 // jobResult is one job's output: its summary, the first bad-clock rows'
@@ -133,6 +136,11 @@ type jobRun struct {
 	hashes hashCache
 	// spark is the job's Spark cluster model; nil without a spark: block.
 	spark *sparkRun
+	// owned, ownRows and ownOut are, in a run split by key, the numbers,
+	// rows and outcomes of the batch's rows of the job's part.
+	owned   []int32
+	ownRows []generators.Row
+	ownOut  []engines.Outcome
 }
 
 // job bundles the job and its environment for a run.
@@ -413,6 +421,9 @@ func (r *jobRun) runTrigger(c *clock) (*sim.Progress, error) {
 	var p *sim.Progress
 	var err error
 	switch {
+	case len(c.batch.Rows) > 0 && r.env.keyShard != nil:
+		r.owned = r.env.keyShard.owned(&c.batch, r.owned[:0])
+		p, err = r.q.RunBatchOwned(&c.batch, r.owned, meta)
 	case len(c.batch.Rows) > 0:
 		p, err = r.q.RunBatch(&c.batch, meta)
 	case r.env.sc.NoDataMicroBatches && r.q.NeedsNoDataBatch():
@@ -498,7 +509,22 @@ func (r *jobRun) account(p *sim.Progress, batch *generators.Batch, t int64, sink
 		// Only a row stamped in the future puts the late filter's
 		// watermark ahead of processing time minus the delay.
 		ahead := p.HasWatermark && engines.WatermarkSet(p.LateWatermark) && p.LateWatermark > t/1000-r.delayMs
-		r.acct.ObserveBatch(batch.Rows, r.q.Outcomes(), ahead)
+		rows, outcomes := batch.Rows, r.q.Outcomes()
+		if r.env.keyShard != nil {
+			// Only the part's rows were decided.
+			r.ownRows, r.ownOut = r.ownRows[:0], r.ownOut[:0]
+			next := 0
+			for i := range rows {
+				if next < len(r.owned) && int(r.owned[next]) == i {
+					r.ownRows, r.ownOut = append(r.ownRows, rows[i]), append(r.ownOut, outcomes[i])
+					next++
+				} else {
+					r.acct.Skip(rows[i].Truth.Event)
+				}
+			}
+			rows, outcomes = r.ownRows, r.ownOut
+		}
+		r.acct.ObserveBatch(rows, outcomes, ahead)
 	}
 	if p.NoData {
 		sum.NoDataBatches++

@@ -59,6 +59,13 @@ type deferringOperator interface {
 	End(procMs int64)
 }
 
+// observingOperator is a ScenarioOperator whose clocks a row it does not
+// process can move (Kafka Streams' stream time, Beam's watermark): a job
+// of a run split by key feeds it the rows of another part's keys.
+type observingOperator interface {
+	Observe(key, value []byte, procMs, eventMs int64)
+}
+
 // rowJob is one row job in progress.
 type rowJob struct {
 	env jobEnv
@@ -119,6 +126,7 @@ func runRowJob(ctx context.Context, env jobEnv, j Job) (*jobResult, error) {
 		return nil, err
 	}
 	r := &rowJob{env: env, job: j, op: op, function: op.Function(), trafficLast: sc.Start.UnixMicro() + sc.LastTrafficTrigger().Microseconds()}
+	obs, _ := op.(observingOperator)
 	if d, ok := op.(deferringOperator); ok {
 		r.deferring, r.waiting = d, map[int]generators.Row{}
 		d.Open(sc.Start.UnixMilli())
@@ -178,9 +186,27 @@ func runRowJob(ctx context.Context, env jobEnv, j Job) (*jobResult, error) {
 			t = look.Arrival
 		}
 		batch.Rows, outcomes = batch.Rows[:0], outcomes[:0]
-		emitted := 0
+		emitted, arrived := 0, 0
 		t0 := time.Now()
 		for has && look.Arrival <= t {
+			arrived++
+			if env.keyShard != nil && !env.keyShard.owns(&look, batch.IDs) {
+				// Another part's row: it counts as input and moves the
+				// operator's clocks, nothing else.
+				r.acct.Skip(look.Truth.Event)
+				if obs != nil {
+					// The key is encoded from a scratch row past the batch's end.
+					batch.Rows = append(batch.Rows, look)
+					i := len(batch.Rows) - 1
+					key = batch.AppendKey(key[:0], i, keyCols)
+					obs.Observe(key, nil, look.Arrival/1000, look.EventTime/1000)
+					batch.Rows = batch.Rows[:i]
+				}
+				if has = src.Next(&look); has {
+					note()
+				}
+				continue
+			}
 			batch.Rows = append(batch.Rows, look)
 			i := len(batch.Rows) - 1
 			key = batch.AppendKey(key[:0], i, keyCols)
@@ -201,7 +227,7 @@ func runRowJob(ctx context.Context, env jobEnv, j Job) (*jobResult, error) {
 			r.settle(nil, 0)
 		}
 		engineTime += time.Since(t0)
-		if err := r.sample(&batch, outcomes, emitted, t); err != nil {
+		if err := r.sample(&batch, arrived, outcomes, emitted, t); err != nil {
 			return nil, err
 		}
 		if t-lastReported >= 60e6 {
@@ -232,9 +258,11 @@ func runRowJob(ctx context.Context, env jobEnv, j Job) (*jobResult, error) {
 	return &jobResult{summary: *s, badClock: badClock, badClockAt: badClockAt, parts: r.parts.segments()}, nil
 }
 
-// sample accounts for the rows that arrived by trigger t (us) and writes
-// the trigger's timeseries row and progress line.
-func (r *rowJob) sample(batch *generators.Batch, outcomes []engines.Outcome, emitted int, t int64) error {
+// sample accounts for the rows that arrived by trigger t (us), arrived
+// of them in all (batch holds those of the job's part, all of them
+// unless the run is split by key), and writes the trigger's timeseries
+// row and progress line.
+func (r *rowJob) sample(batch *generators.Batch, arrived int, outcomes []engines.Outcome, emitted int, t int64) error {
 	sum := &r.sum
 	logical, physical := r.op.State(t / 1000)
 	rows := batch.Rows
@@ -277,7 +305,7 @@ func (r *rowJob) sample(batch *generators.Batch, outcomes []engines.Outcome, emi
 	}
 	rec := metrics.BatchRecord{
 		Query: r.job.Name, Delay: r.job.Delay, BatchID: sum.Batches - 1, ProcessingTime: t / 1000,
-		InputRows: int64(len(batch.Rows)), EmittedRows: int64(emitted), DroppedDuplicates: dropped,
+		InputRows: int64(arrived), EmittedRows: int64(emitted), DroppedDuplicates: dropped,
 		StateRows: logical, StateBytes: stateBytes, MissedDuplicates: r.acct.MissedDuplicates, FalseDrops: r.acct.FalseDrops,
 	}
 	custom := map[string]int64{"numDroppedDuplicateRows": dropped, "numPhysicalEntries": physical}
@@ -285,7 +313,7 @@ func (r *rowJob) sample(batch *generators.Batch, outcomes []engines.Outcome, emi
 		custom[c.Name] = c.Value
 	}
 	line, err := json.Marshal(metrics.ProgressLine{
-		BatchID: rec.BatchID, Timestamp: metrics.FormatMillis(t / 1000), NumInputRows: len(batch.Rows),
+		BatchID: rec.BatchID, Timestamp: metrics.FormatMillis(t / 1000), NumInputRows: arrived,
 		// numRowsTotal is the live (logical) entries; the physical ones,
 		// expired entries no read removed yet, are a custom metric, and
 		// so are the engine's own counters.

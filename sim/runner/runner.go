@@ -95,6 +95,11 @@ type Options struct {
 	// batch that reaches it fails the run with ErrBatchLimit. FOR TESTS
 	// ONLY: tests use it to meet the limit without millions of rows.
 	MaxBatchRows int
+	// KeyShard, if set, makes the run part K of N of a run split by key
+	// (see KeyShard): sim/shard runs and merges the parts. Such a run
+	// cannot be resumable, nor have a spark: block, and every query must
+	// split (CheckKeyShard).
+	KeyShard *KeyShard
 	// numberedSeen, if set, is told the job of every store opened as
 	// numbers (memstore.Numbered), from the job's goroutine: for tests.
 	numberedSeen func(job string)
@@ -170,6 +175,17 @@ func prepare(s *scenario.Scenario, opts Options) (_ *execution, err error) {
 			if j.Rows != nil {
 				return nil, fmt.Errorf("scenario %s: queries %s: a %s query cannot yet run in a resumable run (--checkpoint): run it without one", s.File, j.Name, j.Engine)
 			}
+		}
+	}
+	if ks := opts.KeyShard; ks != nil {
+		if ks.N < 1 || ks.K < 0 || ks.K >= ks.N {
+			return nil, fmt.Errorf("key shard %d/%d: K counts from 0 to N-1", ks.K, ks.N)
+		}
+		if opts.CheckpointDir != "" {
+			return nil, fmt.Errorf("--shard: a part of a run split by key cannot be resumable (no --checkpoint): rerun a failed part whole")
+		}
+		if err := CheckKeyShard(s); err != nil {
+			return nil, err
 		}
 	}
 	if opts.Store != "" {
@@ -371,6 +387,7 @@ func (r *execution) runJob(ctx context.Context, i int, newSource func() (Source,
 		notify:        r.opts.Notify,
 		maxBatchRows:  r.opts.MaxBatchRows,
 		pool:          r.pool,
+		keyShard:      r.opts.KeyShard,
 	}
 	if j.Store == stores.Memory && r.opts.NewSource == nil && r.opts.StoreHook == nil {
 		gen := r.sc.Generator()

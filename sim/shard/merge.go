@@ -38,14 +38,14 @@ func ReadManifest(dir string) (*Manifest, error) {
 	case err != nil:
 		return nil, err
 	case !fi.IsDir():
-		return nil, fmt.Errorf("%s: is a file, not a shard folder (merge takes the folders simulate sweep --shard K/N wrote)", dir)
+		return nil, fmt.Errorf("%s: is a file, not a shard folder (merge takes the folders simulate sweep --shard K/N or run --shard K/N wrote)", dir)
 	}
 	path := filepath.Join(dir, ManifestFile)
 	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
 		if _, err := os.Lstat(filepath.Join(dir, "summary.json")); err == nil {
-			return nil, fmt.Errorf("%s: a results folder, not a shard (it has no %s; merge takes the folders simulate sweep --shard K/N wrote)", dir, ManifestFile)
+			return nil, fmt.Errorf("%s: a results folder, not a shard (it has no %s; merge takes the folders simulate sweep --shard K/N or run --shard K/N wrote)", dir, ManifestFile)
 		}
-		return nil, fmt.Errorf("%s: not a shard folder (it has no %s; merge takes the folders simulate sweep --shard K/N wrote)", dir, ManifestFile)
+		return nil, fmt.Errorf("%s: not a shard folder (it has no %s; merge takes the folders simulate sweep --shard K/N or run --shard K/N wrote)", dir, ManifestFile)
 	}
 	data, err := fileio.ReadFile(path, fileio.MaxSummaryBytes)
 	if err != nil {
@@ -64,8 +64,18 @@ func ReadManifest(dir string) (*Manifest, error) {
 	}
 	spec := Spec{K: m.Shard, N: m.Of}
 	var want []int
-	for i := spec.K; i < m.TotalJobs; i += spec.N {
-		want = append(want, i)
+	switch m.Split {
+	case "":
+		for i := spec.K; i < m.TotalJobs; i += spec.N {
+			want = append(want, i)
+		}
+	case SplitByKey:
+		// Every job is in every part of a run split by key.
+		for i := range m.TotalJobs {
+			want = append(want, i)
+		}
+	default:
+		return nil, fmt.Errorf("%s: split %s, want %q (a run split by key) or none (a sweep's jobs)", path, fileio.Quote(m.Split), SplitByKey)
 	}
 	var got []int
 	for _, j := range m.Jobs {
@@ -117,12 +127,35 @@ func Merge(dirs []string, out string, render runner.Renderer) (*metrics.Summary,
 			return nil, err
 		}
 	}
-	res, err := assemble(shards, spark)
-	if err != nil {
-		return nil, err
+	byKey := shards[0].m.Split == SplitByKey
+	var res *runner.Results
+	if !byKey {
+		var err error
+		if res, err = assemble(shards, spark); err != nil {
+			return nil, err
+		}
 	}
-	err = runner.Publish(out, func(st *fileio.Staging) error {
-		if err := runner.WriteFiles(st.Dir, res); err != nil {
+	err := runner.Publish(out, func(st *fileio.Staging) error {
+		if byKey {
+			// The parts' rows are merged into files in the staging
+			// folder, copied into the results from there and removed:
+			// a merge killed on the way leaves only the staging folder,
+			// which the next run or merge beside out removes.
+			tmp := filepath.Join(st.Dir, ".merging")
+			if err := os.Mkdir(tmp, 0o777); err != nil {
+				return fmt.Errorf("merge: %w", err)
+			}
+			var err error
+			if res, err = assembleByKey(shards, tmp); err != nil {
+				return err
+			}
+			if err := runner.WriteFiles(st.Dir, res); err != nil {
+				return err
+			}
+			if err := os.RemoveAll(tmp); err != nil {
+				return fmt.Errorf("merge: %w", err)
+			}
+		} else if err := runner.WriteFiles(st.Dir, res); err != nil {
 			return err
 		}
 		if render != nil {
@@ -156,6 +189,8 @@ func checkSet(shards []shardFolder, out string) error {
 			return fmt.Errorf("%s: the scenario's input files (empirical distributions) differ from %s's: give every shard the same files", s.dir, first.dir)
 		case m.Store != f.Store:
 			return fmt.Errorf("%s: run with %s, but %s with %s: run every shard with the same --store", s.dir, storeFlag(m.Store), first.dir, storeFlag(f.Store))
+		case m.Split != f.Split:
+			return fmt.Errorf("%s: %s, but %s is %s: merge the shards of one command", s.dir, splitName(m.Split), first.dir, splitName(f.Split))
 		case m.Of != f.Of:
 			return fmt.Errorf("%s: shard %d/%d, but %s is shard %d/%d: every shard must be of the same N", s.dir, m.Shard, m.Of, first.dir, f.Shard, f.Of)
 		}
@@ -241,6 +276,14 @@ func assemble(shards []shardFolder, spark bool) (*runner.Results, error) {
 		return nil, fmt.Errorf("merge: %w", err)
 	}
 	return res, nil
+}
+
+// splitName describes a shard's split.
+func splitName(split string) string {
+	if split == SplitByKey {
+		return "a part of a run split by key (run --shard)"
+	}
+	return "a part of a sweep's jobs (sweep --shard)"
 }
 
 // storeFlag describes the --store a shard ran with.

@@ -33,6 +33,21 @@ const (
 // returns the shard's summary (its jobs only). opts.CheckpointDir must be
 // empty: a shard is not resumable.
 func Run(ctx context.Context, s *scenario.Scenario, opts runner.Options, spec Spec, out string) (*metrics.Summary, error) {
+	return run(ctx, s, opts, spec, out, false)
+}
+
+// RunByKey runs part spec of the run of s split by key and publishes its
+// shard folder at out, as Run does: every job of s, each over the whole
+// stream, deciding and counting only the events whose event_id hashes to
+// K (runner.KeyShard). A scenario or query that cannot split is refused
+// with one line (runner.CheckKeyShard), and so is opts.CheckpointDir: a
+// part is not resumable. Merge combines the N parts into the results
+// folder of the unsplit run.
+func RunByKey(ctx context.Context, s *scenario.Scenario, opts runner.Options, spec Spec, out string) (*metrics.Summary, error) {
+	return run(ctx, s, opts, spec, out, true)
+}
+
+func run(ctx context.Context, s *scenario.Scenario, opts runner.Options, spec Spec, out string, byKey bool) (*metrics.Summary, error) {
 	if opts.CheckpointDir != "" {
 		return nil, fmt.Errorf("--shard: a shard cannot be resumable (no --checkpoint); rerun a failed shard whole")
 	}
@@ -40,11 +55,23 @@ func Run(ctx context.Context, s *scenario.Scenario, opts runner.Options, spec Sp
 	if err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", s.File, err)
 	}
+	owns := func(j runner.Job) bool { return spec.Owns(j.Index) }
+	split, trafficLast := "", int64(0)
+	if byKey {
+		if err := runner.CheckKeyShard(s); err != nil {
+			return nil, err
+		}
+		opts.KeyShard = &runner.KeyShard{K: spec.K, N: spec.N}
+		owns = func(runner.Job) bool { return true }
+		split = SplitByKey
+		trafficLast = (s.Start.UnixMicro() + s.LastTrafficTrigger().Microseconds()) / 1000
+	}
 	res, err := runner.PublishRun(ctx, out, &opts.ScratchDir, func() (*runner.Results, error) {
-		return runner.RunSelected(ctx, s, opts, func(j runner.Job) bool { return spec.Owns(j.Index) })
+		return runner.RunSelected(ctx, s, opts, owns)
 	}, func(dir string, res *runner.Results) error {
 		m := &Manifest{Format: Format, Shard: spec.K, Of: spec.N, Version: Version(), Seed: s.Seed,
-			Sweep: sweepDelays(s), InputsSHA256: inputsHash(s), Store: opts.Store, TotalJobs: len(jobs), Jobs: []JobEntry{}, Summary: res.Summary}
+			Sweep: sweepDelays(s), InputsSHA256: inputsHash(s), Store: opts.Store, Split: split, TrafficLastMs: trafficLast,
+			TotalJobs: len(jobs), Jobs: []JobEntry{}, Summary: res.Summary}
 		var err error
 		if m.ScenarioSHA256, err = scenarioHash(res.Summary.Scenario); err != nil {
 			return err

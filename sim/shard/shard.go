@@ -10,6 +10,11 @@
 // Kubernetes' JOB_COMPLETION_INDEX does. Every job is in exactly one
 // shard; a shard may own no job (N larger than the job count), and it is
 // still written and still needed by the merge.
+//
+// A run splits by key too: `simulate run --shard K/N` runs every job over
+// the whole stream but decides and counts only the events whose event_id
+// hashes to K (runner.KeyShard), and Merge sums the N parts back into the
+// unsplit run's results (keymerge.go).
 package shard
 
 import (
@@ -38,6 +43,9 @@ const Format = "dedupsim-shard/2"
 // which shard of which sweep the folder holds. A shard folder has no
 // summary.json, so nothing takes it for a results folder.
 const ManifestFile = "shard.json"
+
+// SplitByKey is the Split of a run split by key (Manifest.Split).
+const SplitByKey = "key"
 
 // MaxShards bounds N in --shard K/N.
 const MaxShards = 100_000
@@ -91,6 +99,15 @@ type Manifest struct {
 	// "pebble"), "" for each query's own: the shards of one sweep share
 	// it.
 	Store string `json:"store"`
+	// Split is how the work was split: "" for a sweep's jobs, round-robin
+	// (sweep --shard), SplitByKey for a run split by key (run --shard):
+	// every job in every shard, each shard deciding and counting the
+	// events whose event_id hashes to K (runner.KeyShard).
+	Split string `json:"split,omitempty"`
+	// TrafficLastMs is, in a run split by key, the last trigger of the
+	// traffic window (ms since the epoch, truncated): the merge recomputes
+	// the peaks from the summed samples up to it.
+	TrafficLastMs int64 `json:"trafficLastMs,omitempty"`
 	// TotalJobs is the job count of the whole sweep.
 	TotalJobs int `json:"totalJobs"`
 	// Jobs are this shard's jobs, in job order.
