@@ -66,7 +66,7 @@ func Explain(sql string, ta TimeAttributes, opts map[string]string, v ef.Version
 	if err != nil {
 		return "", err
 	}
-	o, err := ParseOptions(opts)
+	o, err := ParseOptions(opts, v)
 	if err != nil {
 		return "", err
 	}

@@ -83,11 +83,11 @@ func ParseScenarioQuery(sql string, opts map[string]string) (ScenarioQuery, erro
 		}
 		delete(flinkOpts, OptVersion)
 	}
-	wm, err := parseWatermark(q, flinkOpts)
+	wm, err := parseWatermark(q, flinkOpts, v)
 	if err != nil {
 		return ScenarioQuery{}, err
 	}
-	o, err := ParseOptions(flinkOpts)
+	o, err := ParseOptions(flinkOpts, v)
 	if err != nil {
 		return ScenarioQuery{}, err
 	}
@@ -110,8 +110,9 @@ func ParseScenarioQuery(sql string, opts map[string]string) (ScenarioQuery, erro
 
 // parseWatermark reads and deletes OptWatermark and OptWatermarkInterval
 // from opts: a rowtime query must set the watermark, a proctime query
-// may set neither.
-func parseWatermark(q Query, opts map[string]string) (Watermark, error) {
+// may set neither. The interval, a Flink option, is read as version v
+// reads durations; the delay, the SQL INTERVAL, with the newest grammar.
+func parseWatermark(q Query, opts map[string]string, v ef.Version) (Watermark, error) {
 	wm := Watermark{Interval: DefaultWatermarkInterval}
 	delay, hasDelay := opts[OptWatermark]
 	interval, hasInterval := opts[OptWatermarkInterval]
@@ -135,7 +136,7 @@ func parseWatermark(q Query, opts map[string]string) (Watermark, error) {
 		return wm, fmt.Errorf("option %s: %w", OptWatermark, err)
 	}
 	if hasInterval {
-		if wm.Interval, err = ParseDuration(interval); err != nil {
+		if wm.Interval, err = ParseDurationFor(interval, v); err != nil {
 			return wm, fmt.Errorf("option %s: %w", OptWatermarkInterval, err)
 		}
 	}
