@@ -91,7 +91,7 @@ func TestSuitesFailWhenNothingRan(t *testing.T) {
 		args  []string
 		want  string
 	}{
-		{"flink", []string{"--flink", "all"}, "Flink 2.3.0 cases: ran 0 of " + strconv.Itoa(caseFiles(t, "sim/flink/testdata/*.json"))},
+		{"flink", []string{"--flink", "all"}, "Flink 2.3.0 SQL end to end: ran 0 of " + strconv.Itoa(caseFiles(t, "sim/flink/testdata/*.json"))},
 		{"kafka-streams", nil, "kafka-streams oracle: ran 0 of " + strconv.Itoa(caseFiles(t, "sim/kstreams/testdata/cases/*.json"))},
 		{"beam", nil, "beam oracle: ran 0 of " + strconv.Itoa(caseFiles(t, "sim/beam/testdata/cases/*.json"))},
 	} {
@@ -136,4 +136,3 @@ func TestSparkSummaryFailsWhenNothingRan(t *testing.T) {
 		t.Errorf("output does not say it ran 0 of its cases:\n%s", out)
 	}
 }
-

@@ -60,7 +60,8 @@ public final class FlinkOracle {
         this.flinkVersion = flinkVersion;
     }
 
-    public static void main(String[] args) throws Exception {
+    /** Runs the check; returns the exit status. */
+    static int run(String[] args) throws Exception {
         String version = System.getProperty("flink.version", "2.3.0");
         FlinkOracle oracle = new FlinkOracle(version);
         int failed = 0, passed = 0, skipped = 0;
@@ -77,7 +78,7 @@ public final class FlinkOracle {
         }
         if (files.isEmpty()) {
             System.out.println("FAIL no cases");
-            System.exit(1);
+            return 1;
         }
         for (File f : files) {
             String name = f.getName().replaceAll("\\.json$", "");
@@ -98,6 +99,35 @@ public final class FlinkOracle {
                 System.out.println("FAIL " + name + ": cannot run: " + t);
             }
         }
+        // The error cases Flink itself refuses (errors/flink-refuses.tsv: the case and the text of
+        // Flink's error): planned on their own 2.0/2.1+ line, Flink must fail with that text.
+        File refuses = new File(args[0], "errors/flink-refuses.tsv");
+        if (refuses.exists()) {
+            for (String line : Files.readAllLines(refuses.toPath())) {
+                if (line.isBlank()) {
+                    continue;
+                }
+                String[] parts = line.split("\t", 2);
+                File ef = new File(args[0], "errors/" + parts[0] + ".json");
+                files.add(ef);
+                String r;
+                try {
+                    r = oracle.refuses(ef, parts[1]);
+                } catch (Throwable t) {
+                    r = "cannot run: " + t;
+                }
+                if (r == null) {
+                    passed++;
+                    System.out.println("ok   errors/" + parts[0] + ": Flink refuses it: " + parts[1]);
+                } else if (r.startsWith("SKIP")) {
+                    skipped++;
+                    System.out.println("skip errors/" + parts[0] + ": " + r.substring(5));
+                } else {
+                    failed++;
+                    System.out.println("FAIL errors/" + parts[0] + ": " + r);
+                }
+            }
+        }
         int ran = passed + failed;
         System.out.printf(
                 "Flink %s: %d case files, ran %d (%d passed, %d failed), %d skipped (pinned to the other"
@@ -107,9 +137,44 @@ public final class FlinkOracle {
         // Every case file must be accounted for: run, or skipped for the other line; none run is a failure.
         if (ran == 0 || ran + skipped < files.size()) {
             System.out.println("oracle: ran " + ran + " and skipped " + skipped + " of " + files.size() + " case files");
-            System.exit(1);
+            return 1;
         }
-        System.exit(failed == 0 ? 0 : 1);
+        return failed == 0 ? 0 : 1;
+    }
+
+    public static void main(String[] args) throws Exception {
+        System.exit(run(args));
+    }
+
+    /** Plans an error case; returns null when Flink fails with want in its messages, "SKIP why", or what happened. */
+    private String refuses(File f, String want) throws Exception {
+        JsonNode trace = JSON.readTree(f);
+        String caseVersion = trace.path("version").asText("2.3");
+        if (caseVersion.startsWith("2.0") != flinkVersion.startsWith("2.0")) {
+            return "SKIP the case is for Flink " + caseVersion + ", whose line differs from " + flinkVersion + " here";
+        }
+        Map<String, String> options = new LinkedHashMap<>();
+        trace.path("options").fields().forEachRemaining(e -> options.put(e.getKey(), e.getValue().asText()));
+        JsonNode q = trace.path("query");
+        List<String> keys = new ArrayList<>();
+        q.path("keys").forEach(k -> keys.add(k.asText()));
+        boolean rowtime = "rowtime".equals(q.path("order").asText());
+        String sql = q.isTextual() ? q.asText() : structuredSQL(keys, rowtime ? "event_time" : "proc_time", "last".equals(q.path("keep").asText()));
+        List<String> cols = new ArrayList<>(), types = new ArrayList<>();
+        trace.path("steps").get(0).path("element").fields().forEachRemaining(e -> {
+            cols.add(e.getKey());
+            types.add(e.getValue().isTextual() ? "STRING" : "BIGINT");
+        });
+        try {
+            new PlannedOperator(sql, cols, types, "proc_time", "event_time", rowtime, options, false, keys);
+        } catch (Exception e) {
+            StringBuilder msgs = new StringBuilder();
+            for (Throwable c = e; c != null; c = c.getCause()) {
+                msgs.append(c.getMessage()).append(" / ");
+            }
+            return msgs.toString().contains(want) ? null : "Flink fails otherwise: " + msgs;
+        }
+        return "Flink " + flinkVersion + " plans it; dedupsim refuses it";
     }
 
     /** Runs one case; returns null when it matches, "SKIP reason", or the first difference. */

@@ -42,6 +42,18 @@ import java.util.Map;
  * a trace gives the dedup's watermarks explicitly.
  */
 final class PlannedOperator {
+    /** The table environment every case is planned in (created by the first). */
+    private static StreamTableEnvironment tEnv;
+
+    /** The options a case may set, with Flink's defaults, set before every case's own. */
+    static final String[] RESET = {
+        "table.exec.state.ttl", "0 ms",
+        "table.exec.mini-batch.enabled", "false",
+        "table.exec.mini-batch.size", "-1",
+        "table.exec.mini-batch.allow-latency", "0 ms",
+        "table.exec.deduplicate.insert-update-after-sensitive-enabled", "true",
+    };
+
     /** The dedup's operator factory, key selector and key type, and the upstream chain. */
     final StreamOperatorFactory<RowData> dedup;
     final KeySelector<RowData, RowData> keySelector;
@@ -67,13 +79,21 @@ final class PlannedOperator {
             boolean generateUpdateBefore,
             List<String> keys)
             throws Exception {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        env.setParallelism(1);
-        StreamTableEnvironment tEnv = StreamTableEnvironment.create(env, EnvironmentSettings.inStreamingMode());
+        // One table environment for every case (planning is what costs): the options are reset to
+        // Flink's defaults and the case's set before each plan; the table is temporary.
+        if (tEnv == null) {
+            StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+            env.setParallelism(1);
+            tEnv = StreamTableEnvironment.create(env, EnvironmentSettings.inStreamingMode());
+        }
+        for (int i = 0; i < RESET.length; i += 2) {
+            tEnv.getConfig().set(RESET[i], RESET[i + 1]);
+        }
         for (Map.Entry<String, String> e : options.entrySet()) {
             tEnv.getConfig().set(e.getKey(), e.getValue());
         }
-        StringBuilder ddl = new StringBuilder("CREATE TABLE events (");
+        tEnv.executeSql("DROP TEMPORARY TABLE IF EXISTS events");
+        StringBuilder ddl = new StringBuilder("CREATE TEMPORARY TABLE events (");
         for (int i = 0; i < cols.size(); i++) {
             // Key columns NOT NULL, so that an upsert sink can declare them its primary key.
             ddl.append('`').append(cols.get(i)).append("` ").append(sqlTypes.get(i))
