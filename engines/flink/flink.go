@@ -152,6 +152,12 @@ type Config struct {
 	MiniBatchSize int64
 	// Version selects the planner's choice for rowtime keep-first.
 	Version Version
+	// RocksDB: the state lives in RocksDB (state.backend.type: rocksdb),
+	// which serializes a row at update: keep-last's stored row keeps the
+	// kind it had then (INSERT), so an identical repeat is always
+	// suppressed without TTL. Only that rule is modelled for RocksDB; a
+	// scenario refuses it (no compaction filter, no RocksDB bytes).
+	RocksDB bool
 	// CleanupSize is the entries the heap backend's incremental TTL
 	// cleanup visits at every access of a state with TTL:
 	// DefaultCleanupSize is Flink's; 0 models no cleanup, so that an

@@ -474,7 +474,9 @@ func (o *Operator) firstRowOnProcTime(key []byte, h uint64, r Row, out []Change)
 // it as +U, and the planner's generated equaliser
 // (EqualiserCodeGenerator) compares row kinds first. So a1, a1, a2, a2
 // emits +I a1, (nothing), -U a1 +U a2, -U a2 +U a2: after the first +U
-// every identical repeat is an update.
+// every identical repeat is an update. RocksDB serializes the row at
+// update, before its kind is set, so there the stored row stays INSERT and
+// every identical repeat is suppressed.
 func (o *Operator) lastRowOnProcTime(key []byte, h uint64, r Row, val []byte, out []Change) []Change {
 	if !o.cfg.GenerateUpdateBefore && !o.cfg.GenerateInsert {
 		return append(out, Change{UpdateAfter, r})
@@ -485,7 +487,7 @@ func (o *Operator) lastRowOnProcTime(key []byte, h uint64, r Row, val []byte, ou
 	if ok {
 		m := &o.tab.entries[ei].main
 		pre = Row{ID: m.id, RowTime: m.rowTime}
-		same = !o.ttlOn() && !m.updated && bytes.Equal(m.val, val)
+		same = !o.ttlOn() && (!m.updated || o.cfg.RocksDB) && bytes.Equal(m.val, val)
 	}
 	ei = o.writeMain(key, h, r.ID, r.RowTime, val)
 	switch {

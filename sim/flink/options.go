@@ -20,9 +20,12 @@ const (
 	OptInsertSens     = "table.exec.deduplicate.insert-update-after-sensitive-enabled"
 	OptCompact        = "table.exec.deduplicate.mini-batch.compact-changes-enabled"
 	OptAsyncState     = "table.exec.async-state.enabled"
+	// OptStateBackend is Flink's state.backend.type: "hashmap" (the
+	// default heap backend) or "rocksdb".
+	OptStateBackend = "state.backend.type"
 )
 
-var knownOptions = []string{OptStateTTL, OptMiniBatch, OptMiniBatchSize, OptMiniBatchDelay, OptInsertSens, OptCompact, OptAsyncState}
+var knownOptions = []string{OptStateTTL, OptMiniBatch, OptMiniBatchSize, OptMiniBatchDelay, OptInsertSens, OptCompact, OptAsyncState, OptStateBackend}
 
 // Options are the Flink options of one dedup, resolved.
 type Options struct {
@@ -36,6 +39,8 @@ type Options struct {
 	AllowLatencyMs int64
 	// GenerateInsert is the insert-update-after-sensitive option.
 	GenerateInsert bool
+	// RocksDB: state.backend.type is rocksdb (else the heap backend).
+	RocksDB bool
 }
 
 // ParseOptions resolves Flink options given as strings (Flink's own
@@ -66,6 +71,18 @@ func ParseOptions(opts map[string]string, ver ef.Version) (Options, error) {
 			o.MiniBatchSize, err = strconv.ParseInt(v, 10, 64)
 			if err != nil {
 				err = fmt.Errorf("%q is not a whole number", v)
+			}
+		case OptStateBackend:
+			// StateBackendLoader: the two built-in names, case-insensitive;
+			// any other text names a factory class, which dedupsim does not
+			// model (nor ForSt).
+			switch strings.ToLower(v) {
+			case "hashmap":
+				o.RocksDB = false
+			case "rocksdb":
+				o.RocksDB = true
+			default:
+				err = fmt.Errorf("%q is not modelled: want hashmap (the heap backend, the default) or rocksdb", v)
 			}
 		case OptCompact, OptAsyncState:
 			var b bool
@@ -240,6 +257,7 @@ func Config(q Query, o Options, generateUpdateBefore bool, v ef.Version) ef.Conf
 		GenerateUpdateBefore: generateUpdateBefore,
 		GenerateInsert:       o.GenerateInsert,
 		MiniBatch:            o.MiniBatch,
+		RocksDB:              o.RocksDB,
 		MiniBatchSize:        o.MiniBatchSize,
 		Version:              v,
 	}

@@ -206,3 +206,22 @@ func TestPlannerQueries(t *testing.T) {
 		}
 	}
 }
+
+// TestExplainKeepLastRepeats: explain says what an identical repeat does
+// on each backend, with and without TTL (rule 2 of docs/flink.md).
+func TestExplainKeepLastRepeats(t *testing.T) {
+	sql := "SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY id ORDER BY proc_time DESC) AS rn FROM events) WHERE rn = 1"
+	for _, c := range []struct {
+		opts map[string]string
+		want string
+	}{
+		{nil, "only while that row was emitted as +I"},
+		{map[string]string{OptStateBackend: "rocksdb"}, "RocksDB serializes the row before its kind is set"},
+		{map[string]string{OptStateTTL: "1 s"}, "even one identical to the stored row"},
+	} {
+		got, err := Explain(sql, DefaultTimeAttributes, c.opts, NewestVersion(), false)
+		if err != nil || !strings.Contains(got, c.want) {
+			t.Errorf("options %v: explain %q, %v; want it to say %q", c.opts, got, err, c.want)
+		}
+	}
+}

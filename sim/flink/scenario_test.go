@@ -2,6 +2,7 @@ package flink
 
 import (
 	"encoding/binary"
+	"strings"
 	"testing"
 
 	ef "github.com/dedupsim/dedupsim/engines/flink"
@@ -146,5 +147,22 @@ func TestScenarioChangelogCounts(t *testing.T) {
 		if got := op.Changelog(); got != c.want {
 			t.Errorf("%s: changelog %+v, want %+v", c.name, got, c.want)
 		}
+	}
+}
+
+// TestScenarioRefusesRocksDB: a scenario models the heap backend only
+// (incremental cleanup, heap bytes); state.backend.type rocksdb is one
+// line naming the option, and a backend Flink names by a factory class is
+// refused as not modelled.
+func TestScenarioRefusesRocksDB(t *testing.T) {
+	sql := "SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY event_id ORDER BY proc_time DESC) AS rn FROM events) WHERE rn = 1"
+	if _, err := ParseScenarioQuery(sql, map[string]string{OptStateBackend: "RocksDB"}); err == nil || !strings.Contains(err.Error(), "state.backend.type: rocksdb is not yet supported in scenarios") {
+		t.Errorf("rocksdb in a scenario: %v", err)
+	}
+	if _, err := ParseScenarioQuery(sql, map[string]string{OptStateBackend: "hashmap"}); err != nil {
+		t.Errorf("hashmap in a scenario: %v", err)
+	}
+	if _, err := ParseOptions(map[string]string{OptStateBackend: "com.example.MyBackendFactory"}, NewestVersion()); err == nil {
+		t.Error("a factory class as the backend: want an error")
 	}
 }

@@ -217,13 +217,16 @@ final class PlannedOperator {
         return bin;
     }
 
-    /** A keyed harness around the planner's dedup operator. */
-    KeyedOneInputStreamOperatorTestHarness<RowData, RowData, RowData> dedupHarness() throws Exception {
+    /** A keyed harness around the planner's dedup operator, on the given backend (null: heap). */
+    KeyedOneInputStreamOperatorTestHarness<RowData, RowData, RowData> dedupHarness(org.apache.flink.runtime.state.StateBackend backend) throws Exception {
         @SuppressWarnings("unchecked")
         KeyedOneInputStreamOperatorTestHarness<RowData, RowData, RowData> h =
                 dedup instanceof SimpleOperatorFactory
                         ? new KeyedOneInputStreamOperatorTestHarness<>((OneInputStreamOperator<RowData, RowData>) ((SimpleOperatorFactory<RowData>) dedup).getOperator(), keySelector, keyType)
                         : new KeyedOneInputStreamOperatorTestHarness<>((OneInputStreamOperatorFactory<RowData, RowData>) dedup, keySelector, keyType);
+        if (backend != null) {
+            h.setStateBackend(backend);
+        }
         h.setup(new RowDataSerializer(dedupOutType));
         return h;
     }
