@@ -68,6 +68,15 @@ func (v Version) InsertOnlyKeepFirst() bool {
 	return v.Major > 2 || (v.Major == 2 && v.Minor >= 1)
 }
 
+// ISODurations reports whether this version's TimeUtils.parseDuration
+// (flink-core) falls back to ISO-8601 (java.time.Duration.parse) for text
+// that does not start with a digit: 2.1 on; 2.0.x reads only
+// "number [unit]" (read in flink-core 2.0.2, 2.1.0, 2.2.0 and 2.3.0's
+// sources).
+func (v Version) ISODurations() bool {
+	return v.Major > 2 || (v.Major == 2 && v.Minor >= 1)
+}
+
 // ParseVersion parses "2.0" ... "2.3" (a patch suffix such as "2.0.2" is
 // accepted and ignored).
 func ParseVersion(s string) (Version, error) {
@@ -143,6 +152,12 @@ type Config struct {
 	MiniBatchSize int64
 	// Version selects the planner's choice for rowtime keep-first.
 	Version Version
+	// RocksDB: the state lives in RocksDB (state.backend.type: rocksdb),
+	// which serializes a row at update: keep-last's stored row keeps the
+	// kind it had then (INSERT), so an identical repeat is always
+	// suppressed without TTL. Only that rule is modelled for RocksDB; a
+	// scenario refuses it (no compaction filter, no RocksDB bytes).
+	RocksDB bool
 	// CleanupSize is the entries the heap backend's incremental TTL
 	// cleanup visits at every access of a state with TTL:
 	// DefaultCleanupSize is Flink's; 0 models no cleanup, so that an

@@ -319,6 +319,7 @@ func (o *Operator) writeMain(key []byte, h uint64, id int, rowTime int64, val []
 		e.expired = false
 	}
 	e.main.present, e.main.id, e.main.rowTime, e.main.written = true, id, rowTime, o.now
+	e.main.updated = false
 	e.main.val = append(e.main.val[:0], val...)
 	if o.ttlOn() {
 		at := expiry.OrderKey(expiryOf(o.now, o.cfg.TTL))
@@ -466,6 +467,16 @@ func (o *Operator) firstRowOnProcTime(key []byte, h uint64, r Row, out []Change)
 // for an insert-only input: every row writes, so TTL counts from the last
 // copy; with TTL on, an identical row still emits -U/+U ("to prevent too
 // early state eviction of downstream operators").
+//
+// Without TTL an identical row is suppressed only while the stored row is
+// still an INSERT: on the heap backend the state holds the row object,
+// whose kind Flink sets to UPDATE_AFTER after state.update when it emits
+// it as +U, and the planner's generated equaliser
+// (EqualiserCodeGenerator) compares row kinds first. So a1, a1, a2, a2
+// emits +I a1, (nothing), -U a1 +U a2, -U a2 +U a2: after the first +U
+// every identical repeat is an update. RocksDB serializes the row at
+// update, before its kind is set, so there the stored row stays INSERT and
+// every identical repeat is suppressed.
 func (o *Operator) lastRowOnProcTime(key []byte, h uint64, r Row, val []byte, out []Change) []Change {
 	if !o.cfg.GenerateUpdateBefore && !o.cfg.GenerateInsert {
 		return append(out, Change{UpdateAfter, r})
@@ -476,15 +487,16 @@ func (o *Operator) lastRowOnProcTime(key []byte, h uint64, r Row, val []byte, ou
 	if ok {
 		m := &o.tab.entries[ei].main
 		pre = Row{ID: m.id, RowTime: m.rowTime}
-		same = !o.ttlOn() && bytes.Equal(m.val, val)
+		same = !o.ttlOn() && (!m.updated || o.cfg.RocksDB) && bytes.Equal(m.val, val)
 	}
-	o.writeMain(key, h, r.ID, r.RowTime, val)
+	ei = o.writeMain(key, h, r.ID, r.RowTime, val)
 	switch {
 	case !ok:
 		return append(out, Change{Insert, r})
 	case same:
 		return out
 	}
+	o.tab.entries[ei].main.updated = true
 	if o.cfg.GenerateUpdateBefore {
 		out = append(out, Change{UpdateBefore, pre})
 	}

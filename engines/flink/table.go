@@ -18,6 +18,12 @@ type value struct {
 	// val is the row's value bytes (keep-last compares them), a buffer the
 	// entry reuses from write to write.
 	val []byte
+	// updated says the stored row object's kind is UPDATE_AFTER: the heap
+	// backend holds the row object itself, and
+	// processLastRowOnProcTime sets its kind after state.update when it
+	// emits it as +U. The planner's generated equaliser compares row
+	// kinds, so such a row never equals an incoming (INSERT) row.
+	updated bool
 }
 
 // entry is the state of one key: the function's "deduplicate-state" (a

@@ -147,9 +147,11 @@ def main():
     rows = []  # (kind, name, version, verdict, detail)
     exports, errors = [], []
     t0 = time.time()
+    files = 0  # the case and scenario files asked for: each must run on every Spark line
     for name, path, is_error in cases():
         if not wanted(args.only, name):
             continue
+        files += 1
         if is_error:
             errors.append((name, path))
             continue
@@ -160,6 +162,7 @@ def main():
             continue
         exports.append(("case", name, out))
     for name, path in scenarios(args.only, args.scenario):
+        files += 1
         out = os.path.join(work, "exports", "scenario-" + name)
         r = run([args.simulate, "export", path, "--out", out])
         if r.returncode != 0:
@@ -299,6 +302,14 @@ def main():
         fh.write("\n".join(table) + "\n")
     print("\n".join(table))
     print("oracle: %d passed, %d failed (%.0f s)" % (len(rows) - len(bad), len(bad), time.time() - t0))
+    # Every case and scenario file must have run on every Spark line (a python that exits 0
+    # without running anything must not pass): count the verdicts of runs that happened.
+    ran = sum(1 for r in rows if r[0] in ("case", "scenario") and r[3] != "not run")
+    want = files * len(args.venv)
+    print("oracle: ran %d of %d (%d case and scenario files on %d Spark lines)" % (ran, want, files, len(args.venv)))
+    if ran == 0 or ran < want:
+        print("oracle: FAIL: ran %d of %d" % (ran, want))
+        sys.exit(1)
     sys.exit(1 if bad else 0)
 
 

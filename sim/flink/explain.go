@@ -66,7 +66,7 @@ func Explain(sql string, ta TimeAttributes, opts map[string]string, v ef.Version
 	if err != nil {
 		return "", err
 	}
-	o, err := ParseOptions(opts)
+	o, err := ParseOptions(opts, v)
 	if err != nil {
 		return "", err
 	}
@@ -126,7 +126,13 @@ func emits(fn ef.Function, c ef.Config) string {
 		if first == "+U" {
 			return "+U for every row (table.exec.deduplicate.insert-update-after-sensitive-enabled is false)"
 		}
-		return fmt.Sprintf("+I for a key's first row, then %s+U for every later row", ub)
+		if c.TTL > 0 {
+			return fmt.Sprintf("+I for a key's first row, then %s+U for every later row (with TTL on, even one identical to the stored row)", ub)
+		}
+		if c.RocksDB {
+			return fmt.Sprintf("+I for a key's first row, then %s+U for every later row, except one identical to the stored row, which emits nothing (RocksDB serializes the row before its kind is set)", ub)
+		}
+		return fmt.Sprintf("+I for a key's first row, then %s+U for every later row; one identical to the stored row emits nothing only while that row was emitted as +I (heap backend: the stored row object becomes +U, and the generated equaliser compares row kinds)", ub)
 	case ef.RowTimeKeepFirstInsertOnly:
 		return "+I once the watermark passes the earliest row of a key (insert-only); rows with rowtime < watermark are dropped and counted (numLateRecordsDropped)"
 	}

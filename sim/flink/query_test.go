@@ -92,6 +92,36 @@ func TestParseDuration(t *testing.T) {
 	}
 }
 
+// TestParseDurationByVersion: Flink 2.0.2's TimeUtils.parseDuration reads
+// only "number [unit]"; 2.1.0 on fall back to java.time.Duration.parse
+// (signed parts, "," as the decimal point, a negative total refused).
+func TestParseDurationByVersion(t *testing.T) {
+	v20, v21 := ef.Version{Major: 2, Minor: 0}, ef.Version{Major: 2, Minor: 1}
+	for _, in := range []string{"PT0.0105S", "PT1M", "P1D"} {
+		if _, err := ParseDurationFor(in, v20); err == nil {
+			t.Errorf("2.0: ParseDurationFor(%q): want an error", in)
+		}
+	}
+	if got, err := ParseDurationFor("60 s", v20); err != nil || got != 60000 {
+		t.Errorf("2.0: ParseDurationFor(60 s) = %d, %v", got, err)
+	}
+	ok := map[string]int64{
+		"PT0.0105S": 10, "pt1m": 60000, "PT1,5S": 1500, "+PT1S": 1000, "PT1M-30S": 30000,
+		"-PT0S": 0, "P1DT-23H": 3600000, "PT1.S": 1000, "P2D": 172800000,
+	}
+	for in, want := range ok {
+		got, err := ParseDurationFor(in, v21)
+		if err != nil || got != want {
+			t.Errorf("2.1: ParseDurationFor(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"PT", "P", "PT-1S", "-PT1S", "P1DT", "PT1.0000000001S", "PT9223372036854775808S", "T1S"} {
+		if got, err := ParseDurationFor(in, v21); err == nil {
+			t.Errorf("2.1: ParseDurationFor(%q) = %d; want an error", in, got)
+		}
+	}
+}
+
 // TestExplain checks the operator named for each shape and version.
 func TestExplain(t *testing.T) {
 	q := func(order, dir string) string {
@@ -165,7 +195,7 @@ func TestPlannerQueries(t *testing.T) {
 			t.Errorf("%s: %v", q.Name, err)
 			continue
 		default:
-			o, err := ParseOptions(q.Options)
+			o, err := ParseOptions(q.Options, v)
 			if err != nil {
 				t.Fatalf("%s: %v", q.Name, err)
 			}
@@ -173,6 +203,25 @@ func TestPlannerQueries(t *testing.T) {
 		}
 		if got != q.Want {
 			t.Errorf("%s: %s, Flink picks %s", q.Name, got, q.Want)
+		}
+	}
+}
+
+// TestExplainKeepLastRepeats: explain says what an identical repeat does
+// on each backend, with and without TTL (rule 2 of docs/flink.md).
+func TestExplainKeepLastRepeats(t *testing.T) {
+	sql := "SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY id ORDER BY proc_time DESC) AS rn FROM events) WHERE rn = 1"
+	for _, c := range []struct {
+		opts map[string]string
+		want string
+	}{
+		{nil, "only while that row was emitted as +I"},
+		{map[string]string{OptStateBackend: "rocksdb"}, "RocksDB serializes the row before its kind is set"},
+		{map[string]string{OptStateTTL: "1 s"}, "even one identical to the stored row"},
+	} {
+		got, err := Explain(sql, DefaultTimeAttributes, c.opts, NewestVersion(), false)
+		if err != nil || !strings.Contains(got, c.want) {
+			t.Errorf("options %v: explain %q, %v; want it to say %q", c.opts, got, err, c.want)
 		}
 	}
 }

@@ -126,7 +126,7 @@ func Load(data []byte) (*Trace, error) {
 		}
 		opts[k] = s
 	}
-	if t.Options, err = ParseOptions(opts); err != nil {
+	if t.Options, err = ParseOptions(opts, t.Version); err != nil {
 		return nil, err // it names the option
 	}
 	if len(rt.Steps) == 0 {
@@ -274,9 +274,11 @@ func (t *Trace) parseRow(raw json.RawMessage, q Query) (Step, error) {
 		if !ok {
 			return Step{}, fmt.Errorf(".element: column %q is missing (every row has the columns of the first: %s)", c, strings.Join(t.Columns, ", "))
 		}
-		if err := checkValue(v); err != nil {
+		v, err := canonValue(v)
+		if err != nil {
 			return Step{}, fmt.Errorf(".element.%s: %v", c, err)
 		}
+		byName[c] = v
 		if i > 0 {
 			buf.WriteByte(',')
 		}
@@ -305,15 +307,30 @@ func (t *Trace) parseRow(raw json.RawMessage, q Query) (Step, error) {
 	return st, nil
 }
 
-// checkValue accepts a JSON string or a whole number that fits a BIGINT.
-func checkValue(v json.RawMessage) error {
+// canonValue accepts a JSON string or a whole number that fits a BIGINT
+// and returns it in one spelling per value, as Flink sees it: a string is
+// decoded ("\u00e9" and "é" are one STRING, as in Jackson) and written
+// back without escapes beyond JSON's own, a number as its decimal digits
+// ("-0" is 0). Keys and keep-last's row equality compare these bytes.
+func canonValue(v json.RawMessage) (json.RawMessage, error) {
 	if len(v) > 0 && v[0] == '"' {
-		return nil
+		var s string
+		if err := json.Unmarshal(v, &s); err != nil {
+			return nil, fmt.Errorf("want a string or a whole number (BIGINT), got %s", v)
+		}
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(s); err != nil {
+			return nil, err
+		}
+		return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 	}
-	if _, err := strconv.ParseInt(string(v), 10, 64); err == nil {
-		return nil
+	n, err := strconv.ParseInt(string(v), 10, 64)
+	if err != nil {
+		return nil, fmt.Errorf("want a string or a whole number (BIGINT), got %s", v)
 	}
-	return fmt.Errorf("want a string or a whole number (BIGINT), got %s", v)
+	return strconv.AppendInt(nil, n, 10), nil
 }
 
 // orderedObject decodes a JSON object into its keys in order and their

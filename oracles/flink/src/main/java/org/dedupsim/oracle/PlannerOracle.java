@@ -40,7 +40,8 @@ public final class PlannerOracle {
         return msg.split("\n")[0];
     }
 
-    public static void main(String[] args) throws Exception {
+    /** Runs the check; returns the exit status. */
+    static int run(String[] args) throws Exception {
         String flinkVersion = System.getProperty("flink.version", "2.3.0");
         String minor = flinkVersion.replaceAll("^(\\d+\\.\\d+).*", "$1");
         JsonNode qs = new ObjectMapper().readTree(new File(args[0]));
@@ -120,6 +121,10 @@ public final class PlannerOracle {
             }
         }
         System.out.printf("Flink %s planner: %d passed, %d skipped (other version), %d failed%n", flinkVersion, passed, skipped, failed);
-        System.exit(failed == 0 ? 0 : 1);
+        return failed == 0 ? 0 : 1;
+    }
+
+    public static void main(String[] args) throws Exception {
+        System.exit(run(args));
     }
 }
