@@ -28,6 +28,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -195,4 +196,45 @@ func Format(d time.Duration) string {
 		s = strings.TrimSuffix(s, "0m")
 	}
 	return s
+}
+
+// maxDurationMillis is the largest number of milliseconds a time.Duration
+// holds (about 106,751.99 days): beyond it, Format's argument would wrap.
+const maxDurationMillis = int64(math.MaxInt64 / int64(time.Millisecond))
+
+// FormatMillis renders ms milliseconds as Format does, over the whole
+// int64 range: a span beyond what a time.Duration holds (a Spark delay of
+// 106,752 days or more) is written in days and the rest ("106752d",
+// "292471208d16h47m4.807s"), never as a wrapped, negative duration.
+func FormatMillis(ms int64) string {
+	if ms >= -maxDurationMillis && ms <= maxDurationMillis {
+		return Format(time.Duration(ms) * time.Millisecond)
+	}
+	neg := ms < 0
+	u := uint64(ms)
+	if neg {
+		u = -u // two's complement: right for math.MinInt64 too
+	}
+	s := strconv.FormatUint(u/uint64(msPerDay), 10) + "d"
+	if rem := u % uint64(msPerDay); rem != 0 {
+		s += Format(time.Duration(rem) * time.Millisecond)
+	}
+	if neg {
+		s = "-" + s
+	}
+	return s
+}
+
+// FormatSeconds renders a span of sec seconds (results files' unit),
+// rounded to the millisecond, as FormatMillis does; a span beyond the int64
+// range of milliseconds is written in whole days.
+func FormatSeconds(sec float64) string {
+	ms := math.Round(sec * 1000)
+	switch {
+	case math.IsNaN(ms):
+		return "NaN"
+	case ms >= -math.MaxInt64 && ms < math.MaxInt64:
+		return FormatMillis(int64(ms))
+	}
+	return strconv.FormatFloat(math.Round(sec/86400), 'f', 0, 64) + "d"
 }

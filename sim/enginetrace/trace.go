@@ -106,8 +106,8 @@ func Millis(raw json.RawMessage, example string) (int64, error) {
 }
 
 // FormatMillis formats ms milliseconds as interval.Format does ("1m",
-// "10s").
-func FormatMillis(ms int64) string { return interval.Format(time.Duration(ms) * time.Millisecond) }
+// "10s"), over the whole int64 range (interval.FormatMillis).
+func FormatMillis(ms int64) string { return interval.FormatMillis(ms) }
 
 // DecodeTrace decodes the trace or query object in data strictly into v
 // (DecodeStrict) and checks that its "engine" key is engine; title names
