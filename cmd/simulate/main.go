@@ -62,9 +62,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	var prof profiler
 	prof.addFlag(root)
 	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
-		// A profile inside the results folder would be lost when the
-		// folder is replaced: refuse it before creating it.
-		if out := c.Flags().Lookup("out"); out != nil && out.Changed && out.Value.String() != "" && (c.Name() == "run" || c.Name() == "sweep" || c.Name() == "merge") {
+		// A profile inside the folder a command writes (run, sweep,
+		// merge, plan, export, bench-stores: every --out) would be lost
+		// when the folder is replaced: refuse it before creating it.
+		if out := c.Flags().Lookup("out"); out != nil && out.Changed && out.Value.String() != "" {
 			if err := checkOutside("--out", out.Value.String(), "--cpuprofile", prof.path); err != nil {
 				return err
 			}

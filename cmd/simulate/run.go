@@ -34,6 +34,7 @@ type runFlags struct {
 	noReport   bool
 	shard      string // sweep --shard K/N
 	memory     string
+	force      bool // --force: delete what dedupsim did not write in --out
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
@@ -47,6 +48,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.DurationVar(&f.snapshot, "snapshot-interval", time.Second, "with --checkpoint: wall-clock time between run snapshots (at least; longer when a snapshot takes more than a twentieth of it)")
 	fl.StringVar(&f.memory, "memory", "", "memory budget of each Pebble state store, block cache and write buffer, e.g. 256MiB (default 32MiB); results do not depend on it")
 	fl.BoolVar(&f.noReport, "no-report", false, "write the results files only, not report.md, report.html and the charts")
+	addForceFlag(cmd, &f.force)
 }
 
 func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -167,6 +169,9 @@ func runScenario(ctx context.Context, sc *scenario.Scenario, f runFlags, stdout,
 		return err
 	}
 	if err := checkOutside("--out", out, "--cpuprofile", f.profile); err != nil {
+		return err
+	}
+	if err := forceOut(stderr, f.force, out, false); err != nil {
 		return err
 	}
 	opts := runner.Options{Workers: f.workers, CheckpointDir: f.checkpoint, Store: f.store, SnapshotEvery: f.snapshot, PebbleMemory: memory}

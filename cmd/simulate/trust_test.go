@@ -1,0 +1,106 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The tests of issue 33's "what broke" list that run the command line.
+
+// TestProfileInsideOutIsRefusedByEveryCommand: plan --out DIR and export
+// --out DIR with --cpuprofile DIR/cpu.prof lost the profile when the folder
+// was published, exit 0. Every command that writes a folder refuses it up
+// front in one line, nothing written.
+func TestProfileInsideOutIsRefusedByEveryCommand(t *testing.T) {
+	for _, cmd := range [][]string{
+		{"plan", "--query", "within"},
+		{"export"},
+		{"bench-stores"},
+	} {
+		t.Run(cmd[0], func(t *testing.T) {
+			dir := t.TempDir()
+			sc := writeScenarioIn(t, dir, smallScenario)
+			out := filepath.Join(dir, "o")
+			prof := filepath.Join(out, "cpu.prof")
+			if err := os.Mkdir(out, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			args := append([]string{cmd[0], sc, "--out", out}, cmd[1:]...)
+			before := listing(t, dir)
+			code, stdout, errs := simulate(t, append(args, "--cpuprofile", prof)...)
+			if code != 1 || stdout != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "is inside --out") {
+				t.Fatalf("exit %d, stdout %q, stderr %q: want exit 1 and one line saying the profile is inside --out", code, stdout, errs)
+			}
+			if after := listing(t, dir); after != before {
+				t.Fatalf("the folder changed:\n%s\nwas:\n%s", after, before)
+			}
+		})
+	}
+}
+
+// TestUsersFilesInAResultsFolderAreKept: a user's notes.txt and analysis/
+// folder inside a results folder were deleted without a word by the next
+// run --out into it, exit 0. run (and report, which redraws in place)
+// refuse it in one line naming the first such entry, touching nothing;
+// with --force they delete exactly those entries, saying so, and write.
+func TestUsersFilesInAResultsFolderAreKept(t *testing.T) {
+	dir := t.TempDir()
+	sc := writeScenarioIn(t, dir, smallScenario)
+	out := filepath.Join(dir, "o")
+	run := []string{"run", sc, "--quiet", "--no-report", "--out", out}
+	if code, _, errs := simulate(t, run...); code != 0 {
+		t.Fatalf("first run: exit %d: %s", code, errs)
+	}
+	os.WriteFile(filepath.Join(out, "notes.txt"), []byte("mine"), 0o644)
+	os.MkdirAll(filepath.Join(out, "analysis"), 0o755)
+	os.WriteFile(filepath.Join(out, "analysis", "a.ipynb"), []byte("mine"), 0o644)
+	before := listing(t, dir)
+	for _, args := range [][]string{run, {"report", out}} {
+		code, stdout, errs := simulate(t, args...)
+		if code != 1 || stdout != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "holds analysis/ and 1 more, which dedupsim did not write") {
+			t.Fatalf("%s: exit %d, stdout %q, stderr %q: want exit 1 and one line naming analysis/", args[0], code, stdout, errs)
+		}
+		if after := listing(t, dir); after != before {
+			t.Fatalf("%s changed the folder:\n%s\nwas:\n%s", args[0], after, before)
+		}
+	}
+	code, _, errs := simulate(t, append(run, "--force")...)
+	if code != 0 || !strings.Contains(errs, "--force: deleted from "+out+" what dedupsim did not write: analysis/, notes.txt\n") {
+		t.Fatalf("--force: exit %d, stderr %q: want exit 0 and a line naming what it deleted", code, errs)
+	}
+	for _, f := range []string{"notes.txt", "analysis"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err == nil {
+			t.Fatalf("%s is still there after --force", f)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, "summary.json")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestUsersFilesInAnExportAreKept: export --out refuses an export folder
+// holding a file dedupsim did not write, and --force deletes it.
+func TestUsersFilesInAnExportAreKept(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "e")
+	trace := "../../sim/spark/replay/testdata/conformance/deduplicate-with-watermark.json"
+	args := []string{"export", trace, "--out", out, "--format", "json"}
+	if code, _, errs := simulate(t, args...); code != 0 {
+		t.Fatalf("first export: exit %d: %s", code, errs)
+	}
+	os.WriteFile(filepath.Join(out, "notes.txt"), []byte("mine"), 0o644)
+	if code, _, errs := simulate(t, args...); code != 1 || !strings.Contains(errs, "holds notes.txt, which dedupsim did not write") {
+		t.Fatalf("exit %d, stderr %q: want exit 1 naming notes.txt", code, errs)
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, "notes.txt")); string(b) != "mine" {
+		t.Fatal("notes.txt was changed by a refused export")
+	}
+	if code, _, errs := simulate(t, append(args, "--force")...); code != 0 || !strings.Contains(errs, "notes.txt") {
+		t.Fatalf("--force: exit %d, stderr %q", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(out, "notes.txt")); err == nil {
+		t.Fatal("notes.txt is still there after --force")
+	}
+}
