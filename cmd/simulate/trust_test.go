@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -102,5 +103,79 @@ func TestUsersFilesInAnExportAreKept(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(out, "notes.txt")); err == nil {
 		t.Fatal("notes.txt is still there after --force")
+	}
+}
+
+// TestMergeRefusesEditedCounters: merge trusted the counters in
+// shard.json: one edited shard gave a merged report with "12,345 of 1,504
+// (820.8%)" missed, exit 0. The summary's counters are compared with the
+// shard's (checksummed) data files and with each other, and the ground
+// truth across shards: an edit is refused in one line, nothing written.
+func TestMergeRefusesEditedCounters(t *testing.T) {
+	dir := t.TempDir()
+	sc := filepath.Join(dir, "sc.yaml")
+	os.WriteFile(sc, []byte(smallScenario), 0o644)
+	shards := sweepShards(t, sc, filepath.Join(dir, "a"), "1m", 2)
+	edit := func(name string, change func(string) string) string {
+		d := filepath.Join(dir, name)
+		if err := os.CopyFS(d, os.DirFS(shards[1])); err != nil {
+			t.Fatal(err)
+		}
+		mf := filepath.Join(d, "shard.json")
+		data, err := os.ReadFile(mf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		changed := change(string(data))
+		if changed == string(data) {
+			t.Fatalf("%s: the edit changed nothing", name)
+		}
+		os.WriteFile(mf, []byte(changed), 0o644)
+		return d
+	}
+	first := func(field, value string) func(string) string {
+		re := regexp.MustCompile(`"` + field + `": [0-9.e+-]+`)
+		return func(s string) string {
+			done := false
+			return re.ReplaceAllStringFunc(s, func(m string) string {
+				if done {
+					return m
+				}
+				done = true
+				return `"` + field + `": ` + value
+			})
+		}
+	}
+	every := func(field, value string) func(string) string {
+		re := regexp.MustCompile(`"` + field + `": [0-9]+`)
+		return func(s string) string { return re.ReplaceAllString(s, `"`+field+`": `+value) }
+	}
+	for _, c := range []struct {
+		name   string
+		change func(string) string
+		want   string
+	}{
+		{"missed", first("missedDuplicates", "12345"), "summary's missedDuplicates is 12345, but its files say"},
+		{"emitted", first("emittedRows", "7"), "summary's emittedRows is 7, but its files say"},
+		{"peak rate", first("missedDuplicateRate", "8.208"), "summary's missedDuplicateRate is 8.208"},
+		{"true duplicates", first("trueDuplicates", "0"), "the shards ran the same stream"},
+		{"ground truth", every("logicalEvents", "99999999"), "the shards ran the same stream"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := edit(c.name, c.change)
+			out := filepath.Join(dir, "merged-"+strings.ReplaceAll(c.name, " ", "-"))
+			before := listing(t, dir)
+			code, stdout, stderr := simulate(t, "merge", shards[0], d, "--out", out)
+			if code != 1 || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, c.want) {
+				t.Fatalf("exit %d, stdout %q, stderr %q: want exit 1 and one line with %q", code, stdout, stderr, c.want)
+			}
+			if after := listing(t, dir); after != before {
+				t.Fatalf("the refused merge changed the folder")
+			}
+		})
+	}
+	// The shards as written merge.
+	if code, _, stderr := simulate(t, "merge", shards[0], shards[1], "--out", filepath.Join(dir, "merged"), "--no-report"); code != 0 {
+		t.Fatalf("merging the shards as written: %s", stderr)
 	}
 }

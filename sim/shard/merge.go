@@ -117,6 +117,9 @@ func Merge(dirs []string, out string, render runner.Renderer) (*metrics.Summary,
 			return nil, err
 		}
 	}
+	if err := checkGroundTruth(shards); err != nil {
+		return nil, err
+	}
 	res, err := assemble(shards, spark)
 	if err != nil {
 		return nil, err
