@@ -179,3 +179,33 @@ func TestMergeRefusesEditedCounters(t *testing.T) {
 		t.Fatalf("merging the shards as written: %s", stderr)
 	}
 }
+
+// TestCalibrateWritesOnlyWhatPlanAccepts: calibrate printed a cost plan
+// refuses (batchOverheadMs: 9223000000000000000, exit 0), from a log whose
+// durations are absurd; and a --cost file with two YAML documents was read
+// for its first one, silently. Both are refused in one line.
+func TestCalibrateWritesOnlyWhatPlanAccepts(t *testing.T) {
+	dir := t.TempDir()
+	sample, err := os.ReadFile("../../experiments/spark-sample/driver.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	huge := filepath.Join(dir, "huge.log")
+	os.WriteFile(huge, regexp.MustCompile(`"triggerExecution" : [0-9]+`).ReplaceAll(sample, []byte(`"triggerExecution" : 9223000000000000000`)), 0o644)
+	code, stdout, errs := simulate(t, "calibrate", huge, "--executors", "4", "--cores-per-executor", "4")
+	if code != 1 || stdout != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "cost.batchOverheadMs: want a cost in milliseconds per batch, 0 or more, at most") {
+		t.Fatalf("exit %d, stdout %q, stderr %q: want exit 1 and plan's own refusal of batchOverheadMs", code, stdout, errs)
+	}
+	// The sample itself still calibrates.
+	if code, _, errs := simulate(t, "calibrate", "../../experiments/spark-sample/driver.log", "--executors", "4", "--cores-per-executor", "4"); code != 0 {
+		t.Fatalf("the sample log: exit %d: %s", code, errs)
+	}
+
+	two := filepath.Join(dir, "two.yaml")
+	os.WriteFile(two, []byte("cost:\n  rowNs: 5\n---\ncost:\n  rowNs: 7\n"), 0o644)
+	code, stdout, errs = simulate(t, "plan", "../../experiments/capacity-plan.yaml", "--query", "within-watermark", "--seeds", "1",
+		"--partitions", "16", "--executors", "2", "--cost", two)
+	if code != 1 || stdout != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "two.yaml: holds more than one YAML document (the second starts at line 3)") {
+		t.Fatalf("exit %d, stdout %q, stderr %q: want exit 1 and one line saying the file holds two documents", code, stdout, errs)
+	}
+}
