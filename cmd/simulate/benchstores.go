@@ -91,6 +91,9 @@ report.md and report.html with a section on the backends.`,
 			if f.repeats < 1 || f.repeats > 99 {
 				return fmt.Errorf("--repeat: want a number of runs from 1 to 99, got %d", f.repeats)
 			}
+			if err := checkCommandEstimate(cmd, sc, 0, f.quiet); err != nil {
+				return err
+			}
 			if err := defaultOutChecks(cmd, f.force, out, false); err != nil {
 				return err
 			}
@@ -128,5 +131,6 @@ report.md and report.html with a section on the backends.`,
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar")
 	fl.IntVar(&f.repeats, "repeat", 3, "runs of each backend; wall-clock numbers are their median, with the range")
 	addForceFlag(cmd, &f.force)
+	addGoAheadFlag(cmd, new(bool))
 	return cmd
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/sim/scenario"
 	"github.com/dedupsim/dedupsim/sim/spark/export"
 	"github.com/dedupsim/dedupsim/sim/spark/replay"
@@ -74,7 +75,7 @@ line saying why.`,
 					return err
 				}
 				if sum, err = export.Trace(cmd.Context(), t, path, out, opts); err != nil {
-					return fmt.Errorf("%s: %w", path, err)
+					return fmt.Errorf("%s: %w", fileio.Show(path), err)
 				}
 			} else {
 				sc, err := scenario.Load(path)
@@ -84,11 +85,14 @@ line saying why.`,
 				if out == "" {
 					out = "export-" + sc.Name
 				}
+				if err := checkCommandEstimate(cmd, sc, 1, quiet); err != nil {
+					return err
+				}
 				if err := defaultOutChecks(cmd, force, out, true); err != nil {
 					return err
 				}
 				if sum, err = export.Scenario(cmd.Context(), sc, out, opts); err != nil {
-					return fmt.Errorf("%s: %w", path, err)
+					return fmt.Errorf("%s: %w", fileio.Show(path), err)
 				}
 			}
 			printExport(stdout, sum)
@@ -98,6 +102,7 @@ line saying why.`,
 	cmd.Flags().StringVar(&out, "out", "", "export folder (default export-NAME)")
 	cmd.Flags().StringVar(&format, "format", string(export.Parquet), "batch file format: parquet or json")
 	addForceFlag(cmd, &force)
+	addGoAheadFlag(cmd, new(bool))
 	// Accepted as every long-running command accepts it; export draws no
 	// progress bar.
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar (export draws none)")

@@ -149,6 +149,9 @@ budget, no watermark to plan, or a state that never shrinks), 1 on errors.`,
 			if err := refuseSparkOnly(cmd, sc, query, out); err != nil {
 				return err
 			}
+			if err := checkCommandEstimate(cmd, sc, workers, quiet); err != nil {
+				return err
+			}
 			cluster, err := sf.config(cmd, sc)
 			if err != nil {
 				return err
@@ -256,6 +259,7 @@ budget, no watermark to plan, or a state that never shrinks), 1 on errors.`,
 	fl.IntVar(&workers, "workers", 0, "simulations run at once (default: all cores); the answer does not depend on it")
 	sf.register(fl)
 	addForceFlag(cmd, new(bool))
+	addGoAheadFlag(cmd, new(bool))
 	return cmd
 }
 

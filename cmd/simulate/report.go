@@ -46,6 +46,9 @@ so rendering twice yields byte-identical files.`,
 			if err := notAShard(dir); err != nil {
 				return err
 			}
+			if err := notAPlanReview(dir); err != nil {
+				return err
+			}
 			if err := forceOut(cmd.ErrOrStderr(), force, dir, false); err != nil {
 				return err
 			}

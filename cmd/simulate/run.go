@@ -35,6 +35,7 @@ type runFlags struct {
 	shard      string // sweep --shard K/N
 	memory     string
 	force      bool // --force: delete what dedupsim did not write in --out
+	goAhead    bool // --go-ahead: run what the estimate says cannot finish
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
@@ -49,6 +50,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.memory, "memory", "", "memory budget of each Pebble state store, block cache and write buffer, e.g. 256MiB (default 32MiB); results do not depend on it")
 	fl.BoolVar(&f.noReport, "no-report", false, "write the results files only, not report.md, report.html and the charts")
 	addForceFlag(cmd, &f.force)
+	addGoAheadFlag(cmd, &f.goAhead)
 }
 
 func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -146,6 +148,9 @@ func runScenario(ctx context.Context, sc *scenario.Scenario, f runFlags, stdout,
 	if f.seedSet {
 		sc.Seed = f.seed
 	}
+	if err := checkRunFlags(f); err != nil {
+		return err
+	}
 	if f.store != "" && f.store != scenario.StoreMemory && f.store != scenario.StorePebble {
 		return fmt.Errorf("--store %q: want memory or pebble", f.store)
 	}
@@ -169,6 +174,9 @@ func runScenario(ctx context.Context, sc *scenario.Scenario, f runFlags, stdout,
 		return err
 	}
 	if err := checkOutside("--out", out, "--cpuprofile", f.profile); err != nil {
+		return err
+	}
+	if err := checkEstimate(stderr, sc, f.workers, f.store, f.goAhead, f.quiet); err != nil {
 		return err
 	}
 	if err := forceOut(stderr, f.force, out, false); err != nil {
@@ -197,7 +205,7 @@ func runScenario(ctx context.Context, sc *scenario.Scenario, f runFlags, stdout,
 	var reportErr *runner.ReportError
 	if errors.As(err, &reportErr) && res != nil {
 		// The results are published; only the report is missing.
-		err = fmt.Errorf("%w; redraw it with: simulate report %s (or run with --no-report)", reportErr, out)
+		err = fmt.Errorf("%w; %s", reportErr, reportAdvice(reportErr, out))
 	} else if err != nil {
 		return err
 	}

@@ -1,11 +1,17 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/dedupsim/dedupsim/engines/fileio"
+	"github.com/dedupsim/dedupsim/sim/runner"
+	"github.com/dedupsim/dedupsim/sim/scenario"
 )
 
 // The tests of issue 33's "what broke" list that run the command line.
@@ -207,5 +213,118 @@ func TestCalibrateWritesOnlyWhatPlanAccepts(t *testing.T) {
 		"--partitions", "16", "--executors", "2", "--cost", two)
 	if code != 1 || stdout != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "two.yaml: holds more than one YAML document (the second starts at line 3)") {
 		t.Fatalf("exit %d, stdout %q, stderr %q: want exit 1 and one line saying the file holds two documents", code, stdout, errs)
+	}
+}
+
+// TestMessages: each of issue 33's messages, one line naming what is wrong
+// and what to do, exit 1 (on today's code each was a raw error, a wrong
+// blame, two lines, or no refusal at all).
+func TestMessages(t *testing.T) {
+	dir := t.TempDir()
+	sc := writeScenarioIn(t, dir, smallScenario)
+	window := filepath.Join(dir, "window.yaml")
+	os.WriteFile(window, []byte(strings.Replace(smallScenario, "queries:\n", "queries:\n  - name: ks\n    engine: kafka-streams\n    window: 1000000d\n", 1)), 0o644)
+	kafka := filepath.Join(dir, "kafka.json")
+	os.WriteFile(kafka, []byte(`{"engine": "kafka-streams", "name": "x", "mode": "keep-last", "form": "reduce", "steps": [{"records": [{"key": "a", "value": "x", "timestamp": 9223372036854775807}]}]}`), 0o644)
+	newline := filepath.Join(dir, "bad\nname.json")
+	os.WriteFile(newline, []byte(`{nope`), 0o644)
+	review := filepath.Join(dir, "review")
+	os.Mkdir(review, 0o755)
+	for _, f := range []string{".dedupsim-results", "plan.json", "report.md"} {
+		os.WriteFile(filepath.Join(review, f), []byte("{}"), 0o644)
+	}
+	out := filepath.Join(dir, "o")
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"state of nothing", []string{"state", filepath.Join(dir, "nonexist")}, "nonexist: no such folder; want a checkpoint folder"},
+		{"workers -1", []string{"run", sc, "--workers", "-1", "--out", out}, "--workers -1: want 0 (all cores) or more"},
+		{"snapshot -1s", []string{"run", sc, "--snapshot-interval", "-1s", "--out", out}, "--snapshot-interval -1s: want a wall-clock interval above 0"},
+		{"snapshot 0", []string{"sweep", sc, "--delay", "1m", "--snapshot-interval", "0", "--out", out}, "--snapshot-interval 0s: want a wall-clock interval above 0"},
+		{"plan --out empty", []string{"plan", sc, "--query", "within", "--out", ""}, `--out "": want a folder for the review document`},
+		{"window too long", []string{"run", window, "--out", out}, "queries[0].window: must be a duration of at most 106751d23h47m16.854s (about 292 years), got 1000000d"},
+		{"kafka timestamp 2^63-1", []string{"replay", kafka}, "records[0].timestamp: 9223372036854776000 is above 2^53"},
+		{"newline in a file name", []string{"replay", newline}, `bad\nname.json": trace: bad JSON`},
+		{"report of a plan review", []string{"report", review}, "a plan's review folder (simulate plan --out), not a run's results folder"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, stdout, errs := simulate(t, c.args...)
+			if code != 1 || stdout != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, c.want) {
+				t.Fatalf("exit %d, stdout %q, stderr %q: want exit 1 and one line with %q", code, stdout, errs, c.want)
+			}
+			if strings.Contains(errs, "negative") {
+				t.Fatalf("stderr %q blames a negative value", errs)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Fatalf("%s was written", out)
+			}
+		})
+	}
+}
+
+// TestReportAdviceWorks: a run whose report failed on timeseries.csv's
+// size limit advised `simulate report`, which fails on the same limit
+// (after 242 s). It advises what works instead; other failures still
+// advise simulate report.
+func TestReportAdviceWorks(t *testing.T) {
+	big := &runner.ReportError{Out: "o", Err: fmt.Errorf("o is not a readable results folder: %w", &fileio.TooLargeError{Path: "o/timeseries.csv", Limit: fileio.MaxTimeseriesBytes})}
+	if got := reportAdvice(big, "o"); strings.Contains(got, "redraw it with: simulate report") || !strings.Contains(got, "simulate report cannot draw it either (it reads timeseries.csv within the same limit)") || !strings.Contains(got, "--no-report") {
+		t.Fatalf("advice for a file over its limit: %q", got)
+	}
+	other := &runner.ReportError{Out: "o", Err: errors.New("a chart failed")}
+	if got := reportAdvice(other, "o"); got != "redraw it with: simulate report o (or run with --no-report)" {
+		t.Fatalf("advice for another failure: %q", got)
+	}
+}
+
+// TestRunThatCannotFinishIsRefused: 1e9 events/s for 30 days with an
+// unbounded dedup was accepted by every command that simulates; each
+// refuses it in one line before generating anything, nothing written.
+func TestRunThatCannotFinishIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	sc := writeScenarioIn(t, dir, "name: huge\nseed: 1\nduration: 30d\ntrigger: 1ms\nworkload:\n  rate: 1e9/s\nqueries:\n  - name: u\n    query: dropDuplicates([\"event_id\"])\n")
+	out := filepath.Join(dir, "o")
+	for _, args := range [][]string{
+		{"run", sc, "--out", out},
+		{"sweep", sc, "--delay", "1m", "--out", out},
+		{"plan", sc, "--query", "u", "--out", out},
+		{"bench-stores", sc, "--out", out},
+		{"export", sc, "--out", out},
+	} {
+		code, stdout, errs := simulate(t, args...)
+		if code != 1 || stdout != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "about 2.6e+15 rows") || !strings.Contains(errs, "--go-ahead") {
+			t.Fatalf("%s: exit %d, stdout %q, stderr %q: want exit 1 and one line with the estimate", args[0], code, stdout, errs)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Fatalf("%s wrote %s", args[0], out)
+		}
+	}
+}
+
+// TestLongWorkPrintsItsEstimate: a run estimated at a minute or more
+// prints its estimate before it starts (not with --quiet); a short one
+// prints nothing.
+func TestLongWorkPrintsItsEstimate(t *testing.T) {
+	long, err := scenario.Parse([]byte("name: long\nseed: 1\nduration: 1h\ntrigger: 1s\nworkload:\n  rate: 1e6/s\nqueries:\n  - name: w\n    query: withWatermark(\"event_time\", \"1 minute\").dropDuplicatesWithinWatermark([\"event_id\"])\n"), "long.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := checkEstimate(&b, long, 1, "", false, false); err != nil {
+		t.Fatal(err)
+	}
+	// 1e6/s x 3600 s = 3.6e9 rows at 5e6 rows/s: 720 s.
+	if want := "estimate: about 3,600,000,000 rows for each of 1 jobs, a peak state of about 121,000,000 keys in memory (at least 4.17 GiB), and at least 12m at 5,000,000 rows/s on each of 1 workers\n"; b.String() != want {
+		t.Fatalf("printed %q, want %q", b.String(), want)
+	}
+	b.Reset()
+	if err := checkEstimate(&b, long, 1, "", false, true); err != nil || b.Len() != 0 {
+		t.Fatalf("--quiet printed %q (%v)", b.String(), err)
+	}
+	short, _ := scenario.Parse([]byte(smallScenario), "small.yaml")
+	if err := checkEstimate(&b, short, 1, "", false, false); err != nil || b.Len() != 0 {
+		t.Fatalf("a short run printed %q (%v)", b.String(), err)
 	}
 }
