@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -39,6 +40,7 @@ func withSignals(parent context.Context) (context.Context, func()) {
 		case sig := <-ch:
 			signal.Stop(ch)
 			cancel(&signalError{sig: sig.(syscall.Signal)})
+			stopAnyway(done, sig.(syscall.Signal))
 		case <-done:
 		}
 	}()
@@ -46,6 +48,25 @@ func withSignals(parent context.Context) (context.Context, func()) {
 		signal.Stop(ch)
 		close(done)
 		cancel(nil)
+	}
+}
+
+// signalGrace is how long a command may take to stop after the first
+// SIGINT or SIGTERM before the process ends anyway.
+const signalGrace = 5 * time.Second
+
+// stopAnyway ends the process, 128 plus sig, when the command has not
+// returned (done not closed) signalGrace after the signal: a job waiting
+// on something that never returns (a Pebble flush stuck in its write
+// stall) ignored the first SIGTERM. Ending here is a kill -9 at a
+// moment of the process's choosing: every checkpoint is resumable after
+// one, and a staging folder left behind is removed by the next run.
+func stopAnyway(done <-chan struct{}, sig syscall.Signal) {
+	select {
+	case <-done:
+	case <-time.After(signalGrace):
+		fmt.Fprintf(os.Stderr, "simulate: interrupted; still stopping after %v (waiting on a state store?): exiting now (a checkpoint resumes as after kill -9)\n", signalGrace)
+		os.Exit(128 + int(sig))
 	}
 }
 

@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/sim/runner"
@@ -326,5 +328,33 @@ func TestLongWorkPrintsItsEstimate(t *testing.T) {
 	short, _ := scenario.Parse([]byte(smallScenario), "small.yaml")
 	if err := checkEstimate(&b, short, 1, "", false, false); err != nil || b.Len() != 0 {
 		t.Fatalf("a short run printed %q (%v)", b.String(), err)
+	}
+}
+
+// TestSIGTERMEndsAStuckRun: a Pebble run whose job waited on a flush stuck
+// in Pebble's write stall ignored the first SIGTERM. Here a job is held
+// where nothing returns (the pause hook, which, like the stall, never
+// looks at the signal): the first SIGTERM ends the process, 143, saying
+// so, instead of waiting forever.
+func TestSIGTERMEndsAStuckRun(t *testing.T) {
+	sc := writeScenario(t, killScenario)
+	dir := t.TempDir()
+	pause := filepath.Join(dir, "pause")
+	os.Mkdir(pause, 0o755)
+	p := start(t, "snapshot-every=2;pause=pair:3", pause, "run", sc, "--quiet", "--no-report", "--store", "pebble",
+		"--checkpoint", filepath.Join(dir, "ck"), "--out", filepath.Join(dir, "o"))
+	p.waitFiles(t, filepath.Join(pause, "pair.paused"))
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the run still waits 2 minutes after SIGTERM")
+	}
+	if code, errs := p.cmd.ProcessState.ExitCode(), p.stderr.String(); code != 143 || !strings.Contains(errs, "interrupted; still stopping after") {
+		t.Fatalf("exit %d, stderr %q: want 143 and the line saying why it exits", code, errs)
+	}
+	// The checkpoint resumes (as after kill -9).
+	if code, second := runProc(t, "", "", "run", sc, "--quiet", "--no-report", "--store", "pebble", "--checkpoint", filepath.Join(dir, "ck"), "--out", filepath.Join(dir, "o")); code != 0 {
+		t.Fatalf("the resume: exit %d: %s", code, second.stderr.String())
 	}
 }
