@@ -75,7 +75,7 @@ line saying why.`,
 					return err
 				}
 				if sum, err = export.Trace(cmd.Context(), t, path, out, opts); err != nil {
-					return fmt.Errorf("%s: %w", fileio.Show(path), err)
+					return fmt.Errorf("%s: %w", fileio.ShowPath(path), err)
 				}
 			} else {
 				sc, err := scenario.Load(path)
@@ -92,7 +92,7 @@ line saying why.`,
 					return err
 				}
 				if sum, err = export.Scenario(cmd.Context(), sc, out, opts); err != nil {
-					return fmt.Errorf("%s: %w", fileio.Show(path), err)
+					return fmt.Errorf("%s: %w", fileio.ShowPath(path), err)
 				}
 			}
 			printExport(stdout, sum)

@@ -43,7 +43,7 @@ func forceOut(stderr io.Writer, force bool, out string, exportKind bool) error {
 	for i, g := range shown {
 		names[i] = fileio.Show(g)
 	}
-	fmt.Fprintf(stderr, "--force: deleted from %s what dedupsim did not write: %s%s\n", fileio.Show(out), strings.Join(names, ", "), more)
+	fmt.Fprintf(stderr, "--force: deleted from %s what dedupsim did not write: %s%s\n", fileio.ShowPath(out), strings.Join(names, ", "), more)
 	return nil
 }
 

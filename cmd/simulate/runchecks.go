@@ -50,7 +50,7 @@ func notAPlanReview(dir string) error {
 		return nil
 	}
 	return fmt.Errorf("%s: a plan's review folder (simulate plan --out), not a run's results folder: report redraws a run's; run the same simulate plan command again to redraw the review (its run at the recommended delay is under %s)",
-		fileio.Show(dir), filepath.Join(fileio.Show(dir), "run"))
+		fileio.ShowPath(dir), fileio.ShowPath(filepath.Join(dir, "run")))
 }
 
 // addGoAheadFlag registers --go-ahead on a command that simulates.

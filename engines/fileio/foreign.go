@@ -45,7 +45,7 @@ func (e *ForeignError) Error() string {
 	if n := len(e.Entries) - 1; n > 0 {
 		more = fmt.Sprintf(" and %d more", n)
 	}
-	return fmt.Sprintf("%s: this %s holds %s%s, which dedupsim did not write; refusing to replace it (move it out first, or give --force to delete it with the folder)", e.Path, e.Noun, Show(e.Entries[0]), more)
+	return fmt.Sprintf("%s: this %s holds %s%s, which dedupsim did not write; refusing to replace it (move it out first, or give --force to delete it with the folder)", ShowPath(e.Path), e.Noun, Show(e.Entries[0]), more)
 }
 
 // manifest lists the entries of dir (relative, lexical order, folders with

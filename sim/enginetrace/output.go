@@ -66,7 +66,7 @@ func Publish(ctx context.Context, name string, w io.Writer, write func(enc *json
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return fmt.Errorf("%s: %w", fileio.Show(name), err)
+		return fmt.Errorf("%s: %w", fileio.ShowPath(name), err)
 	}
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("replay output: %w", err)

@@ -36,7 +36,7 @@ func Engine(data []byte) string {
 func ReadFile(path string) ([]byte, error) {
 	data, err := fileio.ReadFile(path, fileio.MaxTraceBytes)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %s", fileio.Show(path), fileio.Reason(err))
+		return nil, fmt.Errorf("%s: %s", fileio.ShowPath(path), fileio.Reason(err))
 	}
 	return data, nil
 }
@@ -51,7 +51,7 @@ func LoadFile[T any](path string, load func([]byte) (T, error)) (T, error) {
 	}
 	t, err := load(data)
 	if err != nil {
-		return zero, fmt.Errorf("%s: %w", fileio.Show(path), err)
+		return zero, fmt.Errorf("%s: %w", fileio.ShowPath(path), err)
 	}
 	return t, nil
 }

@@ -182,9 +182,9 @@ func Read(dir string, opts Options) (*State, error) {
 	fi, err := os.Stat(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("%s: no such folder; want a checkpoint folder (what run --checkpoint DIR writes, or one of its query folders)", fileio.Show(dir))
+		return nil, fmt.Errorf("%s: no such folder; want a checkpoint folder (what run --checkpoint DIR writes, or one of its query folders)", fileio.ShowPath(dir))
 	case err != nil:
-		return nil, fmt.Errorf("%s: %s", fileio.Show(dir), fileio.Reason(err))
+		return nil, fmt.Errorf("%s: %s", fileio.ShowPath(dir), fileio.Reason(err))
 	case !fi.IsDir():
 		return nil, fmt.Errorf("%s: not a folder", dir)
 	}
