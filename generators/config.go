@@ -146,6 +146,35 @@ func (w *Workload) PeakRows(trigger interval.Duration) (rows float64, path strin
 	return rows, path
 }
 
+// MeanRows estimates the rows a run of duration d yields: originals, the
+// events at the profile's mean rate (it repeats to fill d) or the rate,
+// and rows, the originals with their expected retries (PeakRows' copies)
+// and the heartbeats. It is for sizing a run before it starts, not a
+// count: the generators draw the real numbers.
+func (w *Workload) MeanRows(d interval.Duration) (rows, originals float64) {
+	secs := d.Std().Seconds()
+	if len(w.Profile) > 0 {
+		var sum, span float64
+		for _, seg := range w.Profile {
+			sum += float64(seg.Rate) * seg.For.Std().Seconds()
+			span += seg.For.Std().Seconds()
+		}
+		if span > 0 {
+			originals = sum / span * secs
+		}
+	} else if w.Rate != nil {
+		originals = float64(*w.Rate) * secs
+	}
+	rows = originals
+	if p := w.Retries.Probability; p > 0 {
+		rows *= 1 + p*meanCopies(w.Retries.Copies)
+	}
+	if hb := w.Heartbeat; hb > 0 {
+		rows += math.Ceil(float64(d) / float64(hb))
+	}
+	return rows, originals
+}
+
 // meanCopies returns the mean number of extra copies a count distribution
 // draws, as the generators draw them (randvar.CountMean): at least 1 and
 // at most maxExtraCopies, the cap when the mean is infinite or unknown.

@@ -36,3 +36,11 @@ func CheckReplaceable(path string) error { return resultsFolder().Check(path) }
 
 // IsResultsFolder reports whether dir carries the results marker.
 func IsResultsFolder(dir string) bool { return resultsFolder().Has(dir) }
+
+// RemoveForeign deletes from the results folder path everything dedupsim
+// did not write there (what its marker does not list) and returns it,
+// relative to path; anything but a results folder is left alone. It is
+// what --force does before a command replaces the folder.
+func RemoveForeign(path string) ([]string, error) {
+	return fileio.RemoveForeign(path, resultsFolder())
+}

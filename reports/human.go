@@ -32,7 +32,7 @@ func formatDelay(sec *float64) string {
 	if sec == nil {
 		return "none"
 	}
-	return interval.Format(secondsDuration(*sec))
+	return interval.FormatSeconds(*sec)
 }
 
 // formatSpan renders a span of seconds as a duration rounded to what a
@@ -41,15 +41,19 @@ func formatSpan(sec float64) string {
 	if sec < 0 {
 		return "-" + formatSpan(-sec)
 	}
+	if sec >= 86400 {
+		// Days and hours, in floating point: a span beyond what a
+		// time.Duration holds (twice a delay of 60,000 days) cannot wrap.
+		hours := math.Round(sec / 3600)
+		days := math.Floor(hours / 24)
+		out := strconv.FormatFloat(days, 'f', 0, 64) + "d"
+		if h := hours - days*24; h != 0 {
+			out += strconv.FormatFloat(h, 'f', 0, 64) + "h"
+		}
+		return out
+	}
 	d := secondsDuration(sec)
 	switch {
-	case d >= 24*time.Hour:
-		d = d.Round(time.Hour)
-		days, hours := d/(24*time.Hour), (d%(24*time.Hour))/time.Hour
-		if hours == 0 {
-			return fmt.Sprintf("%dd", days)
-		}
-		return fmt.Sprintf("%dd%dh", days, hours)
 	case d >= time.Hour:
 		d = d.Round(time.Minute)
 	case d >= time.Minute:

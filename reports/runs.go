@@ -2,6 +2,7 @@ package reports
 
 import (
 	"encoding/json"
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -271,7 +272,7 @@ func (res *results) timelineRuns() (runs []*run, note string) {
 		var pick *run
 		if d, ok := res.writtenDelay(name); ok {
 			for _, r := range rs {
-				if r.sum.Delay != nil && secondsDuration(*r.sum.Delay) == secondsDuration(d) {
+				if r.sum.Delay != nil && math.Round(*r.sum.Delay*1000) == math.Round(d*1000) {
 					pick = r
 					break
 				}

@@ -179,7 +179,7 @@ func SaturationWarnings(s *metrics.Summary) []string {
 			continue
 		}
 		out = append(out, fmt.Sprintf("warning: %s is saturated at delay %s: its key horizon (up to %s) reaches the %s traffic window, so it holds every key of the run there; run for %s to resolve it (duration: %s)",
-			name, joinNames(ds), formatSpan(longest), formatSpan(res.durationSeconds()), formatSpan(resolvingDuration(longest)), interval.Format(secondsDuration(resolvingDuration(longest)))))
+			name, joinNames(ds), formatSpan(longest), formatSpan(res.durationSeconds()), formatSpan(resolvingDuration(longest)), interval.FormatSeconds(resolvingDuration(longest))))
 	}
 	return out
 }

@@ -18,6 +18,7 @@ type benchStoresFlags struct {
 	seed    uint64
 	quiet   bool
 	repeats int
+	force   bool
 }
 
 func newBenchStoresCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -90,6 +91,12 @@ report.md and report.html with a section on the backends.`,
 			if f.repeats < 1 || f.repeats > 99 {
 				return fmt.Errorf("--repeat: want a number of runs from 1 to 99, got %d", f.repeats)
 			}
+			if err := checkCommandEstimate(cmd, sc, 0, f.quiet); err != nil {
+				return err
+			}
+			if err := defaultOutChecks(cmd, f.force, out, false); err != nil {
+				return err
+			}
 			opts := storebench.Options{Repeats: f.repeats}
 			label := " (memory, then pebble)"
 			if sc.Spark != nil {
@@ -128,5 +135,7 @@ report.md and report.html with a section on the backends.`,
 	fl.Uint64Var(&f.seed, "seed", 0, "seed for every random stream (default: the scenario's seed)")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar")
 	fl.IntVar(&f.repeats, "repeat", 3, "runs of each backend; wall-clock numbers are their median, with the range")
+	addForceFlag(cmd, &f.force)
+	addGoAheadFlag(cmd, new(bool))
 	return cmd
 }

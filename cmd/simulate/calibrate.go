@@ -82,6 +82,12 @@ too few batches for the terms to fit, several queries without --query).`,
 			if err != nil {
 				return err
 			}
+			// What calibrate prints, plan --cost reads: checked with
+			// plan's own check, so that a fit it would refuse (durations
+			// of 9e18 ms) is refused here instead.
+			if _, err := plan.ParseCost("the fitted cost", []byte(calibrateText(res))); err != nil {
+				return fmt.Errorf("%s: %w; the log's durations are beyond what the model can plan with (is it the log of a real query?)", strings.Join(args, ", "), err)
+			}
 			if asJSON {
 				return writeCalibrateJSON(stdout, res, args)
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/sim/scenario"
 	"github.com/dedupsim/dedupsim/sim/spark/export"
 	"github.com/dedupsim/dedupsim/sim/spark/replay"
@@ -15,7 +16,7 @@ import (
 
 func newExportCmd(stdout io.Writer) *cobra.Command {
 	var out, format string
-	var quiet bool
+	var quiet, force bool
 	cmd := &cobra.Command{
 		Use:   "export SCENARIO|TRACE [--out DIR] [--format parquet|json]",
 		Short: "Export a scenario or a replay trace as files, a PySpark job and dedupsim's prediction",
@@ -53,6 +54,9 @@ line saying why.`,
 			path := args[0]
 			if out != "" {
 				// A bad --out is refused before the input is read.
+				if err := forceOut(cmd.ErrOrStderr(), force, out, true); err != nil {
+					return err
+				}
 				if err := export.CheckOut(out); err != nil {
 					return err
 				}
@@ -67,8 +71,11 @@ line saying why.`,
 				if out == "" {
 					out = "export-" + export.TraceName(path)
 				}
+				if err := defaultOutChecks(cmd, force, out, true); err != nil {
+					return err
+				}
 				if sum, err = export.Trace(cmd.Context(), t, path, out, opts); err != nil {
-					return fmt.Errorf("%s: %w", path, err)
+					return fmt.Errorf("%s: %w", fileio.ShowPath(path), err)
 				}
 			} else {
 				sc, err := scenario.Load(path)
@@ -78,8 +85,14 @@ line saying why.`,
 				if out == "" {
 					out = "export-" + sc.Name
 				}
+				if err := checkCommandEstimate(cmd, sc, 1, quiet); err != nil {
+					return err
+				}
+				if err := defaultOutChecks(cmd, force, out, true); err != nil {
+					return err
+				}
 				if sum, err = export.Scenario(cmd.Context(), sc, out, opts); err != nil {
-					return fmt.Errorf("%s: %w", path, err)
+					return fmt.Errorf("%s: %w", fileio.ShowPath(path), err)
 				}
 			}
 			printExport(stdout, sum)
@@ -88,6 +101,8 @@ line saying why.`,
 	}
 	cmd.Flags().StringVar(&out, "out", "", "export folder (default export-NAME)")
 	cmd.Flags().StringVar(&format, "format", string(export.Parquet), "batch file format: parquet or json")
+	addForceFlag(cmd, &force)
+	addGoAheadFlag(cmd, new(bool))
 	// Accepted as every long-running command accepts it; export draws no
 	// progress bar.
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar (export draws none)")

@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -40,6 +41,7 @@ func withSignals(parent context.Context) (context.Context, func()) {
 		case sig := <-ch:
 			signal.Stop(ch)
 			cancel(&signalError{sig: sig.(syscall.Signal)})
+			stopAnyway(done, sig.(syscall.Signal))
 		case <-done:
 		}
 	}()
@@ -47,6 +49,25 @@ func withSignals(parent context.Context) (context.Context, func()) {
 		signal.Stop(ch)
 		close(done)
 		cancel(nil)
+	}
+}
+
+// signalGrace is how long a command may take to stop after the first
+// SIGINT or SIGTERM before the process ends anyway.
+const signalGrace = 5 * time.Second
+
+// stopAnyway ends the process, 128 plus sig, when the command has not
+// returned (done not closed) signalGrace after the signal: a job waiting
+// on something that never returns (a Pebble flush stuck in its write
+// stall) ignored the first SIGTERM. Ending here is a kill -9 at a
+// moment of the process's choosing: every checkpoint is resumable after
+// one, and a staging folder left behind is removed by the next run.
+func stopAnyway(done <-chan struct{}, sig syscall.Signal) {
+	select {
+	case <-done:
+	case <-time.After(signalGrace):
+		fmt.Fprintf(os.Stderr, "simulate: interrupted; still stopping after %v (waiting on a state store?): exiting now (a checkpoint resumes as after kill -9)\n", signalGrace)
+		os.Exit(128 + int(sig))
 	}
 }
 
@@ -63,9 +84,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	var prof profiler
 	prof.addFlag(root)
 	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
-		// A profile inside the results folder would be lost when the
-		// folder is replaced: refuse it before creating it.
-		if out := c.Flags().Lookup("out"); out != nil && out.Changed && out.Value.String() != "" && (c.Name() == "run" || c.Name() == "sweep" || c.Name() == "merge") {
+		// A profile inside the folder a command writes (run, sweep,
+		// merge, plan, export, bench-stores: every --out) would be lost
+		// when the folder is replaced: refuse it before creating it.
+		if out := c.Flags().Lookup("out"); out != nil && out.Changed && out.Value.String() != "" {
 			if err := checkOutside("--out", out.Value.String(), "--cpuprofile", prof.path); err != nil {
 				return err
 			}

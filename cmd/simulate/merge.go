@@ -63,7 +63,7 @@ func notAShard(dir string) error {
 
 func newMergeCmd(stdout, stderr io.Writer) *cobra.Command {
 	var out string
-	var noReport, quiet bool
+	var noReport, quiet, force bool
 	cmd := &cobra.Command{
 		Use:   "merge SHARD... --out DIR",
 		Short: "Combine the shard folders of a sharded sweep, or of a run split by key, into its results folder",
@@ -99,6 +99,9 @@ with GNU parallel.`,
 			if out == "" {
 				return fmt.Errorf("--out: want the results folder to write (e.g. --out results/NAME)")
 			}
+			if err := forceOut(stderr, force, out, false); err != nil {
+				return err
+			}
 			var render runner.Renderer
 			if !noReport {
 				render = reports.Render
@@ -122,5 +125,6 @@ with GNU parallel.`,
 	// progress bar.
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar (merge draws none)")
 	cmd.Flags().BoolVar(&noReport, "no-report", false, "write the results files only, not report.md, report.html and the charts")
+	addForceFlag(cmd, &force)
 	return cmd
 }

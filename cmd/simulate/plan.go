@@ -114,6 +114,9 @@ budget, no watermark to plan, or a state that never shrinks), 1 on errors.`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			file := args[0]
+			if err := checkPlanOut(cmd, out); err != nil {
+				return err
+			}
 			t := plan.DefaultTargets
 			var err error
 			if t.MaxMissedRate, err = plan.ParseShare(missed); err != nil {
@@ -163,6 +166,9 @@ budget, no watermark to plan, or a state that never shrinks), 1 on errors.`,
 				fmt.Fprintf(stderr, "plan: %s's workload is an event log: planning on the traffic fitted to it (as simulate fit does), scaled to --production-rate; the log's own rows are not scaled\n", file)
 			}
 			if err := refuseSparkOnly(cmd, sc, query, out); err != nil {
+				return err
+			}
+			if err := checkCommandEstimate(cmd, sc, workers, quiet); err != nil {
 				return err
 			}
 			cluster, err := sf.config(cmd, sc)
@@ -281,7 +287,22 @@ budget, no watermark to plan, or a state that never shrinks), 1 on errors.`,
 	fl.BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
 	fl.IntVar(&workers, "workers", 0, "simulations run at once (default: all cores); the answer does not depend on it")
 	sf.register(fl)
+	addForceFlag(cmd, new(bool))
+	addGoAheadFlag(cmd, new(bool))
 	return cmd
+}
+
+// checkPlanOut refuses an empty --out, which wrote nothing silently, and
+// does --force on the review folder.
+func checkPlanOut(cmd *cobra.Command, out string) error {
+	if !cmd.Flags().Changed("out") {
+		return nil
+	}
+	if out == "" {
+		return errors.New(`--out "": want a folder for the review document (leave --out out to print the plan only)`)
+	}
+	force, _ := cmd.Flags().GetBool("force")
+	return forceOut(cmd.ErrOrStderr(), force, out, false)
 }
 
 // planIsSpark reports whether the scenario's query named query runs on

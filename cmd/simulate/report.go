@@ -14,6 +14,7 @@ import (
 )
 
 func newReportCmd(stdout io.Writer) *cobra.Command {
+	var force bool
 	cmd := &cobra.Command{
 		Use:   "report DIR",
 		Short: "Redraw a results folder's report and charts without rerunning",
@@ -45,6 +46,12 @@ so rendering twice yields byte-identical files.`,
 			if err := notAShard(dir); err != nil {
 				return err
 			}
+			if err := notAPlanReview(dir); err != nil {
+				return err
+			}
+			if err := forceOut(cmd.ErrOrStderr(), force, dir, false); err != nil {
+				return err
+			}
 			// A signal stops the command at once: the folder is replaced
 			// in one atomic step, never after the signal.
 			if err := interruptible(cmd.Context(), func() error { return reports.Rerender(dir) }); err != nil {
@@ -57,6 +64,7 @@ so rendering twice yields byte-identical files.`,
 			return err
 		},
 	}
+	addForceFlag(cmd, &force)
 	return cmd
 }
 

@@ -37,6 +37,8 @@ type runFlags struct {
 	shard      string // sweep --shard K/N, or run --shard K/N (byKey)
 	byKey      bool   // run: --shard splits the run by key
 	memory     string
+	force      bool // --force: delete what dedupsim did not write in --out
+	goAhead    bool // --go-ahead: run what the estimate says cannot finish
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
@@ -50,6 +52,8 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.DurationVar(&f.snapshot, "snapshot-interval", time.Second, "with --checkpoint: wall-clock time between run snapshots (at least; longer when a snapshot takes more than a twentieth of it)")
 	fl.StringVar(&f.memory, "memory", "", "memory budget of each Pebble state store, block cache and write buffer, e.g. 256MiB (default 32MiB); results do not depend on it")
 	fl.BoolVar(&f.noReport, "no-report", false, "write the results files only, not report.md, report.html and the charts")
+	addForceFlag(cmd, &f.force)
+	addGoAheadFlag(cmd, &f.goAhead)
 }
 
 func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -158,6 +162,9 @@ func runScenario(ctx context.Context, sc *scenario.Scenario, f runFlags, stdout,
 	if f.seedSet {
 		sc.Seed = f.seed
 	}
+	if err := checkRunFlags(f); err != nil {
+		return err
+	}
 	if f.store != "" && f.store != scenario.StoreMemory && f.store != scenario.StorePebble {
 		return fmt.Errorf("--store %q: want memory or pebble", f.store)
 	}
@@ -183,6 +190,12 @@ func runScenario(ctx context.Context, sc *scenario.Scenario, f runFlags, stdout,
 	if err := checkOutside("--out", out, "--cpuprofile", f.profile); err != nil {
 		return err
 	}
+	if err := checkEstimate(stderr, sc, f.workers, f.store, f.goAhead, f.quiet); err != nil {
+		return err
+	}
+	if err := forceOut(stderr, f.force, out, false); err != nil {
+		return err
+	}
 	opts := runner.Options{Workers: f.workers, CheckpointDir: f.checkpoint, Store: f.store, SnapshotEvery: f.snapshot, PebbleMemory: memory}
 	opts.Notify = noticePrinter(stderr)
 	if err := applyTestHooks(&opts); err != nil {
@@ -206,7 +219,7 @@ func runScenario(ctx context.Context, sc *scenario.Scenario, f runFlags, stdout,
 	var reportErr *runner.ReportError
 	if errors.As(err, &reportErr) && res != nil {
 		// The results are published; only the report is missing.
-		err = fmt.Errorf("%w; redraw it with: simulate report %s (or run with --no-report)", reportErr, out)
+		err = fmt.Errorf("%w; %s", reportErr, reportAdvice(reportErr, out))
 	} else if err != nil {
 		return err
 	}

@@ -93,6 +93,11 @@ func TestReportFailureNamesTheFolderGiven(t *testing.T) {
 		t.Fatalf("run: %s", errs)
 	}
 	os.WriteFile(filepath.Join(out, "spark.csv"), []byte("garbage,x\n"), 0o644)
+	// As if dedupsim had written it (the marker lists what it wrote): a
+	// file it did not write is refused before anything is read.
+	marker, _ := os.OpenFile(filepath.Join(out, ".dedupsim-results"), os.O_APPEND|os.O_WRONLY, 0)
+	marker.WriteString("\"spark.csv\"\n")
+	marker.Close()
 	code, _, errs := simulate(t, "report", out)
 	if code != 1 || strings.Contains(errs, "staging") || !strings.Contains(errs, out+" is not a readable results folder: spark.csv: ") || strings.Count(errs, "\n") != 1 {
 		t.Fatalf("exit %d: %q; want one line naming %s and spark.csv", code, errs, out)

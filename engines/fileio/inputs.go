@@ -187,3 +187,15 @@ func Reason(err error) string {
 	}
 	return err.Error()
 }
+
+// ShowPath renders a file name a message names: as given, unless it holds
+// a control character, a character that is not printable or invalid UTF-8
+// (a newline would split the message over two lines), then quoted as
+// strconv.Quote quotes it. Unlike Show it never cuts: a path is the one
+// thing a message must name whole.
+func ShowPath(p string) string {
+	if printable(p) {
+		return p
+	}
+	return strconv.Quote(p)
+}

@@ -56,7 +56,7 @@ func (k *Folder) Check(path string) error {
 		return fmt.Errorf("%s: is a file, not %s; refusing to replace it (choose another path)", path, k.A)
 	}
 	if k.Has(abs) {
-		return nil
+		return k.checkForeign(path, abs)
 	}
 	entries, err := os.ReadDir(abs)
 	if err != nil {
@@ -146,7 +146,11 @@ func (s *Staging) Publish() error {
 			return fail(err)
 		}
 	}
-	if err := WriteFile(filepath.Join(s.Dir, s.kind.Marker), []byte(s.kind.MarkerText)); err != nil {
+	marker, err := s.kind.markerContent(s.Dir)
+	if err != nil {
+		return fail(err)
+	}
+	if err := WriteFile(filepath.Join(s.Dir, s.kind.Marker), marker); err != nil {
 		return fail(err)
 	}
 	if err := SyncDir(s.Dir); err != nil {

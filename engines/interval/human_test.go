@@ -66,3 +66,35 @@ func TestCountGroups(t *testing.T) {
 		}
 	}
 }
+
+// TestFormatMillisWholeRange: a span beyond what a time.Duration holds (a
+// Spark delay of 106,752 days or more) prints as days, never as a wrapped,
+// negative duration (issue 33).
+func TestFormatMillisWholeRange(t *testing.T) {
+	const day = int64(86_400_000)
+	cases := []struct {
+		ms   int64
+		want string
+	}{
+		{0, "0s"},
+		{90_000, "1m30s"},
+		{7 * day, "7d"},
+		{106_751 * day, "106751d"},
+		{106_752 * day, "106752d"},
+		{106_752*day + 3_600_000, "106752d1h"},
+		{-106_752 * day, "-106752d"},
+		{math.MaxInt64, "106751991167d7h12m55.807s"},
+		{math.MinInt64, "-106751991167d7h12m55.808s"},
+	}
+	for _, c := range cases {
+		if got := FormatMillis(c.ms); got != c.want {
+			t.Errorf("FormatMillis(%d) = %q, want %q", c.ms, got, c.want)
+		}
+	}
+	if got, want := FormatSeconds(106_752*86_400), "106752d"; got != want {
+		t.Errorf("FormatSeconds(106752 days) = %q, want %q", got, want)
+	}
+	if got, want := FormatSeconds(1e20*86_400), "100000000000000000000d"; got != want {
+		t.Errorf("FormatSeconds(1e20 days) = %q, want %q", got, want)
+	}
+}

@@ -28,6 +28,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -61,6 +62,15 @@ var wordMicros = map[string]int64{
 
 // ErrEmpty is returned for an empty duration.
 var ErrEmpty = errors.New("empty interval")
+
+// ErrTooLong is returned for a duration that is well formed but longer
+// than a time.Duration holds (MaxText), so that a message says what is
+// wrong with "1000000d" instead of calling it no duration.
+var ErrTooLong = errors.New("longer than a duration can be")
+
+// MaxText is the longest duration Parse accepts, in its own form: a
+// time.Duration holds about 292 years.
+var MaxText = fmt.Sprintf("%dd%s (about 292 years)", maxDurationMillis/msPerDay, Format(time.Duration(maxDurationMillis%msPerDay)*time.Millisecond))
 
 // parseWords parses Parse's word form: "20 minutes", "1 minute 30 seconds",
 // "interval 2 hours", "10 min", "1.5 hours", "10seconds", in whole
@@ -108,7 +118,7 @@ func parseWords(s string) (int64, error) {
 	}
 	micros := new(big.Int).Quo(total.Num(), total.Denom())
 	if !micros.IsInt64() || micros.Int64() > math.MaxInt64/int64(time.Microsecond) {
-		return 0, fmt.Errorf("%q: interval too large", s)
+		return 0, fmt.Errorf("%q: %w", s, ErrTooLong)
 	}
 	return micros.Int64(), nil
 }
@@ -134,6 +144,9 @@ func Parse(s string) (time.Duration, error) {
 	}
 	neg := strings.HasPrefix(t, "-")
 	us, err := parseWords(strings.TrimPrefix(t, "-"))
+	if errors.Is(err, ErrTooLong) || err != nil && compactTooLong(t) {
+		return 0, fmt.Errorf("%q: %w: want at most %s", s, ErrTooLong, MaxText)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("%q is not a duration: want a Go duration (90s, 1h30m), days (7d) or a Spark interval (\"20 minutes\")", s)
 	}
@@ -142,6 +155,35 @@ func Parse(s string) (time.Duration, error) {
 		d = -d
 	}
 	return d, nil
+}
+
+// compactUnits are the units of Go's duration form and of days, in
+// nanoseconds.
+var compactUnits = map[string]int64{"ns": 1, "us": 1e3, "µs": 1e3, "μs": 1e3, "ms": 1e6, "s": 1e9, "m": 60e9, "h": 3600e9, "d": 86400e9}
+
+// compactTooLong reports whether s is a Go duration, days allowed ("7d",
+// "1d12h"), that is well formed but too long for a time.Duration.
+func compactTooLong(s string) bool {
+	body := strings.TrimPrefix(strings.TrimPrefix(s, "-"), "+")
+	total := new(big.Rat)
+	for body != "" {
+		i := 0
+		for i < len(body) && (body[i] == '.' || body[i] >= '0' && body[i] <= '9') {
+			i++
+		}
+		j := i
+		for j < len(body) && !(body[j] == '.' || body[j] >= '0' && body[j] <= '9') {
+			j++
+		}
+		v, ok := new(big.Rat).SetString(body[:i])
+		unit, known := compactUnits[body[i:j]]
+		if i == 0 || !ok || !known {
+			return false
+		}
+		total.Add(total, v.Mul(v, new(big.Rat).SetInt64(unit)))
+		body = body[j:]
+	}
+	return total.Cmp(new(big.Rat).SetInt64(math.MaxInt64)) > 0
 }
 
 // parseWithDays accepts a Go duration whose leading component is in days,
@@ -167,7 +209,7 @@ func parseWithDays(s string) (time.Duration, bool) {
 	d := time.Duration(days.Num().Int64())
 	if rest := body[i+1:]; rest != "" {
 		r, err := time.ParseDuration(rest)
-		if err != nil || r < 0 {
+		if err != nil || r < 0 || d > math.MaxInt64-r {
 			return 0, false
 		}
 		d += r
@@ -195,4 +237,45 @@ func Format(d time.Duration) string {
 		s = strings.TrimSuffix(s, "0m")
 	}
 	return s
+}
+
+// maxDurationMillis is the largest number of milliseconds a time.Duration
+// holds (about 106,751.99 days): beyond it, Format's argument would wrap.
+const maxDurationMillis = int64(math.MaxInt64 / int64(time.Millisecond))
+
+// FormatMillis renders ms milliseconds as Format does, over the whole
+// int64 range: a span beyond what a time.Duration holds (a Spark delay of
+// 106,752 days or more) is written in days and the rest ("106752d",
+// "292471208d16h47m4.807s"), never as a wrapped, negative duration.
+func FormatMillis(ms int64) string {
+	if ms >= -maxDurationMillis && ms <= maxDurationMillis {
+		return Format(time.Duration(ms) * time.Millisecond)
+	}
+	neg := ms < 0
+	u := uint64(ms)
+	if neg {
+		u = -u // two's complement: right for math.MinInt64 too
+	}
+	s := strconv.FormatUint(u/uint64(msPerDay), 10) + "d"
+	if rem := u % uint64(msPerDay); rem != 0 {
+		s += Format(time.Duration(rem) * time.Millisecond)
+	}
+	if neg {
+		s = "-" + s
+	}
+	return s
+}
+
+// FormatSeconds renders a span of sec seconds (results files' unit),
+// rounded to the millisecond, as FormatMillis does; a span beyond the int64
+// range of milliseconds is written in whole days.
+func FormatSeconds(sec float64) string {
+	ms := math.Round(sec * 1000)
+	switch {
+	case math.IsNaN(ms):
+		return "NaN"
+	case ms >= -math.MaxInt64 && ms < math.MaxInt64:
+		return FormatMillis(int64(ms))
+	}
+	return strconv.FormatFloat(math.Round(sec/86400), 'f', 0, 64) + "d"
 }

@@ -1,6 +1,8 @@
 package interval
 
 import (
+	"errors"
+	"strings"
 	"testing"
 	"time"
 )
@@ -62,6 +64,28 @@ func TestFormatRoundTrips(t *testing.T) {
 		got, err := Parse(Format(d))
 		if err != nil || got != d {
 			t.Errorf("Parse(Format(%v) = %q) = %v, %v", d, Format(d), got, err)
+		}
+	}
+}
+
+// TestParseTooLong: a well-formed duration too long for a time.Duration
+// (window: 1000000d) was reported as "not a duration"; it is ErrTooLong,
+// with the largest one accepted.
+func TestParseTooLong(t *testing.T) {
+	for _, s := range []string{"1000000d", "200000d", "106752d", "2562048h", "1000000 days", "-1000000d", "106751d24h"} {
+		_, err := Parse(s)
+		if !errors.Is(err, ErrTooLong) || !strings.Contains(err.Error(), "want at most 106751d23h47m16.854s (about 292 years)") {
+			t.Errorf("Parse(%q) = %v; want ErrTooLong naming the largest duration", s, err)
+		}
+	}
+	for _, s := range []string{"106751d", "2562047h", "10 min", "7d"} {
+		if _, err := Parse(s); err != nil {
+			t.Errorf("Parse(%q): %v", s, err)
+		}
+	}
+	for _, s := range []string{"10x", "abc", "1d1x"} {
+		if _, err := Parse(s); err == nil || errors.Is(err, ErrTooLong) {
+			t.Errorf("Parse(%q) = %v; want not a duration", s, err)
 		}
 	}
 }

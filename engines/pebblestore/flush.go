@@ -130,14 +130,35 @@ func (s *Store) startFlush() error {
 	return nil
 }
 
-// waitFlush waits for the running flush, if any, and installs it.
+// waitFlush waits for the running flush, if any, and installs it. After
+// Interrupt it does not wait: a flush stuck in Pebble's write stall (a
+// disk that was full) never returns, and the job waiting on it ignored
+// SIGTERM.
 func (s *Store) waitFlush() error {
 	if s.job == nil {
 		return nil
 	}
-	<-s.job.done
+	select {
+	case <-s.job.done:
+	case <-s.stop:
+		select {
+		case <-s.job.done:
+		default:
+			return errInterrupted
+		}
+	}
 	return s.install(s.job)
 }
+
+// errInterrupted is the error of a wait on a flush that Interrupt ended.
+var errInterrupted = errors.New("interrupted while a flush was running (it may be stuck in Pebble's write stall); the store's files stay as the last Commit left them")
+
+// Interrupt makes every wait of the store on its flush goroutine, now and
+// later, return at once (waitFlush, Close): the store then fails, its
+// files as the last Commit left them, which a reopen recovers. It is safe
+// to call from any goroutine, at any time, more than once; a run calls it
+// when it is cancelled (SIGTERM).
+func (s *Store) Interrupt() { s.stopOnce.Do(func() { close(s.stop) }) }
 
 // WaitFlush waits for the running flush, if any, to be written and
 // ingested, and makes it part of the store. Close cancels a running flush
@@ -373,6 +394,11 @@ func (s *Store) deleteFlushes(ids []uint64) error {
 		if err := b.DeleteRange(lo, hi, nil); err != nil {
 			return err
 		}
+	}
+	if s.hook != nil {
+		// Apply and AsyncFlush wait in Pebble's write stall
+		// (makeRoomForWrite) while its memtables cannot be flushed.
+		s.hook("stall")
 	}
 	if err := s.db.Apply(b, pebble.NoSync); err != nil {
 		return err

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cockroachdb/pebble"
@@ -166,11 +167,15 @@ type Store struct {
 	ckptBatches int
 	seed        maphash.Seed
 	hook        func(string)
-	sh          *shared
-	ov          overlay
-	exps        expiry.Index
-	countF      func([]expiry.Item)
-	evl         evictLog
+	// stop is closed by Interrupt: a wait on the flush goroutine ends
+	// there, whatever Pebble does.
+	stop     chan struct{}
+	stopOnce sync.Once
+	sh       *shared
+	ov       overlay
+	exps     expiry.Index
+	countF   func([]expiry.Item)
+	evl      evictLog
 	// flushes are the live flushes, oldest first; the last one holds the
 	// newest metadata.
 	flushes []*flushState
@@ -372,6 +377,7 @@ func newStore(dir string, db *pebble.DB, popts *pebble.Options, opts Options, sh
 		ckptBatches: cmp.Or(opts.CheckpointBatches, DefaultCheckpointBatches),
 		seed:        maphash.MakeSeed(),
 		hook:        opts.hook,
+		stop:        make(chan struct{}),
 		sh:          sh,
 		readOnly:    readOnly,
 	}
@@ -833,10 +839,16 @@ func (s *Store) Close() error {
 		// must not wait for an overlay of gigabytes to be written); one
 		// that got past that point finishes. Either way it is not
 		// installed: its changelogs stay, and a reopen replays them, or
-		// skips those an ingested flush covers.
+		// skips those an ingested flush covers. After Interrupt, a flush
+		// that has not finished is left running (it may be stuck in
+		// Pebble's write stall): the DB is not closed under it.
 		s.job.cancelled.Store(true)
-		<-s.job.done
-		if s.job.fatal {
+		select {
+		case <-s.job.done:
+			if s.job.fatal {
+				s.broken = true
+			}
+		case <-s.stop:
 			s.broken = true
 		}
 		s.job = nil

@@ -36,10 +36,11 @@ func TestMillis(t *testing.T) {
 		}
 	}
 	for raw, want := range map[string]string{
-		`1.5`:             "1.5 is not a whole, non-negative number of milliseconds",
-		`-1`:              "-1 is not a whole",
-		`true`:            `true: want a duration such as "2 minutes" or a number of milliseconds`,
-		`"1 microsecond"`: `"1 microsecond": want a non-negative whole number of milliseconds`,
+		`1.5`:                 "1.5 is not a whole number: want a whole number of milliseconds from 0 to 2^53",
+		`-1`:                  "-1 is negative",
+		`9223372036854775807`: "9223372036854775807 is above 2^53",
+		`true`:                `true: want a duration such as "2 minutes" or a number of milliseconds`,
+		`"1 microsecond"`:     `"1 microsecond": want a non-negative whole number of milliseconds`,
 	} {
 		_, err := Millis(json.RawMessage(raw), "2 minutes")
 		if err == nil || !strings.Contains(err.Error(), want) {

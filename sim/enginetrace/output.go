@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/dedupsim/dedupsim/engines/fileio"
 )
 
 // Flags is the part of a command's flag set an engine's explain binds
@@ -64,7 +66,7 @@ func Publish(ctx context.Context, name string, w io.Writer, write func(enc *json
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return fmt.Errorf("%s: %w", name, err)
+		return fmt.Errorf("%s: %w", fileio.ShowPath(name), err)
 	}
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("replay output: %w", err)

@@ -36,7 +36,7 @@ func Engine(data []byte) string {
 func ReadFile(path string) ([]byte, error) {
 	data, err := fileio.ReadFile(path, fileio.MaxTraceBytes)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %s", path, fileio.Reason(err))
+		return nil, fmt.Errorf("%s: %s", fileio.ShowPath(path), fileio.Reason(err))
 	}
 	return data, nil
 }
@@ -51,7 +51,7 @@ func LoadFile[T any](path string, load func([]byte) (T, error)) (T, error) {
 	}
 	t, err := load(data)
 	if err != nil {
-		return zero, fmt.Errorf("%s: %w", path, err)
+		return zero, fmt.Errorf("%s: %w", fileio.ShowPath(path), err)
 	}
 	return t, nil
 }
@@ -79,6 +79,19 @@ func WholeMillis(f float64) (int64, bool) {
 	return int64(f), true
 }
 
+// WhyNotMillis says why WholeMillis refuses f: "negative", "not a
+// whole number" or too large, so that a message blames the right thing
+// (a timestamp of 2^63-1 is not negative).
+func WhyNotMillis(f float64) string {
+	switch {
+	case f < 0:
+		return "negative"
+	case f != math.Trunc(f):
+		return "not a whole number"
+	}
+	return "above 2^53 = 9007199254740992, beyond which a JSON number is not exact"
+}
+
 // Millis parses a duration given as a number of milliseconds or as a
 // string such as "2 minutes" (interval.Parse), in whole milliseconds;
 // example is the string its error suggests.
@@ -87,7 +100,7 @@ func Millis(raw json.RawMessage, example string) (int64, error) {
 	if err := json.Unmarshal(raw, &n); err == nil {
 		ms, ok := WholeMillis(n)
 		if !ok {
-			return 0, fmt.Errorf("%s is not a whole, non-negative number of milliseconds", raw)
+			return 0, fmt.Errorf("%s is %s: want a whole number of milliseconds from 0 to 2^53", raw, WhyNotMillis(n))
 		}
 		return ms, nil
 	}
@@ -106,8 +119,8 @@ func Millis(raw json.RawMessage, example string) (int64, error) {
 }
 
 // FormatMillis formats ms milliseconds as interval.Format does ("1m",
-// "10s").
-func FormatMillis(ms int64) string { return interval.Format(time.Duration(ms) * time.Millisecond) }
+// "10s"), over the whole int64 range (interval.FormatMillis).
+func FormatMillis(ms int64) string { return interval.FormatMillis(ms) }
 
 // DecodeTrace decodes the trace or query object in data strictly into v
 // (DecodeStrict) and checks that its "engine" key is engine; title names

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/engines/kstreams"
@@ -216,7 +217,11 @@ func parseStep(raw json.RawMessage) (Step, error) {
 		}
 		ts, ok := enginetrace.WholeMillis(*r.Timestamp)
 		if !ok {
-			return Step{}, fmt.Errorf("records[%d].timestamp: %v, want a whole number of milliseconds >= 0 (Kafka rejects negative timestamps)", j, *r.Timestamp)
+			why := enginetrace.WhyNotMillis(*r.Timestamp)
+			if *r.Timestamp < 0 {
+				why += " (Kafka rejects negative timestamps)"
+			}
+			return Step{}, fmt.Errorf("records[%d].timestamp: %s is %s; want a whole number of milliseconds from 0 to 2^53", j, strconv.FormatFloat(*r.Timestamp, 'f', -1, 64), why)
 		}
 		rec := Record{Key: *r.Key, Timestamp: ts}
 		if r.Value != nil {

@@ -1,7 +1,10 @@
 package plan
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"strings"
@@ -32,9 +35,26 @@ func ReadCostFile(path string) (*sparkmodel.Cost, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s; want a YAML file with a cost: block (what simulate calibrate prints)", path, fileio.Reason(err))
 	}
+	return ParseCost(path, data)
+}
+
+// ParseCost is ReadCostFile of the text data, named path in its errors:
+// the one check of a cost block, which calibrate applies to what it
+// prints so that plan never refuses a cost calibrate wrote.
+func ParseCost(path string, data []byte) (*sparkmodel.Cost, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("%s: not YAML (%s); want a YAML file with a cost: block (what simulate calibrate prints)", path, fileio.Clean(err.Error()))
+	}
+	// yaml.Unmarshal reads the first document only: a second one (after a
+	// "---") was ignored without a word.
+	var second yaml.Node
+	switch err := dec.Decode(&second); {
+	case err == nil:
+		return nil, fmt.Errorf("%s: holds more than one YAML document (the second starts at line %d); want one, with a cost: block", path, second.Line)
+	case !errors.Is(err, io.EOF):
+		return nil, fmt.Errorf("%s: not YAML after its first document (%s); want one document, with a cost: block", path, fileio.Clean(err.Error()))
 	}
 	block, at := lookup(&doc, "cost"), "cost"
 	if block == nil {

@@ -126,7 +126,7 @@ func Replay(ctx context.Context, path string, w io.Writer) error {
 	}
 	e, err := ForDocument(data)
 	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return fmt.Errorf("%s: %w", fileio.ShowPath(path), err)
 	}
 	return enginetrace.Publish(ctx, path, w, func(enc *json.Encoder) error {
 		return e.Replay(ctx, data, enc)

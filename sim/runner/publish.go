@@ -73,6 +73,11 @@ func Publish(out string, fill func(st *fileio.Staging) error) error {
 	return st.Publish()
 }
 
+// RemoveForeign deletes from the results folder out everything dedupsim
+// did not write there (metrics.RemoveForeign) and returns it: what --force
+// does before a command replaces the folder.
+func RemoveForeign(out string) ([]string, error) { return metrics.RemoveForeign(out) }
+
 // PublishRun is the stage-run-publish sequence of every command that
 // runs something into a results folder at out (Publish): when *scratch is
 // empty it is pointed at a scratch folder inside the staging folder (so a

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"cmp"
+	"errors"
 	"math"
 	"reflect"
 	"slices"
@@ -115,6 +116,10 @@ func (d *decoder) value(n *yaml.Node, v reflect.Value, path string, t tags) bool
 	if x, ok := parse(n.Value); ok && n.Kind == yaml.ScalarNode {
 		v.Set(reflect.ValueOf(x).Convert(v.Type()))
 		return true
+	}
+	if _, err := interval.Parse(n.Value); v.Type() == reflect.TypeFor[interval.Duration]() && errors.Is(err, interval.ErrTooLong) {
+		// A duration, but too long: say so, not "must be a duration".
+		want, t.want = "a duration of at most "+interval.MaxText, ""
 	}
 	d.fail(path, n, cmp.Or(t.want, want))
 	return false

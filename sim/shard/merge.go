@@ -130,6 +130,11 @@ func Merge(dirs []string, out string, render runner.Renderer) (*metrics.Summary,
 	byKey := shards[0].m.Split == SplitByKey
 	var res *runner.Results
 	if !byKey {
+		// A sweep's shards each ran the whole stream: the same ground
+		// truth in every one (a run's parts each count their own events).
+		if err := checkGroundTruth(shards); err != nil {
+			return nil, err
+		}
 		var err error
 		if res, err = assemble(shards, spark); err != nil {
 			return nil, err

@@ -180,10 +180,12 @@ func (k Key) MarshalJSON() ([]byte, error) {
 // naming the file.
 func Read(dir string, opts Options) (*State, error) {
 	fi, err := os.Stat(dir)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.IsDir() {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("%s: no such folder; want a checkpoint folder (what run --checkpoint DIR writes, or one of its query folders)", fileio.ShowPath(dir))
+	case err != nil:
+		return nil, fmt.Errorf("%s: %s", fileio.ShowPath(dir), fileio.Reason(err))
+	case !fi.IsDir():
 		return nil, fmt.Errorf("%s: not a folder", dir)
 	}
 	_, runErr := os.Stat(filepath.Join(dir, "run.json"))

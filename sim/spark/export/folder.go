@@ -30,3 +30,10 @@ func exportFolder() *fileio.Folder {
 // else's folder, a results folder, the root folder) is refused with one
 // line, and nothing is touched.
 func CheckOut(path string) error { return exportFolder().Check(path) }
+
+// RemoveForeign deletes from the export folder path everything dedupsim
+// did not write there and returns it (fileio.RemoveForeign); anything but
+// an export folder is left alone. It is what export --force does.
+func RemoveForeign(path string) ([]string, error) {
+	return fileio.RemoveForeign(path, exportFolder())
+}

@@ -103,7 +103,15 @@ func TestExportFolder(t *testing.T) {
 	if _, err := Scenario(ctx, sc, empty, Options{}); err != nil {
 		t.Fatalf("an empty folder: %v", err)
 	}
+	// A file dedupsim did not write is kept: the export is refused
+	// naming it, and replaces the folder once it is removed (--force).
 	put(filepath.Join(empty, "stale.txt"), "left by hand")
+	if _, err := Scenario(ctx, sc, empty, Options{Format: JSON}); err == nil || !strings.Contains(err.Error(), "holds stale.txt, which dedupsim did not write") {
+		t.Fatalf("an earlier export with a file of the user's: %v; want it refused naming stale.txt", err)
+	}
+	if gone, err := RemoveForeign(empty); err != nil || len(gone) != 1 || gone[0] != "stale.txt" {
+		t.Fatalf("RemoveForeign = %q, %v; want stale.txt", gone, err)
+	}
 	if _, err := Scenario(ctx, sc, empty, Options{Format: JSON}); err != nil {
 		t.Fatalf("an earlier export: %v", err)
 	}

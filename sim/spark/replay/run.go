@@ -247,11 +247,11 @@ func WriteLines(w io.Writer, lines []BatchLine) error {
 func LoadFile(path string) (*Trace, error) {
 	data, err := fileio.ReadFile(path, fileio.MaxTraceBytes)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %s", path, fileio.Reason(err))
+		return nil, fmt.Errorf("%s: %s", fileio.ShowPath(path), fileio.Reason(err))
 	}
 	t, err := Load(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", fileio.ShowPath(path), err)
 	}
 	return t, nil
 }
