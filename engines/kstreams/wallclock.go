@@ -20,9 +20,11 @@ import (
 // it. Kafka Streams (StreamTask.schedule, PunctuationSchedule.next,
 // PunctuationQueue.maybePunctuate) fires the first punctuation P after
 // the schedule call (the task's init) and each later one P after the
-// previous one's schedule time, unless the wall clock has passed that
-// too: a late punctuation fires once, at the current time, and the next
-// is P after it. The punctuator gets the current wall-clock time.
+// previous one's schedule time, so on a grid of P from the init: when the
+// wall clock has passed several points of the grid, the punctuation fires
+// once, at the current time, and the next is due at the first point of
+// the grid after it (missed punctuations are skipped, never caught up).
+// The punctuator gets the current wall-clock time.
 //
 // Worked example (W = 60 s, P = 30 s, init at 0): a at 0 s is stored
 // with 0; punctuations at 30 s (age 30 s: kept) and 60 s (age 60 s:
@@ -55,7 +57,7 @@ func NewWallClockDedup(window, interval, startMs int64) (*WallClockDedup, error)
 // Advance moves the wall clock to nowMs (an earlier time is ignored: the
 // clock never goes back) and fires the punctuation if due; it returns the
 // number of punctuations fired (0 or 1: one late punctuation stands for
-// every missed one).
+// every missed one, and the schedule stays on its grid).
 func (d *WallClockDedup) Advance(nowMs int64) int {
 	if nowMs <= d.now {
 		return 0
@@ -70,11 +72,9 @@ func (d *WallClockDedup) Advance(nowMs int64) int {
 		}
 		d.fired++
 		n++
-		if d.next+d.interval > d.now {
-			d.next += d.interval
-		} else {
-			d.next = d.now + d.interval
-		}
+		// PunctuationSchedule.next: the next time on the schedule's grid
+		// after now.
+		d.next += ((d.now-d.next)/d.interval + 1) * d.interval
 	}
 	return n
 }
