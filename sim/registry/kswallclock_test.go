@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"encoding/binary"
 	"errors"
 	"slices"
 	"strings"
@@ -82,5 +83,46 @@ func TestKafkaStreamsWallClockQuery(t *testing.T) {
 	}
 	if c := op.Counters(); len(c) != 1 || c[0] != (Counter{"punctuations", 2}) {
 		t.Errorf("counters %v, want punctuations 2", c)
+	}
+}
+
+// BenchmarkWallClockOperator feeds the wall-clock query (W = 1 minute, P =
+// 30 s) the stream of BenchmarkScenarioOperator (1,000 rows a second, one
+// copy of an earlier id in ten, about a minute of ids in state), beside
+// the stream-time window store (W = 2 minutes) as the baseline of the
+// same run: each punctuation scans the whole store.
+func BenchmarkWallClockOperator(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		spec QuerySpec
+	}{
+		{"stream", QuerySpec{Window: dur(2 * time.Minute)}},
+		{"wall-clock", QuerySpec{Window: dur(time.Minute), Time: "wall-clock", Punctuate: dur(30 * time.Second)}},
+	} {
+		b.Run("time="+c.name, func(b *testing.B) {
+			sq, err := ScenarioQueryFor("kafka-streams", c.spec)
+			if err != nil {
+				b.Fatal(err)
+			}
+			op, err := sq.NewOperator()
+			if err != nil {
+				b.Fatal(err)
+			}
+			key := make([]byte, 8)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := range b.N {
+				id := uint64(i)
+				if i%10 == 9 {
+					id = uint64(i - 5000)
+				}
+				binary.BigEndian.PutUint64(key, id)
+				ms := 1_700_000_000_000 + int64(i)
+				op.Process(key, nil, ms, ms)
+				if i%10_000 == 0 {
+					op.State(ms)
+				}
+			}
+		})
 	}
 }
