@@ -18,12 +18,19 @@ const (
 	// RecordTime is the older example (EventDeduplicationLambdaIntegrationTest):
 	// context.timestamp(), the record's own timestamp.
 	RecordTime
+	// WallClock is the wall-clock fix (WallClockDedup): a key-value store
+	// of first-seen wall-clock times, purged by a wall-clock punctuation.
+	// The window-store processor (Dedup) does not take it.
+	WallClock
 )
 
 // String returns the name the trace format uses.
 func (b TimeBase) String() string {
-	if b == RecordTime {
+	switch b {
+	case RecordTime:
 		return "record"
+	case WallClock:
+		return "wall-clock"
 	}
 	return "stream"
 }
@@ -56,6 +63,9 @@ type Dedup struct {
 func NewDedup(window int64, base TimeBase) (*Dedup, error) {
 	if window < 1 {
 		return nil, fmt.Errorf("kafka-streams dedup: window %d ms: maintain duration per event must be >= 1", window)
+	}
+	if base == WallClock {
+		return nil, fmt.Errorf("kafka-streams dedup: the window-store processor looks up at stream or record time; wall-clock time is WallClockDedup's")
 	}
 	store, err := NewWindowStore(window, DefaultSegmentInterval(window))
 	if err != nil {

@@ -27,6 +27,9 @@ func (t *Trace) Explain() []string {
 			"warning: state grows with the number of distinct keys, forever",
 		}
 	}
+	if t.Time == kstreams.WallClock {
+		return t.explainWallClock()
+	}
 	w, left := t.Window, t.Window/2
 	seg := kstreams.DefaultSegmentInterval(w)
 	lines := []string{
@@ -59,4 +62,20 @@ func (t *Trace) Explain() []string {
 		"warning: copies of an id must reach the same task: key (repartition) the stream by the event id first",
 	)
 	return lines
+}
+
+// explainWallClock explains the wall-clock fix: a key-value store purged
+// by a wall-clock punctuation.
+func (t *Trace) explainWallClock() []string {
+	w, p := t.Window, t.Punctuate
+	return []string{
+		fmt.Sprintf("kafka-streams keep-first, wall-clock: a key-value store of first-seen wall-clock times, purged every %s of wall clock (punctuate, PunctuationType.WALL_CLOCK_TIME) of the keys %s old or older (window W)", ms(p), ms(w)),
+		"  each record: drop it when its id is in the store, else put (id, context.currentSystemTimeMs()) and forward it; a duplicate does not refresh the entry",
+		fmt.Sprintf("  horizon: a key is remembered from W to W + P = %s to %s of wall clock after its first copy: only a punctuation forgets it (the lookup ignores age)", ms(w), ms(w+p)),
+		fmt.Sprintf("  punctuation: first %s after the task starts, then every %s on that grid; a punctuation delayed past several grid points fires once, the missed ones are skipped", ms(p), ms(p)),
+		"  time: wall clock (in a scenario, each row's arrival; the task starts at the first row's): keys expire on a quiet task too, whatever the records' timestamps; event time plays no part",
+		"  state: one entry per key seen in the last W to W + P of wall clock; each punctuation scans the whole store",
+		"warning: a replay or a backlog read faster than real time spans little wall clock: copies hours apart in event time are still deduplicated, and the store holds every key read in the last W of wall clock",
+		"warning: copies of an id must reach the same task: key (repartition) the stream by the event id first",
+	}
 }

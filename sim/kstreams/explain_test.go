@@ -16,6 +16,8 @@ func TestExplain(t *testing.T) {
 		{`{"engine": "kafka-streams", "window": "10 seconds", "time": "record"}`, "a record more than 10s older than stream time finds nothing and is forwarded"},
 		{`{"engine": "kafka-streams", "mode": "keep-last"}`, "forwarded downstream with its own timestamp"},
 		{`{"engine": "kafka-streams", "mode": "keep-last", "form": "reduce"}`, "max(its timestamp, the row's timestamp)"},
+		{`{"engine": "kafka-streams", "window": "1 minute", "time": "wall-clock", "punctuate": "30 seconds"}`, "from W to W + P = 1m to 1m30s of wall clock after its first copy"},
+		{`{"engine": "kafka-streams", "window": "1 minute", "time": "wall-clock", "punctuate": "30 seconds"}`, "first 30s after the task starts, then every 30s on that grid"},
 	} {
 		var b strings.Builder
 		err := enginetrace.Explain(&b, c.query, LoadQuery, (*Trace).Explain)

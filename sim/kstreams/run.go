@@ -20,6 +20,11 @@ type Line struct {
 	Segments            *[]int64    `json:"segments,omitempty"`
 	DroppedRecordsTotal *int64      `json:"droppedRecordsTotal,omitempty"`
 
+	// Punctuations counts the wall-clock punctuations fired so far (a
+	// wall-clock query's lines; its store rows carry each key's
+	// first-seen wall-clock time).
+	Punctuations *int64 `json:"punctuations,omitempty"`
+
 	Table                     *[]Record `json:"table,omitempty"`
 	IdempotentUpdateSkipTotal *int64    `json:"idempotentUpdateSkipTotal,omitempty"`
 }
@@ -34,6 +39,9 @@ type StoreRow struct {
 func Run(t *Trace) ([]Line, error) {
 	if t.Mode == KeepLast {
 		return runTable(t), nil
+	}
+	if t.Time == kstreams.WallClock {
+		return runWallClock(t)
 	}
 	d, err := kstreams.NewDedup(t.Window, t.Time)
 	if err != nil {
@@ -85,4 +93,39 @@ func runTable(t *Trace) []Line {
 		lines = append(lines, l)
 	}
 	return lines
+}
+
+// runWallClock runs a wall-clock query's trace as TopologyTestDriver
+// does: the task starts at wall-clock time 0, an advanceWallClock step
+// moves the clock (firing the punctuation if due), records are processed
+// at the clock's current time.
+func runWallClock(t *Trace) ([]Line, error) {
+	d, err := kstreams.NewWallClockDedup(t.Window, t.Punctuate, 0)
+	if err != nil {
+		return nil, err
+	}
+	streamTime := int64(-1)
+	lines := make([]Line, 0, len(t.Steps))
+	for i, s := range t.Steps {
+		l := Line{Step: i, Output: []Record{}}
+		if s.Advance {
+			d.Advance(d.WallClock() + s.WallClock)
+		}
+		for _, r := range s.Records {
+			streamTime = max(streamTime, r.Timestamp)
+			if d.Process([]byte(r.Key)) {
+				l.Output = append(l.Output, r)
+			}
+		}
+		l.StreamTime = streamTime
+		rows := []StoreRow{}
+		for _, r := range d.Rows() {
+			rows = append(rows, StoreRow{Key: r.Key, Timestamp: r.Timestamp})
+		}
+		l.Store = &rows
+		n := d.Punctuations()
+		l.Punctuations = &n
+		lines = append(lines, l)
+	}
+	return lines, nil
 }

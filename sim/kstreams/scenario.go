@@ -11,15 +11,26 @@ import (
 )
 
 // ParseTime parses a time base as a trace's or a scenario query's "time"
-// names it: "stream" or "record".
+// names it: "stream", "record" or "wall-clock".
 func ParseTime(s string) (kstreams.TimeBase, error) {
 	switch s {
 	case "stream":
 		return kstreams.StreamTime, nil
 	case "record":
 		return kstreams.RecordTime, nil
+	case "wall-clock":
+		return kstreams.WallClock, nil
 	}
-	return 0, fmt.Errorf("%s, want \"stream\" (the task's stream time) or \"record\" (the record's timestamp)", fileio.Quote(s))
+	return 0, fmt.Errorf("%s, want \"stream\" (the task's stream time), \"record\" (the record's timestamp) or \"wall-clock\" (a key-value store purged by a wall-clock punctuation)", fileio.Quote(s))
+}
+
+// CheckPunctuate reports whether ms is a punctuation interval P that
+// ProcessorContext.schedule takes.
+func CheckPunctuate(ms int64) error {
+	if ms < 1 {
+		return fmt.Errorf("must be at least 1 ms (schedule refuses a punctuation interval below 1 ms), got %d ms", ms)
+	}
+	return nil
 }
 
 // CheckWindow reports whether ms is a window W the processor takes.
@@ -49,6 +60,14 @@ func ScenarioQuery(window int64, base kstreams.TimeBase, partitions int) *Trace 
 	return &Trace{Mode: KeepFirst, Window: window, Time: base, Partitions: partitions}
 }
 
+// ScenarioWallClock returns the wall-clock fix on one task: a key-value
+// store of first-seen wall-clock times, purged every punctuate ms of wall
+// clock of the entries window ms old or older; the query a scenario runs
+// with time wall-clock.
+func ScenarioWallClock(window, punctuate int64) *Trace {
+	return &Trace{Mode: KeepFirst, Window: window, Time: kstreams.WallClock, Punctuate: punctuate}
+}
+
 // ScenarioKeepLast returns keep-last on one task: toTable, or
 // groupByKey().reduce when reduce is set; the query a scenario runs with
 // mode keep-last. It has no window: the table keeps every key forever.
@@ -75,8 +94,12 @@ func (t *Trace) QueryText() string {
 		Engine     string `json:"engine"`
 		Window     string `json:"window"`
 		Time       string `json:"time"`
+		Punctuate  string `json:"punctuate,omitempty"`
 		Partitions int    `json:"partitions,omitempty"`
-	}{Engine, ms(t.Window), t.Time.String(), 0}
+	}{Engine, ms(t.Window), t.Time.String(), "", 0}
+	if t.Time == kstreams.WallClock {
+		o.Punctuate = ms(t.Punctuate)
+	}
 	if t.tasks() > 1 {
 		o.Partitions = t.tasks()
 	}
@@ -95,11 +118,20 @@ func (t *Trace) QueryText() string {
 // A keep-last query (table set) runs one task's table instead: every
 // record upserts its key's row and is forwarded (Emitted), so a copy after
 // the first is forwarded again, and the table keeps every key forever.
+//
+// A wall-clock query runs one task's WallClockDedup, the wall clock being
+// the row's arrival (processing time): the task starts (its punctuation is
+// scheduled) at the first row's arrival, and before each row, and at each
+// State, the clock moves to that time, firing the punctuation if due.
 type ScenarioOperator struct {
 	tasks  []*kstreams.Dedup
 	base   kstreams.TimeBase
 	table  *kstreams.Table
 	reduce bool
+	// wall is the wall-clock query's processor, nil until its first row
+	// (window and punctuate make it).
+	wall              *kstreams.WallClockDedup
+	window, punctuate int64
 }
 
 // NewScenarioOperator returns fresh tasks for the query t: the window
@@ -111,6 +143,18 @@ func (t *Trace) NewScenarioOperator() (*ScenarioOperator, error) {
 			return nil, errors.New("kafka-streams: partitions: only keep-first (the window-store pattern) takes partitions")
 		}
 		return &ScenarioOperator{table: kstreams.NewTable(t.Reduce), reduce: t.Reduce}, nil
+	}
+	if t.Time == kstreams.WallClock {
+		if t.tasks() > 1 {
+			return nil, errors.New("kafka-streams: partitions: a wall-clock query runs on one task")
+		}
+		if err := CheckPunctuate(t.Punctuate); err != nil {
+			return nil, fmt.Errorf("kafka-streams: punctuate %v", err)
+		}
+		if err := CheckWindow(t.Window); err != nil {
+			return nil, fmt.Errorf("kafka-streams: window %v", err)
+		}
+		return &ScenarioOperator{base: t.Time, window: t.Window, punctuate: t.Punctuate}, nil
 	}
 	if err := CheckPartitions(int64(t.tasks())); err != nil {
 		return nil, fmt.Errorf("kafka-streams: partitions %v", err)
@@ -138,8 +182,11 @@ func (s *ScenarioOperator) Function() string {
 		}
 		return "KTableSource"
 	}
-	if s.base == kstreams.RecordTime {
+	switch s.base {
+	case kstreams.RecordTime:
 		return "DeduplicationTransformer"
+	case kstreams.WallClock:
+		return "WallClockPunctuatedDedup"
 	}
 	return "FindDistinctEvents"
 }
@@ -156,8 +203,24 @@ func (s *ScenarioOperator) Partition(key []byte) int {
 // Process pipes one record of key (the serialized event id) with
 // timestamp eventMs through its partition's task and returns Emitted when
 // it was forwarded, else DroppedDuplicate. Keep-last forwards every
-// record: always Emitted.
+// record: always Emitted. A wall-clock query needs the record's arrival:
+// see ProcessAt.
 func (s *ScenarioOperator) Process(key []byte, eventMs int64) engines.Outcome {
+	return s.ProcessAt(key, eventMs, eventMs)
+}
+
+// ProcessAt is Process for a record arriving at wall-clock time procMs:
+// a wall-clock query first moves its clock to procMs (firing the
+// punctuation if due), then looks the key up; the other queries ignore
+// procMs.
+func (s *ScenarioOperator) ProcessAt(key []byte, procMs, eventMs int64) engines.Outcome {
+	if s.base == kstreams.WallClock {
+		s.advance(procMs)
+		if s.wall.Process(key) {
+			return engines.Emitted
+		}
+		return engines.DroppedDuplicate
+	}
 	if s.table != nil {
 		s.table.Upsert(key, eventMs)
 		return engines.Emitted
@@ -174,12 +237,55 @@ func (s *ScenarioOperator) Observe(key []byte, eventMs int64) {
 	}
 }
 
+// advance moves a wall-clock query's clock to procMs, starting its task
+// there on the first call.
+func (s *ScenarioOperator) advance(procMs int64) {
+	if s.wall == nil {
+		// The window and interval were checked by NewScenarioOperator.
+		s.wall, _ = kstreams.NewWallClockDedup(s.window, s.punctuate, procMs)
+		return
+	}
+	s.wall.Advance(procMs)
+}
+
+// StateAt is State at wall-clock time procMs: a wall-clock query first
+// moves its clock there (firing the punctuation if due) and returns its
+// store's entries, logical and physical alike (a delete leaves no row);
+// the other queries ignore procMs.
+func (s *ScenarioOperator) StateAt(procMs int64) (logical, physical int64) {
+	if s.base == kstreams.WallClock {
+		s.advance(procMs)
+	}
+	return s.State()
+}
+
+// Punctuations returns the punctuations a wall-clock query has fired (0
+// for the others).
+func (s *ScenarioOperator) Punctuations() int64 {
+	if s.wall == nil {
+		return 0
+	}
+	return s.wall.Punctuations()
+}
+
+// WallClock reports whether the operator is a wall-clock query's.
+func (s *ScenarioOperator) WallClock() bool { return s.base == kstreams.WallClock }
+
 // State returns the window stores' rows, summed over the tasks: logical
 // (those all() returns) and physical (every row of a live segment).
 // Wall-clock time does not enter: stream time moves only with records.
 // Keep-last's table has one row per key ever seen, both logical and
 // physical: nothing expires.
+//
+// A wall-clock query's store, as of its clock's last move (see StateAt).
 func (s *ScenarioOperator) State() (logical, physical int64) {
+	if s.base == kstreams.WallClock {
+		if s.wall == nil {
+			return 0, 0
+		}
+		n := int64(s.wall.Len())
+		return n, n
+	}
 	if s.table != nil {
 		n := int64(s.table.Len())
 		return n, n

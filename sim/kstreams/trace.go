@@ -38,6 +38,9 @@ type Trace struct {
 	// Window is W in ms (KeepFirst only).
 	Window int64
 	Time   kstreams.TimeBase
+	// Punctuate is the punctuation interval P in ms of a wall-clock
+	// query (Time kstreams.WallClock), 0 otherwise.
+	Punctuate int64
 	// Partitions is the number of partitions of the repartition topic
 	// keyed by the event id, one task each (KeepFirst queries only, not
 	// traces: TopologyTestDriver runs one task); 0 means 1.
@@ -70,7 +73,9 @@ type rawTrace struct {
 	Mode   *string         `json:"mode"`
 	Window json.RawMessage `json:"window"`
 	Time   *string         `json:"time"`
-	Form   *string         `json:"form"`
+	// Punctuate is a wall-clock query's punctuation interval.
+	Punctuate json.RawMessage `json:"punctuate"`
+	Form      *string         `json:"form"`
 	// Partitions is a query's (not a trace's) partition count.
 	Partitions *float64          `json:"partitions"`
 	Steps      []json.RawMessage `json:"steps"`
@@ -117,8 +122,8 @@ func load(data []byte, needSteps bool) (*Trace, error) {
 		t.Partitions = n
 	}
 	if t.Mode == KeepLast {
-		if rt.Window != nil || rt.Time != nil {
-			return nil, errors.New("window, time: keep-last (toTable) keeps every key forever and takes neither")
+		if rt.Window != nil || rt.Time != nil || rt.Punctuate != nil {
+			return nil, errors.New("window, time, punctuate: keep-last (toTable) keeps every key forever and takes none")
 		}
 		if rt.Form != nil {
 			switch *rt.Form {
@@ -151,6 +156,12 @@ func load(data []byte, needSteps bool) (*Trace, error) {
 		if t.Time, err = ParseTime(base); err != nil {
 			return nil, fmt.Errorf("time: %v", err)
 		}
+		if t.Punctuate, err = parsePunctuate(rt.Punctuate, t.Time); err != nil {
+			return nil, fmt.Errorf("punctuate: %v", err)
+		}
+		if t.Time == kstreams.WallClock && t.Partitions > 1 {
+			return nil, errors.New("partitions: a wall-clock query runs on one task: its tasks share the wall clock and their punctuations, so partitions change nothing")
+		}
 	}
 	if rt.Steps == nil {
 		if !needSteps {
@@ -166,6 +177,28 @@ func load(data []byte, needSteps bool) (*Trace, error) {
 		t.Steps = append(t.Steps, s)
 	}
 	return t, nil
+}
+
+// parsePunctuate returns the punctuation interval raw gives a query of
+// time base b: required for wall-clock, refused otherwise.
+func parsePunctuate(raw json.RawMessage, b kstreams.TimeBase) (int64, error) {
+	if b != kstreams.WallClock {
+		if raw != nil {
+			return 0, fmt.Errorf("only a wall-clock query (\"time\": \"wall-clock\") takes a punctuation interval; this one looks up at %s time", b)
+		}
+		return 0, nil
+	}
+	if raw == nil {
+		return 0, errors.New("missing: a wall-clock query's punctuation interval P (PunctuationType.WALL_CLOCK_TIME), e.g. \"30 seconds\"")
+	}
+	p, err := enginetrace.Millis(raw, "30 seconds")
+	if err != nil {
+		return 0, err
+	}
+	if err := CheckPunctuate(p); err != nil {
+		return 0, err
+	}
+	return p, nil
 }
 
 // checkPartitions returns the partition count f of a query of mode m,

@@ -63,6 +63,9 @@ type ScenarioQuery struct {
 	// own name for it (Flink's TTL, Kafka Streams' window W, Beam's
 	// duration d), for the reports.
 	Horizon Horizon
+	// NoKeySplit, when set, says why a run split by key (run --shard)
+	// cannot split the query; "" when it can (as far as its engine goes).
+	NoKeySplit string
 	// Mechanism says in a clause how the query forgets a key, by its
 	// engine's rule ("remembers a key for its TTL of processing time
 	// ..."), for the reports' comparison of engines.
@@ -88,6 +91,9 @@ type QuerySpec struct {
 	Window     *time.Duration
 	Time       string
 	Partitions *int64
+	// Punctuate is a Kafka Streams wall-clock query's punctuation
+	// interval P (nil: unset).
+	Punctuate *time.Duration
 	// Mode and Form are a Kafka Streams query's dedup ("keep-first", the
 	// default, or "keep-last") and keep-last's form ("toTable", the
 	// default, or "reduce").
@@ -135,7 +141,7 @@ func scenarioEngines() []scenarioEngine {
 	return []scenarioEngine{
 		{name: flink.Engine, title: "Flink", keys: []string{"query", "options"}, state: "Flink's heap backend", store: "heap", resolve: flinkQuery,
 			horizon: "options." + flink.OptStateTTL, withHorizon: flinkHorizon},
-		{name: kstreams.Engine, title: "Kafka Streams", keys: []string{"window", "time", "partitions", "mode", "form"}, state: "a persistent (RocksDB) window store", store: "rocksdb-window-store",
+		{name: kstreams.Engine, title: "Kafka Streams", keys: []string{"window", "time", "partitions", "mode", "form", "punctuate"}, state: "a persistent (RocksDB) window store", store: "rocksdb-window-store",
 			defaults: QuerySpec{Time: "stream"}, resolve: kstreamsQuery,
 			horizon: "window", withHorizon: func(spec QuerySpec, d time.Duration) (QuerySpec, error) {
 				if err := kstreamsNoHorizon(spec); err != nil {
@@ -431,7 +437,13 @@ func kstreamsQuery(spec QuerySpec) (ScenarioQuery, error) {
 	errs = append(errs, err)
 	base, err := kstreams.ParseTime(cmp.Or(spec.Time, ScenarioDefaults(kstreams.Engine).Time))
 	if err != nil {
-		errs = append(errs, &KeyError{Key: "time", Err: fmt.Errorf("must be stream (the task's stream time) or record (the record's timestamp), got %s", fileio.Show(spec.Time))})
+		errs = append(errs, &KeyError{Key: "time", Err: fmt.Errorf("must be stream (the task's stream time), record (the record's timestamp) or wall-clock (a key-value store purged by a wall-clock punctuation), got %s", fileio.Show(spec.Time))})
+	}
+	if err == nil && base == ekstreams.WallClock {
+		return kstreamsWallClock(spec, w, errs)
+	}
+	if spec.Punctuate != nil {
+		errs = append(errs, &KeyError{Key: "punctuate", Err: fmt.Errorf("must be left out unless time is wall-clock (only the wall-clock pattern punctuates), got %s", interval.Format(*spec.Punctuate))})
 	}
 	partitions := int64(1)
 	if spec.Partitions != nil {
@@ -458,6 +470,43 @@ func kstreamsQuery(spec QuerySpec) (ScenarioQuery, error) {
 	}}, nil
 }
 
+// kstreamsWallClock resolves a wall-clock query (window w ms, resolved
+// by the caller with its error in errs): one task, a key-value store
+// purged every punctuate of wall clock, the wall clock being the rows'
+// arrival.
+func kstreamsWallClock(spec QuerySpec, w int64, errs []error) (ScenarioQuery, error) {
+	var p int64
+	if spec.Punctuate == nil {
+		errs = append(errs, &KeyError{Key: "punctuate", Err: errors.New("missing: a wall-clock query's punctuation interval P, such as 30s (the punctuator that deletes the keys W old)")})
+	} else {
+		var err error
+		p, err = millis("punctuate", spec.Punctuate, "")
+		if err == nil {
+			if err = kstreams.CheckPunctuate(p); err != nil {
+				err = &KeyError{Key: "punctuate", Err: err}
+			}
+		}
+		errs = append(errs, err)
+	}
+	if spec.Partitions != nil && *spec.Partitions != 1 {
+		errs = append(errs, &KeyError{Key: "partitions", Err: fmt.Errorf("must be left out of a wall-clock query (its tasks share the wall clock and their punctuations: partitions change nothing), got %d", *spec.Partitions)})
+	}
+	if err := errors.Join(errs...); err != nil {
+		return ScenarioQuery{}, err
+	}
+	t := kstreams.ScenarioWallClock(w, p)
+	wd := time.Duration(w) * time.Millisecond
+	mech := fmt.Sprintf("remembers a key from W to W + %s of wall-clock time (the rows' arrival) after its first copy: a punctuation every %s deletes the keys W old, whatever the stream's time", interval.Format(time.Duration(p)*time.Millisecond), interval.Format(time.Duration(p)*time.Millisecond))
+	return ScenarioQuery{Keys: eventID, Text: t.QueryText(), Store: "rocksdb-kv-store", Warnings: warnings(t.Explain()), Horizon: Horizon{Name: "W", Value: &wd}, Mechanism: mech,
+		NoKeySplit: "its wall-clock punctuation fires on a schedule of the whole task, in every part alike, so the parts' punctuations counters would not sum to the run's", NewOperator: func() (ScenarioOperator, error) {
+			op, err := t.NewScenarioOperator()
+			if err != nil {
+				return nil, err
+			}
+			return &kstreamsOperator{op: op}, nil
+		}}, nil
+}
+
 // kstreamsKeepLast resolves a keep-last query: toTable (the default) or
 // reduce, one task, no window. Its time may only be the default (stream):
 // the table's stream time decides nothing.
@@ -473,6 +522,9 @@ func kstreamsKeepLast(spec QuerySpec) (ScenarioQuery, error) {
 	}
 	if spec.Time != "" && spec.Time != "stream" {
 		errs = append(errs, &KeyError{Key: "time", Err: fmt.Errorf("must be left out of a keep-last query (%s: no lookup time), got %s", why, fileio.Show(spec.Time))})
+	}
+	if spec.Punctuate != nil {
+		errs = append(errs, &KeyError{Key: "punctuate", Err: fmt.Errorf("must be left out of a keep-last query (%s: nothing to purge), got %s", why, interval.Format(*spec.Punctuate))})
 	}
 	if spec.Partitions != nil {
 		errs = append(errs, &KeyError{Key: "partitions", Err: fmt.Errorf("must be left out of a keep-last query (only keep-first, the window-store pattern, takes partitions), got %d", *spec.Partitions)})
@@ -506,13 +558,15 @@ type kstreamsOperator struct {
 	counters [1]Counter
 }
 
-func (k *kstreamsOperator) Process(key, _ []byte, _, eventMs int64) (engines.Outcome, int) {
-	if o := k.op.Process(key, eventMs); o != engines.Emitted {
+func (k *kstreamsOperator) Process(key, _ []byte, procMs, eventMs int64) (engines.Outcome, int) {
+	if o := k.op.ProcessAt(key, procMs, eventMs); o != engines.Emitted {
 		return o, 0
 	}
 	return engines.Emitted, 1
 }
-func (k *kstreamsOperator) State(int64) (logical, physical int64) { return k.op.State() }
+func (k *kstreamsOperator) State(procMs int64) (logical, physical int64) {
+	return k.op.StateAt(procMs)
+}
 
 // Observe moves the record's task's clocks without processing it (a run
 // split by key: another part's record).
@@ -521,6 +575,11 @@ func (k *kstreamsOperator) Function() string                        { return k.o
 func (k *kstreamsOperator) Counters() []Counter {
 	if k.op.KeepLast() {
 		return nil // a table drops no record: no counter of its own
+	}
+	if k.op.WallClock() {
+		// No window store, so no dropped records: the punctuations fired.
+		k.counters = [1]Counter{{"punctuations", k.op.Punctuations()}}
+		return k.counters[:]
 	}
 	k.counters = [1]Counter{{"droppedRecordsTotal", k.op.DroppedRecords()}}
 	return k.counters[:]

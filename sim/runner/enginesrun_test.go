@@ -211,10 +211,10 @@ func TestEngineQueriesRefused(t *testing.T) {
 		{"queries:", "spark: {partitions: 2}\nqueries:", "spark: must be left out with a kafka-streams query (queries[1]): it models Spark's cluster"},
 		{"    time: stream", "    time: stream\n    store: pebble", "queries[1].store: must be left out for a kafka-streams query (its state is a persistent (RocksDB) window store, in the model), got pebble"},
 		{"    timeDomain: processing", "    timeDomain: processing\n    store: memory", "queries[2].store: must be left out for a beam query (its state is the DirectRunner's in-memory state, in the model), got memory"},
-		{"    time: stream", "    time: stream\n    query: x", "queries[1].query: must be left out for a kafka-streams query (it takes window, time, partitions, mode and form)"},
+		{"    time: stream", "    time: stream\n    query: x", "queries[1].query: must be left out for a kafka-streams query (it takes window, time, partitions, mode, form and punctuate)"},
 		{"    timeDomain: processing", "    timeDomain: processing\n    window: 1 minute", "queries[2].window: must be {fixed: DURATION} for a beam query (fixed windows of that size; left out, the global window), got 1m"},
 		{"    window: 2 minutes", "", "queries[1].window: must be set to the window store's retention and window size W"},
-		{"time: stream", "time: wall", "queries[1].time: must be stream (the task's stream time) or record (the record's timestamp), got wall"},
+		{"time: stream", "time: wall", "queries[1].time: must be stream (the task's stream time), record (the record's timestamp) or wall-clock (a key-value store purged by a wall-clock punctuation), got wall"},
 		{"timeDomain: processing", "timeDomain: wall", "queries[2].timeDomain: must be processing (Beam's default) or event, got wall"},
 		{"duration: 1 minute", "duration: 0s", "queries[2].duration: must be at least 1 ms, got 0s"},
 	} {

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -121,6 +122,9 @@ func checkSplit(j Job) error {
 			}
 		}
 		return nil
+	}
+	if j.Rows.NoKeySplit != "" {
+		return errors.New(j.Rows.NoKeySplit)
 	}
 	if !slices.Contains(j.Rows.Keys, "event_id") {
 		return fmt.Errorf("its key (%v) does not include event_id, the column a run splits on", j.Rows.Keys)

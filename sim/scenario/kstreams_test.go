@@ -19,7 +19,7 @@ func TestKafkaStreamsPartitions(t *testing.T) {
 	wantError(t, base+kstreamsQuery+"    partitions: -3\n", "queries[1].partitions", "got -3")
 	wantError(t, base+kstreamsQuery+"    partitions: two\n", "queries[1].partitions", "a whole number of partitions")
 	wantError(t, base+beamQuery+"    partitions: 2\n", "queries[1].partitions", "must be left out for a beam query (it takes timeDomain, duration, window and allowedLateness)")
-	wantError(t, base+kstreamsQuery+"    duration: 1m\n", "queries[1].duration", "(it takes window, time, partitions, mode and form)")
+	wantError(t, base+kstreamsQuery+"    duration: 1m\n", "queries[1].duration", "(it takes window, time, partitions, mode, form and punctuate)")
 	s, err = parseDoc(t, base+kstreamsQuery)
 	if err != nil {
 		t.Fatal(err)

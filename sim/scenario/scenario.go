@@ -126,7 +126,10 @@ type Query struct {
 	// "record"). A beam query's window is {fixed: DURATION}: fixed
 	// windows of that size.
 	Window *QueryWindow `json:"window,omitempty" yaml:"window"`
-	Time   string       `json:"time,omitempty" yaml:"time" want:"stream or record"`
+	Time   string       `json:"time,omitempty" yaml:"time" want:"stream, record or wall-clock"`
+	// Punctuate is a kafka-streams wall-clock query's punctuation
+	// interval (time: wall-clock). Left out of the JSON form when unset.
+	Punctuate *interval.Duration `json:"punctuate,omitempty" yaml:"punctuate"`
 	// Partitions is a kafka-streams query's number of partitions of the
 	// repartition topic keyed by event_id, one task (window store and
 	// stream time) each; unset is one. Left out of the JSON form when
@@ -176,7 +179,7 @@ func (q Query) engineKeys() []string {
 		set  bool
 	}{
 		{"query", strings.TrimSpace(q.Query) != ""}, {"options", len(q.Options) > 0},
-		{"mode", q.Mode != ""}, {"window", q.Window != nil}, {"time", q.Time != ""}, {"partitions", q.Partitions != nil}, {"form", q.Form != ""},
+		{"mode", q.Mode != ""}, {"window", q.Window != nil}, {"time", q.Time != ""}, {"partitions", q.Partitions != nil}, {"form", q.Form != ""}, {"punctuate", q.Punctuate != nil},
 		{"timeDomain", q.TimeDomain != ""}, {"duration", q.Duration != nil}, {"allowedLateness", q.AllowedLateness != nil},
 	} {
 		if k.set {
@@ -218,6 +221,10 @@ func (q Query) Spec() registry.QuerySpec {
 	} else if q.Window != nil {
 		w := q.Window.Size.Std()
 		spec.Window = &w
+	}
+	if q.Punctuate != nil {
+		p := q.Punctuate.Std()
+		spec.Punctuate = &p
 	}
 	if q.AllowedLateness != nil {
 		l := q.AllowedLateness.Std()

@@ -35,6 +35,7 @@ import org.apache.kafka.streams.kstream.Produced;
 import org.apache.kafka.streams.kstream.Windowed;
 import org.apache.kafka.streams.processor.api.FixedKeyProcessor;
 import org.apache.kafka.streams.processor.api.FixedKeyProcessorContext;
+import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.FixedKeyRecord;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
@@ -56,6 +57,7 @@ public final class Main {
   static final String OUT = "output";
   static final String STORE = "eventId-store";
   static final String TABLE = "table-store";
+  static final String KV_STORE = "eventId-seen-store";
   static final ObjectMapper JSON = new ObjectMapper();
 
   /** The tutorial's processor (FindDistinctEvents), the event id being the record key. */
@@ -88,6 +90,55 @@ public final class Main {
       }
       store.put(id, t, t);
       context.forward(record.withValue(dup ? null : record.value()));
+    }
+  }
+
+  /**
+   * The wall-clock fix for the frozen stream time, as people write it: a key-value store of
+   * first-seen wall-clock times, purged by a WALL_CLOCK_TIME punctuator of the entries maxAge old
+   * or older; the lookup ignores age. It counts its punctuations for the comparison.
+   */
+  static final class WallClockDedupProcessor implements FixedKeyProcessor<String, String, String> {
+    private final long maxAge;
+    private final long interval;
+    private final long[] punctuations;
+    private FixedKeyProcessorContext<String, String> context;
+    private KeyValueStore<String, Long> store;
+
+    WallClockDedupProcessor(long maxAge, long interval, long[] punctuations) {
+      this.maxAge = maxAge;
+      this.interval = interval;
+      this.punctuations = punctuations;
+    }
+
+    @Override
+    public void init(FixedKeyProcessorContext<String, String> context) {
+      this.context = context;
+      this.store = context.getStateStore(KV_STORE);
+      context.schedule(Duration.ofMillis(interval), PunctuationType.WALL_CLOCK_TIME, now -> {
+        punctuations[0]++;
+        List<String> expired = new ArrayList<>();
+        try (KeyValueIterator<String, Long> it = store.all()) {
+          while (it.hasNext()) {
+            KeyValue<String, Long> kv = it.next();
+            if (now - kv.value >= maxAge) {
+              expired.add(kv.key);
+            }
+          }
+        }
+        expired.forEach(store::delete);
+      });
+    }
+
+    @Override
+    public void process(FixedKeyRecord<String, String> record) {
+      String id = record.key();
+      if (store.get(id) != null) {
+        context.forward(record.withValue(null));
+        return;
+      }
+      store.put(id, context.currentSystemTimeMs());
+      context.forward(record);
     }
   }
 
@@ -149,8 +200,19 @@ public final class Main {
       }
     }
     boolean keepLast = trace.path("mode").asText("keep-first").equals("keep-last");
+    boolean wallClock = !keepLast && trace.path("time").asText("stream").equals("wall-clock");
+    long[] punctuations = new long[1];
     StreamsBuilder builder = new StreamsBuilder();
-    if (keepLast && trace.path("form").asText("toTable").equals("reduce")) {
+    if (wallClock) {
+      long maxAge = millis(trace.get("window"), "window");
+      long interval = millis(trace.get("punctuate"), "punctuate");
+      builder.addStateStore(Stores.keyValueStoreBuilder(
+          Stores.persistentKeyValueStore(KV_STORE), Serdes.String(), Serdes.Long()));
+      builder.stream(IN, Consumed.with(Serdes.String(), Serdes.String()))
+          .processValues(() -> new WallClockDedupProcessor(maxAge, interval, punctuations), KV_STORE)
+          .filter((k, v) -> v != null)
+          .to(OUT, Produced.with(Serdes.String(), Serdes.String()));
+    } else if (keepLast && trace.path("form").asText("toTable").equals("reduce")) {
       builder.stream(IN, Consumed.with(Serdes.String(), Serdes.String()))
           .groupByKey()
           .reduce((older, newer) -> newer, Materialized.<String, String, KeyValueStore<Bytes, byte[]>>as(TABLE)
@@ -210,7 +272,21 @@ public final class Main {
           o.put("timestamp", rec.getRecordTime().toEpochMilli());
         }
         List<String> fields;
-        if (keepLast) {
+        if (wallClock) {
+          ArrayNode store = got.putArray("store");
+          try (KeyValueIterator<String, Long> it = driver.<String, Long>getKeyValueStore(KV_STORE).all()) {
+            List<KeyValue<String, Long>> rows = new ArrayList<>();
+            it.forEachRemaining(rows::add);
+            rows.sort(Comparator.comparing(kv -> kv.key));
+            for (KeyValue<String, Long> kv : rows) {
+              ObjectNode o = store.addObject();
+              o.put("key", kv.key);
+              o.put("timestamp", kv.value);
+            }
+          }
+          got.put("punctuations", punctuations[0]);
+          fields = List.of("output", "store", "punctuations");
+        } else if (keepLast) {
           ArrayNode table = got.putArray("table");
           try (KeyValueIterator<String, ValueAndTimestamp<String>> it = driver.<String, String>getTimestampedKeyValueStore(TABLE).all()) {
             List<KeyValue<String, ValueAndTimestamp<String>>> rows = new ArrayList<>();
