@@ -21,6 +21,7 @@ var engineCounterColumns = []struct{ name, header string }{
 	{"peakPhysicalStateRows", "peak physical state rows"},
 	{"finalPhysicalStateRows", "final physical state rows"},
 	{"droppedRecordsTotal", "dropped records (Kafka Streams)"},
+	{"punctuations", "punctuations (Kafka Streams wall-clock)"},
 	{"timersFired", "timers fired (Beam)"},
 	{"numLateRecordsDropped", "late records dropped (Flink)"},
 	{"insertsEmitted", "+I rows (Flink)"},
@@ -129,6 +130,7 @@ func engineCountersNote() string {
 		"Kafka Streams' window store keeps a row until its whole segment is older than the retention, while all() shows only the rows of the last window, " +
 		"and Beam clears a key when its timer fires, so the two are the same. " +
 		"dropped records is Kafka Streams' dropped-records-total: puts the window store dropped because their segment had already expired, so their keys were never remembered. " +
+		"punctuations counts a Kafka Streams wall-clock query's purges, each deleting the keys a window W old or older. " +
 		"timers fired counts Beam's expiry timers, each forgetting one key. " +
 		"late records dropped is Flink's numLateRecordsDropped: rows a 2.1+ rowtime keep-first dropped behind the watermark. " +
 		"+I, +U and -U rows are the changelog rows a Flink query emitted by kind: +I a key's first row (or its first after its state expired), " +
