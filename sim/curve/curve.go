@@ -69,6 +69,9 @@ type shape struct {
 	c       int64
 	// entryBytes is the modelled bytes of one state entry.
 	entryBytes int64
+	// oneKey is set when every copy of an event has the same key: the
+	// keys are among the columns a resend never changes.
+	oneKey bool
 }
 
 // Check reports whether query q of sc reduces to thresholds on its
@@ -124,6 +127,9 @@ func check(sc *scenario.Scenario, q scenario.Query) (shape, error) {
 		return shape{}, unsupported("event_id is not among the keys, so two events can share a key")
 	}
 	s.entryBytes = metrics.EntryBytes(d.KeyColumns, sc.Workload.IDs.Kind())
+	s.oneKey = !slices.ContainsFunc(d.KeyColumns, func(c int) bool {
+		return c != generators.ColEventID && c != generators.ColCustomerID && c != generators.ColPayload
+	})
 	return s, nil
 }
 
@@ -252,7 +258,7 @@ func Compute(ctx context.Context, sc *scenario.Scenario, name string, opts Optio
 		state: map[time.Duration]State{}}
 	out.at = p.totals()
 	for i, d := range p.stateDelays {
-		out.state[d] = State{PeakRows: p.rings[i].peak, FinalRows: p.rings[i].live}
+		out.state[d] = State{PeakRows: p.peaks[i], FinalRows: p.stateRows(i)}
 	}
 	return out, nil
 }

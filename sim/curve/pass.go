@@ -2,8 +2,10 @@ package curve
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/dedupsim/dedupsim/generators"
@@ -37,48 +39,55 @@ type event struct {
 	ahead bool
 }
 
-// ring counts the stored keys of one tracked delay by the largest event
-// time (ms) that still keeps them: a key goes once E_j >= w. The ring
-// covers w in [base, base+len(count)); other keys wait in over.
+// ring counts stored keys of one tracked delay by the largest event time
+// (ms) that still keeps them: a key goes once E_j >= w. A count may be
+// negative: a key the shared counts hold for every delay but this one
+// (see emit). The ring covers w in [base, base+len(count)), per
+// millisecond and per block of blockMs (so that an eviction passes whole
+// blocks at once); other keys wait in over.
 type ring struct {
 	dms   int64 // c x delay in ms
 	count []int32
+	block []int64
 	base  int64
 	// set is false until the first key sets base.
-	set bool
-	// inRing counts the keys in count; over holds the others by w.
-	inRing int64
-	over   map[int64]int32
+	set  bool
+	over map[int64]int32
 	// lastE is the largest E evicted with; due counts the keys stored
 	// with a w at or below it, which the next eviction removes.
 	lastE, due int64
-	live, peak int64
+	live       int64
 }
 
+// blockMs is the ring's block: a power of two.
+const blockMs = 1024
+
 func newRing(cdms int64, span int64) *ring {
-	n := int64(1)
+	n := int64(blockMs)
 	for n < span {
 		n <<= 1
 	}
-	return &ring{dms: cdms, count: make([]int32, n), over: map[int64]int32{}, lastE: math.MinInt64}
+	return &ring{dms: cdms, count: make([]int32, n), block: make([]int64, n/blockMs), over: map[int64]int32{}, lastE: math.MinInt64}
 }
 
-// add stores a key that goes once the largest event time reaches w.
-func (r *ring) add(w int64) {
-	r.live++
+// add stores v keys (v = 1, or -1 to take one off) that go once the
+// largest event time reaches w.
+func (r *ring) add(w int64, v int32) {
+	r.live += int64(v)
 	if w <= r.lastE {
-		r.due++
+		r.due += int64(v)
 		return
 	}
 	if !r.set {
 		r.base, r.set = w, true
 	}
 	if w >= r.base && w-r.base < int64(len(r.count)) {
-		r.count[w&int64(len(r.count)-1)]++
-		r.inRing++
+		k := w & int64(len(r.count)-1)
+		r.count[k] += v
+		r.block[k/blockMs] += int64(v)
 		return
 	}
-	r.over[w]++
+	r.over[w] += v
 }
 
 // evict removes the keys with w <= e.
@@ -95,14 +104,20 @@ func (r *ring) evict(e int64) {
 	n := int64(len(r.count))
 	mask := n - 1
 	for r.base <= e {
-		if r.inRing == 0 {
-			r.base = e + 1
-			break
-		}
 		k := r.base & mask
+		if k%blockMs == 0 && r.base+blockMs-1 <= e {
+			// A whole block.
+			if c := r.block[k/blockMs]; c != 0 || r.count[k] != 0 {
+				r.live -= c
+				r.block[k/blockMs] = 0
+				clear(r.count[k : k+blockMs])
+			}
+			r.base += blockMs
+			continue
+		}
 		c := int64(r.count[k])
 		r.live -= c
-		r.inRing -= c
+		r.block[k/blockMs] -= c
 		r.count[k] = 0
 		r.base++
 	}
@@ -112,8 +127,9 @@ func (r *ring) evict(e int64) {
 			r.live -= int64(c)
 			delete(r.over, w)
 		case w >= r.base && w-r.base < n:
-			r.count[w&mask] += c
-			r.inRing += int64(c)
+			k := w & mask
+			r.count[k] += c
+			r.block[k/blockMs] += int64(c)
 			delete(r.over, w)
 		}
 	}
@@ -129,12 +145,16 @@ type pass struct {
 
 	inputRows, logical, trueDups, batches, noData int64
 
-	events map[uint64]*event
+	events window
 	free   []*event
 
 	stateDelays []time.Duration
 	stateSecs   []int64
 	rings       []*ring
+	// counts counts the keys every delay stores alike, rings the others;
+	// peaks are the delays' peak state rows.
+	counts *shared
+	peaks  []int64
 
 	// The batch being run: its index, E_{k-1} (prevE, -1: none) and the
 	// late filter's watermarkAhead.
@@ -146,7 +166,7 @@ type pass struct {
 }
 
 func newPass(sc *scenario.Scenario, sh shape, maxD time.Duration, opts Options) *pass {
-	p := &pass{sc: sc, sh: sh, maxS: int64(maxD / Unit), prog: opts.Progress, events: map[uint64]*event{}}
+	p := &pass{sc: sc, sh: sh, maxS: int64(maxD / Unit), prog: opts.Progress}
 	p.diffs = make([]counters, p.maxS+2)
 	p.rowBuf.IDs = sc.Workload.IDs.Kind()
 	trig := sc.Trigger.Std().Milliseconds()
@@ -160,8 +180,32 @@ func newPass(sc *scenario.Scenario, sh shape, maxD time.Duration, opts Options) 
 		// A key's w is at most its event time (about the batch's, a
 		// trigger ahead of E) plus c x delay: the ring covers that, a
 		// bad clock's lead goes to the overflow.
-		p.rings = append(p.rings, newRing(cd, min(cd+4*trig+4096, 1<<24)))
+		p.rings = append(p.rings, newRing(cd, min(cd+4*trig+4096, 1<<16)))
 	}
+	// The shared counts by delay, increasing.
+	order := make([]int, len(p.stateDelays))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(p.stateDelays[a], p.stateDelays[b]) })
+	sorted := func(v []time.Duration) []time.Duration {
+		out := make([]time.Duration, len(v))
+		for i, j := range order {
+			out[i] = v[j]
+		}
+		return out
+	}
+	p.stateDelays = sorted(p.stateDelays)
+	secs, rings := slices.Clone(p.stateSecs), slices.Clone(p.rings)
+	var cdms []int64
+	for i, j := range order {
+		p.stateSecs[i], p.rings[i] = secs[j], rings[j]
+		cdms = append(cdms, p.rings[i].dms)
+	}
+	if len(cdms) > 0 {
+		p.counts = newShared(cdms, min(cdms[len(cdms)-1]+4*trig+4096, 1<<24))
+	}
+	p.peaks = make([]int64, len(cdms))
 	return p
 }
 
@@ -246,6 +290,9 @@ func (p *pass) run(ctx context.Context, src *generators.Generator) error {
 		p.batch = p.batches
 		for i := range rows {
 			p.row(i)
+			if i%1024 == 1023 {
+				p.events.advance()
+			}
 			if ms := p.rowBuf.EventTime(i, p.sh.wmCol) / 1000; ms > m {
 				m = ms
 			}
@@ -253,13 +300,17 @@ func (p *pass) run(ctx context.Context, src *generators.Generator) error {
 		if len(rows) == 0 {
 			p.noData++
 		}
+		p.events.advance()
 		// Eviction after the rows, with E_k.
-		for _, r := range p.rings {
+		for i, r := range p.rings {
 			if e >= 0 {
 				r.evict(e)
 			}
+			if e >= 0 && i == 0 {
+				p.counts.evict(e)
+			}
 			if t <= trafficLast {
-				r.peak = max(r.peak, r.live)
+				p.peaks[i] = max(p.peaks[i], p.stateRows(i))
 			}
 		}
 		lastE = e
@@ -280,16 +331,21 @@ func (p *pass) row(i int) {
 	if tr.Copy > 0 {
 		p.trueDups++
 	}
-	ev := p.events[tr.Event]
+	ev := p.events.get(tr.Event)
 	if ev == nil {
 		ev = p.newEvent(int64(tr.Copies))
-		p.events[tr.Event] = ev
+		p.events.set(tr.Event, ev)
 		p.logical++
 	}
 	ev.seen++
 	ev.ahead = p.ahead
-	p.key = p.rowBuf.AppendKey(p.key[:0], i, p.sh.keyCols)
-	k := ev.keyIndex(p.key)
+	k := 0
+	if !p.sh.oneKey {
+		p.key = p.rowBuf.AppendKey(p.key[:0], i, p.sh.keyCols)
+		k = ev.keyIndex(p.key)
+	} else if len(ev.pieces[0].keys) == 0 {
+		ev.addKey(nil)
+	}
 	et := p.rowBuf.EventTime(i, p.sh.wmCol)
 	y := ceilMs(et)
 	// Late for seconds <= lateMax.
@@ -317,7 +373,7 @@ func (p *pass) row(i int) {
 	}
 	if ev.seen >= ev.copies {
 		p.flush(ev, true)
-		delete(p.events, tr.Event)
+		p.events.finish(tr.Event)
 		p.free = append(p.free, ev)
 	}
 }
@@ -360,9 +416,21 @@ func (p *pass) emit(pc *piece, k int, y int64) {
 	}
 	pc.emitted++
 	pc.keys[k] = inst{stored: true, y: y, batch: p.batch}
+	if p.counts != nil && pc.hi == p.maxS {
+		// Stored at every delay from lo on: in the shared counts, taken
+		// off again at the tracked delays below lo (few: lo is small).
+		p.counts.add(y)
+		for i, s := range p.stateSecs {
+			if s >= pc.lo {
+				break
+			}
+			p.rings[i].add(y+p.rings[i].dms, -1)
+		}
+		return
+	}
 	for i, s := range p.stateSecs {
 		if s >= pc.lo && s <= pc.hi {
-			p.rings[i].add(y + p.rings[i].dms)
+			p.rings[i].add(y+p.rings[i].dms, 1)
 		}
 	}
 }
@@ -406,10 +474,7 @@ func (p *pass) add(lo, hi int64, c counters) {
 
 // finish adds the events whose copies did not all arrive.
 func (p *pass) finish() {
-	for id, ev := range p.events {
-		p.flush(ev, false)
-		delete(p.events, id)
-	}
+	p.events.each(func(ev *event) { p.flush(ev, false) })
 }
 
 // totals returns the counters at every second 0..maxS.
@@ -461,6 +526,12 @@ func (ev *event) keyIndex(key []byte) int {
 		}
 		start = end
 	}
+	return ev.addKey(key)
+}
+
+// addKey adds key to ev's keys, unstored in every interval, and returns
+// its index.
+func (ev *event) addKey(key []byte) int {
 	ev.keyBuf = append(ev.keyBuf, key...)
 	ev.keyEnds = append(ev.keyEnds, len(ev.keyBuf))
 	for i := range ev.pieces {
@@ -482,3 +553,6 @@ func (ev *event) clonePiece(j int, lo, hi int64) *piece {
 	ev.pieces = append(ev.pieces, np)
 	return &ev.pieces[len(ev.pieces)-1]
 }
+
+// stateRows is tracked delay i's state rows now.
+func (p *pass) stateRows(i int) int64 { return p.rings[i].live + p.counts.live(i) }
