@@ -55,7 +55,7 @@ func TestCurvePlanEqualsBisection(t *testing.T) {
 			} else {
 				sc = parse(t, c.yaml)
 			}
-			opts := Options{Seeds: c.seeds, Quantile: c.q}
+			opts := Options{Seeds: c.seeds, Quantile: c.q, CurveState: c.seeds != 2}
 			got, err := Search(context.Background(), sc, c.query, c.t, opts)
 			if err != nil {
 				t.Fatal(err)

@@ -105,6 +105,10 @@ type Options struct {
 	// SimulateEach makes the search simulate every delay it asks for, as
 	// before the one-pass curve (sim/curve): slower, the same answer.
 	SimulateEach bool
+	// CurveState makes the one-pass curve also track the peak state at
+	// the grid's delays (Result.Points and Curves show it; about a third
+	// of a pass more): for a review's chart and --json.
+	CurveState bool
 
 	// simulate replaces runner.Run (tests).
 	simulate simulateFunc
@@ -392,7 +396,7 @@ func Search(ctx context.Context, sc *scenario.Scenario, query string, t Targets,
 		g.Go(func() error {
 			seeded := *sc
 			seeded.Seed = sc.Seed + uint64(i)
-			r, s, err := searchSeed(pctx, p, &seeded, query, t, written, seedOpts{curve: !opts.SimulateEach && opts.simulate == nil, single: n == 1})
+			r, s, err := searchSeed(pctx, p, &seeded, query, t, written, seedOpts{curve: !opts.SimulateEach && opts.simulate == nil, state: opts.CurveState, single: n == 1})
 			if err != nil {
 				errs[i] = err
 				cancel()
@@ -729,7 +733,7 @@ func searchSeed(ctx context.Context, p *pool, sc *scenario.Scenario, query strin
 	s := &searcher{ctx: ctx, sc: sc, q: sc.Queries[qi], info: info, t: t, seen: map[time.Duration]Point{}, param: param, single: so.single}
 	p.add(s)
 	if so.curve && info.delayMatters && s.q.IsSpark() {
-		if err := s.curveFor(); err != nil {
+		if err := s.curveFor(so.state); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -1437,14 +1441,15 @@ func fmtDelay(d time.Duration) string { return interval.Format(d) }
 // seedOpts are what Search passes each seed's search.
 type seedOpts struct {
 	// curve lets the search read the one-pass curve where the query
-	// reduces to thresholds; single is set for a plan of one seed.
-	curve, single bool
+	// reduces to thresholds, state makes it track the grid's state;
+	// single is set for a plan of one seed.
+	curve, state, single bool
 }
 
 // curveFor computes the seed's one-pass curve (sim/curve) when the query
 // reduces to thresholds on its delay; otherwise the search simulates
 // every delay, and a note says why.
-func (s *searcher) curveFor() error {
+func (s *searcher) curveFor(state bool) error {
 	if err := curve.Check(s.sc, s.q); err != nil {
 		if errors.Is(err, curve.ErrUnsupported) {
 			s.curveWhy = err.Error()
@@ -1452,7 +1457,11 @@ func (s *searcher) curveFor() error {
 		}
 		return err
 	}
-	c, err := curve.Compute(s.ctx, s.sc, s.q.Name, curve.Options{StateDelays: Grid(s.sc), Progress: batchProgress{s.pool}.Add})
+	var ds []time.Duration
+	if state {
+		ds = Grid(s.sc)
+	}
+	c, err := curve.Compute(s.ctx, s.sc, s.q.Name, curve.Options{StateDelays: ds, Progress: batchProgress{s.pool}.Add})
 	if err != nil {
 		if errors.Is(err, curve.ErrUnsupported) {
 			s.curveWhy = err.Error()
