@@ -60,7 +60,6 @@ var ErrUnsupported = errors.New("the query's verdicts do not reduce to threshold
 
 // shape is what the pass needs of a supported query.
 type shape struct {
-	plan chain.Plan
 	// wmCol is the watermark's event-time column, keyCols the dedup's
 	// keys; c is 2 for dropDuplicatesWithinWatermark, 1 for
 	// dropDuplicates with the event time among its keys.
@@ -112,7 +111,7 @@ func check(sc *scenario.Scenario, q scenario.Query) (shape, error) {
 		return shape{}, unsupported("not one withWatermark followed by one dedup")
 	}
 	d := p.Nodes[1]
-	s := shape{plan: p, wmCol: p.Nodes[0].EventTimeColumn, keyCols: d.KeyColumns}
+	s := shape{wmCol: p.Nodes[0].EventTimeColumn, keyCols: d.KeyColumns}
 	switch {
 	case !d.WatermarkReaches || d.EventTimeColumn != s.wmCol:
 		return shape{}, unsupported("the watermark does not reach the dedup on its own column")
@@ -171,8 +170,6 @@ type Curve struct {
 	at []counters
 	// state holds the tracked delays' state.
 	state map[time.Duration]State
-	c     int64
-	plan  chain.Plan
 }
 
 // Has reports whether the curve holds delay d.
@@ -254,7 +251,7 @@ func Compute(ctx context.Context, sc *scenario.Scenario, name string, opts Optio
 		return nil, err
 	}
 	out := &Curve{Query: name, Max: maxD, InputRows: p.inputRows, LogicalEvents: p.logical, TrueDuplicates: p.trueDups,
-		Batches: p.batches, NoDataBatches: p.noData, BytesPerEntry: sh.entryBytes, c: sh.c, plan: sh.plan,
+		Batches: p.batches, NoDataBatches: p.noData, BytesPerEntry: sh.entryBytes,
 		state: map[time.Duration]State{}}
 	out.at = p.totals()
 	for i, d := range p.stateDelays {
