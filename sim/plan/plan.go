@@ -930,6 +930,17 @@ func (s *searcher) runNext(delays []time.Duration, next hintFunc) error {
 	return nil
 }
 
+// allPoints returns every point the search read, the curve's without
+// their state included, by increasing delay.
+func (s *searcher) allPoints() []Point {
+	out := make([]Point, 0, len(s.seen))
+	for _, p := range s.seen {
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Delay < out[j].Delay })
+	return out
+}
+
 // points returns the simulated points by increasing delay.
 func (s *searcher) points() []Point {
 	out := make([]Point, 0, len(s.seen))
@@ -1294,19 +1305,23 @@ func (s *searcher) unreachable(res *Result, grid []time.Duration) error {
 	if !ok {
 		shown = grid[len(grid)-1]
 	}
-	// The values shown by a direct run; the smallest delay's rates
-	// from the curve when it tracked its state.
-	lo := []time.Duration{grid[0]}
-	if s.curve != nil && !s.curve.HasState(grid[0]) {
-		lo = nil
+	var pts []Point
+	if s.curve == nil {
+		if err := s.run([]time.Duration{grid[0], shown}); err != nil {
+			return err
+		}
+		pts = s.points()
+	} else {
+		// The values shown by a direct run; the smallest delay's rates,
+		// which the reason quotes, from the curve.
+		if err := s.run([]time.Duration{grid[0]}); err != nil {
+			return err
+		}
+		if err := s.confirm([]time.Duration{shown}); err != nil {
+			return err
+		}
+		pts = s.allPoints()
 	}
-	if err := s.run(lo); err != nil {
-		return err
-	}
-	if err := s.confirm([]time.Duration{grid[0], shown}[len(lo):]); err != nil {
-		return err
-	}
-	pts := s.points()
 	first, last := pts[0], pts[len(pts)-1]
 	res.Point = s.seen[shown]
 	fq, lq := first.Summary, last.Summary
