@@ -1607,8 +1607,9 @@ type CurvePoint struct {
 	PeakStateBytes    *int64                  `json:"peakStateBytes,omitempty"`
 }
 
-// curvePoints samples c at the search's resolution: every second up to
-// 100 s, then steps of 1% (whole seconds), and the grid's delays.
+// curvePoints samples c at the search's resolution: steps of 1% of the
+// delay in whole seconds, at least one (every second up to 199 s), and
+// the grid's delays.
 func curvePoints(c *curve.Curve) []CurvePoint {
 	var ds []time.Duration
 	for d := time.Second; d <= c.Max; {
