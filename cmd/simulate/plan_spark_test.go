@@ -19,16 +19,19 @@ import (
 // folders, which removed a live run's folder once). plan-nospark-rate.txt
 // was rewritten when --production-rate came to be simulated rather than
 // scaled (at 300/s, to keep the test short), and all three when the notes
-// came to count the copies a rate rests on.
+// came to count the copies a rate rests on. They run with --simulate-each,
+// the search by simulation these files were written by (the one-pass
+// curve gives the same answers, sim/plan's TestCurvePlanEqualsBisection,
+// and says so in its own words).
 func TestPlanWithoutSparkIsUnchanged(t *testing.T) {
 	t.Chdir("testdata")
 	for _, c := range []struct {
 		golden string
 		args   []string
 	}{
-		{"plan-nospark.txt", []string{"plan", "plan-spark.yaml", "--query", "within", "--seeds", "1", "-q"}},
-		{"plan-nospark.json", []string{"plan", "plan-spark.yaml", "--query", "within", "--seeds", "1", "-q", "--json"}},
-		{"plan-nospark-rate.txt", []string{"plan", "plan-spark.yaml", "--query", "within", "--seeds", "2", "--production-rate", "300/s", "-q", "--workers", "1"}},
+		{"plan-nospark.txt", []string{"plan", "plan-spark.yaml", "--query", "within", "--seeds", "1", "-q", "--simulate-each"}},
+		{"plan-nospark.json", []string{"plan", "plan-spark.yaml", "--query", "within", "--seeds", "1", "-q", "--json", "--simulate-each"}},
+		{"plan-nospark-rate.txt", []string{"plan", "plan-spark.yaml", "--query", "within", "--seeds", "2", "--production-rate", "300/s", "-q", "--workers", "1", "--simulate-each"}},
 	} {
 		want, err := os.ReadFile(c.golden)
 		if err != nil {

@@ -54,6 +54,10 @@ type JSONResult struct {
 	// Spark is the plan on a Spark cluster (see Spark); absent without
 	// one.
 	Spark *JSONSpark `json:"spark,omitempty"`
+	// Curves are each seed's exact tradeoff curve, when the query
+	// reduces to thresholds on its delay (see Result.Curves); absent
+	// otherwise.
+	Curves []SeedCurve `json:"curves,omitempty"`
 }
 
 // JSONSeed is one seed of a plan's JSON form.
@@ -94,6 +98,7 @@ func (r *Result) JSON() JSONResult {
 		j.Seeds = append(j.Seeds, js)
 	}
 	j.Spread.MissedRate, j.Spread.FalseDropRate = r.Spread.MissedRate, r.Spread.FalseDropRate
+	j.Curves = r.Curves
 	if r.Binding != "" {
 		b := r.Binding
 		j.BindingTarget = &b
@@ -235,6 +240,20 @@ func (r *Result) WriteText(w io.Writer, file string, seed uint64) error {
 // simulatedText counts the simulations behind the plan: "13 delays
 // simulated", or over several seeds "98 simulations over 5 seeds".
 func (r *Result) simulatedText() string {
+	if len(r.Curves) > 0 {
+		n := 0
+		for _, sr := range r.Seeds {
+			n += sr.Simulated
+		}
+		runs := "direct runs"
+		if n == 1 {
+			runs = "direct run"
+		}
+		if len(r.Seeds) <= 1 {
+			return fmt.Sprintf("the exact one-pass curve, %d %s", n, runs)
+		}
+		return fmt.Sprintf("the exact one-pass curve of %d seeds, %d %s", len(r.Seeds), n, runs)
+	}
 	if len(r.Seeds) <= 1 {
 		if r.Engine != "" {
 			return fmt.Sprintf("%d values simulated", len(r.Points))

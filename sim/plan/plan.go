@@ -59,6 +59,7 @@ import (
 
 	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/metrics"
+	"github.com/dedupsim/dedupsim/sim/curve"
 	"github.com/dedupsim/dedupsim/sim/runner"
 	"github.com/dedupsim/dedupsim/sim/scenario"
 )
@@ -101,6 +102,14 @@ type Options struct {
 	// per-seed delays' quantile (nearest rank).
 	Quantile float64
 
+	// SimulateEach makes the search simulate every delay it asks for, as
+	// before the one-pass curve (sim/curve): slower, the same answer.
+	SimulateEach bool
+	// CurveState makes the one-pass curve also track the peak state at
+	// the grid's delays (Result.Points and Curves show it; about a third
+	// of a pass more): for a review's chart and --json.
+	CurveState bool
+
 	// simulate replaces runner.Run (tests).
 	simulate simulateFunc
 	// maxBatch, when above 0, replaces maxBatch (tests, measurements).
@@ -133,8 +142,12 @@ type SeedResult struct {
 	// At is the seed's simulation at the recommended delay, or at its own
 	// reported point when there is no recommendation.
 	At Point
-	// Simulated is the number of delays simulated for this seed.
+	// Simulated is the number of delays simulated for this seed (with
+	// the curve, the direct runs that confirm it).
 	Simulated int
+	// FromCurve is set when the seed's search read the exact one-pass
+	// curve (sim/curve) rather than a simulation per delay.
+	FromCurve bool
 }
 
 // MinMedMax is the spread of a value over the seeds.
@@ -234,6 +247,14 @@ type Result struct {
 	// Spark is the plan on a Spark cluster, set by the caller from Spark;
 	// nil without one.
 	Spark *SparkResult
+	// Below, with the curve, is the delay under the recommendation that
+	// a direct run on seed BelowSeed shows missing the targets: the
+	// largest its search found failing, a resolution step below.
+	Below     *time.Duration
+	BelowSeed uint64
+	// Curves are each seed's exact one-pass curve (sim/curve), when the
+	// query reduces to thresholds on its delay; nil otherwise.
+	Curves []SeedCurve
 	// Engine and Parameter are the engine of a query other than Spark's
 	// and the horizon searched (HorizonName: "state TTL", "window",
 	// "duration"); both "" for a Spark query, whose delay is searched.
@@ -382,14 +403,14 @@ func Search(ctx context.Context, sc *scenario.Scenario, query string, t Targets,
 		g.Go(func() error {
 			seeded := *sc
 			seeded.Seed = sc.Seed + uint64(i)
-			r, s, err := searchSeed(pctx, p, &seeded, query, t, written)
+			r, s, err := searchSeed(pctx, p, &seeded, query, t, written, seedOpts{curve: !opts.SimulateEach && opts.simulate == nil, state: opts.CurveState, single: n == 1})
 			if err != nil {
 				errs[i] = err
 				cancel()
 				return err
 			}
 			runs[i] = seedRun{r, s}
-			if n > 1 {
+			if n > 1 && s.curve == nil {
 				p.finished(s, q)
 			}
 			return nil
@@ -411,7 +432,10 @@ func Search(ctx context.Context, sc *scenario.Scenario, query string, t Targets,
 	res.Quantile = q
 	for _, r := range runs {
 		res.Seeds = append(res.Seeds, SeedResult{Seed: r.s.sc.Seed, Delay: r.res.Recommended, At: r.res.Point,
-			MissedAlone: r.s.missedAlone, FalseDropAlone: r.s.fdAlone, Simulated: len(r.res.Points)})
+			MissedAlone: r.s.missedAlone, FalseDropAlone: r.s.fdAlone, Simulated: r.s.simulated(len(r.res.Points)), FromCurve: r.s.curve != nil})
+		if r.s.curve != nil {
+			res.Curves = append(res.Curves, SeedCurve{Seed: r.s.sc.Seed, Points: curvePoints(r.s.curve)})
+		}
 		if r.res.Recommended == nil && r.res.BudgetExceeded && r.s.meetsAt != nil {
 			// The budget failed the seed, not the rates: its delay still
 			// counts for the rates.
@@ -549,10 +573,26 @@ func combine(res *Result, base *searcher, seedSearch func(i int) *searcher) (*Re
 	}
 	d := *rec
 	met := 0
-	// Every seed's simulation at d at once.
+	// Every seed's simulation at d at once; with the one-pass curve, a
+	// direct run, and on the first seed whose own delay is d, the delay
+	// its search found failing below it too.
+	res.Below, res.BelowSeed = nil, 0
+	decider := slices.IndexFunc(res.Seeds, func(sr SeedResult) bool { return sr.Delay != nil && *sr.Delay == d })
 	var g errgroup.Group
 	for i := range res.Seeds {
-		g.Go(func() error { return seedSearch(i).run([]time.Duration{d}) })
+		g.Go(func() error {
+			s := seedSearch(i)
+			if s.curve == nil {
+				return s.run([]time.Duration{d})
+			}
+			if i == decider {
+				if s.below != nil {
+					res.Below, res.BelowSeed = s.below, s.sc.Seed
+				}
+				return s.confirmPick(d)
+			}
+			return s.confirm([]time.Duration{d})
+		})
 	}
 	if err := g.Wait(); err != nil {
 		return nil, err
@@ -560,7 +600,7 @@ func combine(res *Result, base *searcher, seedSearch func(i int) *searcher) (*Re
 	for i := range res.Seeds {
 		s := seedSearch(i)
 		res.Seeds[i].At = s.seen[d]
-		res.Seeds[i].Simulated = len(s.seen)
+		res.Seeds[i].Simulated = s.simulated(len(s.seen))
 		if s.seen[d].Meets {
 			met++
 		}
@@ -582,8 +622,8 @@ func combine(res *Result, base *searcher, seedSearch func(i int) *searcher) (*Re
 		}
 		per = append(per, fmt.Sprintf("%d: %s", sr.Seed, v))
 	}
-	res.Reason = fmt.Sprintf("%s is the smallest %s meeting %s on %s of the %d seeds (it meets them on %d), by simulation; each seed's smallest: %s",
-		fmtDelay(d), base.param, base.targetText(), shareWords(res.Quantile), len(res.Seeds), met, strings.Join(per, ", "))
+	res.Reason = fmt.Sprintf("%s is the smallest %s meeting %s on %s of the %d seeds (it meets them on %d), %s; each seed's smallest: %s",
+		fmtDelay(d), base.param, base.targetText(), shareWords(res.Quantile), len(res.Seeds), met, base.byWhat(), strings.Join(per, ", "))
 	if t := base.t; t.MemoryBudget > 0 {
 		need := res.Spread.PeakStateBytes.Max
 		if need > float64(t.MemoryBudget) {
@@ -615,7 +655,7 @@ func combine(res *Result, base *searcher, seedSearch func(i int) *searcher) (*Re
 
 // withSeeds returns r with the multi-seed fields of from.
 func withSeeds(r Result, from *Result) Result {
-	r.Seeds, r.Quantile, r.MissedAlone, r.FalseDropAlone = from.Seeds, from.Quantile, from.MissedAlone, from.FalseDropAlone
+	r.Seeds, r.Quantile, r.MissedAlone, r.FalseDropAlone, r.Curves = from.Seeds, from.Quantile, from.MissedAlone, from.FalseDropAlone, from.Curves
 	return r
 }
 
@@ -658,7 +698,7 @@ func (r *Result) binding() {
 // searchSeed plans the watermark delay of the query named query on sc,
 // one seed: the search, and each rate target's own delay.
 // written is the scenario's peak rate as written, before AtRate.
-func searchSeed(ctx context.Context, p *pool, sc *scenario.Scenario, query string, t Targets, written float64) (*Result, *searcher, error) {
+func searchSeed(ctx context.Context, p *pool, sc *scenario.Scenario, query string, t Targets, written float64, so seedOpts) (*Result, *searcher, error) {
 	qi := -1
 	var names []string
 	for i, q := range sc.Queries {
@@ -697,8 +737,13 @@ func searchSeed(ctx context.Context, p *pool, sc *scenario.Scenario, query strin
 	if rate <= 0 {
 		return nil, nil, fmt.Errorf("%s: workload: no originals at any rate: nothing to plan", sc.File)
 	}
-	s := &searcher{ctx: ctx, sc: sc, q: sc.Queries[qi], info: info, t: t, seen: map[time.Duration]Point{}, param: param}
+	s := &searcher{ctx: ctx, sc: sc, q: sc.Queries[qi], info: info, t: t, seen: map[time.Duration]Point{}, param: param, single: so.single}
 	p.add(s)
+	if so.curve && info.delayMatters && s.q.IsSpark() {
+		if err := s.curveFor(so.state); err != nil {
+			return nil, nil, err
+		}
+	}
 	res := &Result{Query: query, Shape: info.shape, Targets: t, ScenarioRate: written, PlannedRate: rate, Scale: rate / written, Quantile: 1}
 	if !s.q.IsSpark() {
 		res.Engine, res.Parameter = s.q.Engine, param
@@ -785,6 +830,21 @@ type searcher struct {
 	// param names the searched value in reasons: "delay" for Spark,
 	// else the engine's horizon (HorizonName).
 	param string
+	// curve, when the query reduces to thresholds on its delay, answers
+	// the search's delays in place of simulations (see curveFor);
+	// stateless are the delays it answered without their state, direct
+	// the ones simulated to confirm it.
+	curve     *curve.Curve
+	stateless map[time.Duration]bool
+	direct    map[time.Duration]bool
+	// below is the largest delay the search found failing under its
+	// answer (nil: the answer is the smallest delay tried); single is
+	// set when the plan has one seed.
+	below  *time.Duration
+	single bool
+	// curveWhy says why the query has no curve ("" when it has one or
+	// was not asked for one).
+	curveWhy string
 }
 
 // BudgetModelled reports whether a query of engine has modelled state
@@ -852,9 +912,19 @@ func (s *searcher) run(delays []time.Duration) error { return s.runNext(delays, 
 func (s *searcher) runNext(delays []time.Duration, next hintFunc) error {
 	var todo []time.Duration
 	for _, d := range delays {
-		if _, ok := s.seen[d]; !ok && !slices.Contains(todo, d) {
-			todo = append(todo, d)
+		if _, ok := s.seen[d]; ok || slices.Contains(todo, d) {
+			continue
 		}
+		if s.curve != nil && s.curve.Has(d) {
+			p, _ := s.curve.At(d)
+			p.Summary.Query = s.q.Query
+			s.seen[d] = s.point(d, p.Summary)
+			if !p.HasState {
+				s.stateless[d] = true
+			}
+			continue
+		}
+		todo = append(todo, d)
 	}
 	if len(todo) == 0 {
 		return nil
@@ -869,10 +939,24 @@ func (s *searcher) runNext(delays []time.Duration, next hintFunc) error {
 	return nil
 }
 
+// allPoints returns every point the search read, the curve's without
+// their state included, by increasing delay.
+func (s *searcher) allPoints() []Point {
+	out := make([]Point, 0, len(s.seen))
+	for _, p := range s.seen {
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Delay < out[j].Delay })
+	return out
+}
+
 // points returns the simulated points by increasing delay.
 func (s *searcher) points() []Point {
 	out := make([]Point, 0, len(s.seen))
-	for _, p := range s.seen {
+	for d, p := range s.seen {
+		if s.stateless[d] {
+			continue
+		}
 		out = append(out, p)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Delay < out[j].Delay })
@@ -1014,6 +1098,17 @@ func (s *searcher) search(res *Result) error {
 	gridLo := time.Duration(0)
 	if first > 0 {
 		gridLo = grid[first-1]
+		b := hi - width
+		s.below = &b
+	}
+	if s.curve != nil && (s.single || s.t.MemoryBudget > 0) {
+		// The answer and the delay below it, by direct runs.
+		if err := s.confirmPick(hi); err != nil {
+			return err
+		}
+		if s.below != nil {
+			res.Below, res.BelowSeed = s.below, s.sc.Seed
+		}
 	}
 	res.Resolution = width
 	meets := hi
@@ -1026,8 +1121,8 @@ func (s *searcher) search(res *Result) error {
 	if first > 0 {
 		how = fmt.Sprintf("%s fails, %s passes, bisected down to %s", fmtDelay(gridLo), fmtDelay(grid[first]), fmtDelay(max(res.Resolution, time.Second)))
 	}
-	res.Reason = fmt.Sprintf("%s is the smallest %s meeting %s, by simulation (%s): missed %s, false drops %s",
-		fmtDelay(d), s.param, what, how, interval.Percent(p.Summary.MissedDuplicateRate), interval.Percent(p.Summary.FalseDropRate))
+	res.Reason = fmt.Sprintf("%s is the smallest %s meeting %s, %s (%s): missed %s, false drops %s",
+		fmtDelay(d), s.param, what, s.byWhat(), how, interval.Percent(p.Summary.MissedDuplicateRate), interval.Percent(p.Summary.FalseDropRate))
 	if s.info.shape == NeverEvicts {
 		res.Reason += fmt.Sprintf(". But the query never evicts: %s; its state grows without bound (%s rows after this %s run) whatever the delay%s. Fix: %s",
 			s.neverEvictsWhy(), fmtCount(float64(p.Summary.PeakStateRows)), s.sc.Duration, s.budgetClause(), s.fixUnbounded())
@@ -1118,7 +1213,8 @@ func (s *searcher) modelStart(grid []time.Duration) int {
 
 // modelStartOf computes modelStart.
 func (s *searcher) modelStartOf(grid []time.Duration) int {
-	if !s.info.modelled() {
+	if !s.info.modelled() || s.curve != nil {
+		// The curve's delays cost nothing to read: no model needed.
 		return 0
 	}
 	mw := WorkloadOf(s.sc)
@@ -1150,7 +1246,7 @@ func (s *searcher) atRate() string {
 func (s *searcher) budgetFits(scale float64) (string, error) {
 	dm, _, modelOK := s.modelFit(scale)
 	if modelOK {
-		if err := s.run([]time.Duration{dm}); err != nil {
+		if err := s.confirm([]time.Duration{dm}); err != nil {
 			return "", err
 		}
 	}
@@ -1218,10 +1314,23 @@ func (s *searcher) unreachable(res *Result, grid []time.Duration) error {
 	if !ok {
 		shown = grid[len(grid)-1]
 	}
-	if err := s.run([]time.Duration{grid[0], shown}); err != nil {
-		return err
+	var pts []Point
+	if s.curve == nil {
+		if err := s.run([]time.Duration{grid[0], shown}); err != nil {
+			return err
+		}
+		pts = s.points()
+	} else {
+		// The values shown by a direct run; the smallest delay's rates,
+		// which the reason quotes, from the curve.
+		if err := s.run([]time.Duration{grid[0]}); err != nil {
+			return err
+		}
+		if err := s.confirm([]time.Duration{shown}); err != nil {
+			return err
+		}
+		pts = s.allPoints()
 	}
-	pts := s.points()
 	first, last := pts[0], pts[len(pts)-1]
 	res.Point = s.seen[shown]
 	fq, lq := first.Summary, last.Summary
@@ -1317,6 +1426,9 @@ func (s *searcher) notes(res *Result) {
 			res.Notes = append(res.Notes, fmt.Sprintf("the model's peak state is %+.0f%% off the simulation: this workload is outside its assumptions (steady traffic, a watermark that follows the traffic); trust the simulated value", 100*(mod/sim-1)))
 		}
 	}
+	if s.curveWhy != "" {
+		res.Notes = append(res.Notes, fmt.Sprintf("every %s the search asked for was simulated: no one-pass curve, %s", s.param, s.curveWhy))
+	}
 	switch {
 	case !s.q.IsSpark():
 		res.Notes = append(res.Notes, fmt.Sprintf("no closed-form model for this engine (%s): only simulated values are shown, each a run with the %s set to the value", s.q.Engine, s.param))
@@ -1349,3 +1461,189 @@ func secs(s float64) time.Duration { return time.Duration(math.Round(s)) * time.
 
 // fmtDelay renders a delay the way scenarios write it ("7m40s").
 func fmtDelay(d time.Duration) string { return interval.Format(d) }
+
+// seedOpts are what Search passes each seed's search.
+type seedOpts struct {
+	// curve lets the search read the one-pass curve where the query
+	// reduces to thresholds, state makes it track the grid's state;
+	// single is set for a plan of one seed.
+	curve, state, single bool
+}
+
+// curveFor computes the seed's one-pass curve (sim/curve) when the query
+// reduces to thresholds on its delay; otherwise the search simulates
+// every delay, and a note says why.
+func (s *searcher) curveFor(state bool) error {
+	if err := curve.Check(s.sc, s.q); err != nil {
+		if errors.Is(err, curve.ErrUnsupported) {
+			s.curveWhy = err.Error()
+			return nil
+		}
+		return err
+	}
+	var ds []time.Duration
+	if state {
+		ds = Grid(s.sc)
+	}
+	c, err := curve.Compute(s.ctx, s.sc, s.q.Name, curve.Options{StateDelays: ds, Progress: batchProgress{s.pool}.Add})
+	if err != nil {
+		if errors.Is(err, curve.ErrUnsupported) {
+			s.curveWhy = err.Error()
+			return nil
+		}
+		return fmt.Errorf("the one-pass curve of %s: %w", s.q.Name, err)
+	}
+	s.curve, s.stateless, s.direct = c, map[time.Duration]bool{}, map[time.Duration]bool{}
+	return nil
+}
+
+// byWhat says how the search found its answer.
+func (s *searcher) byWhat() string {
+	if s.curve != nil {
+		return "by the exact one-pass curve, confirmed by direct runs"
+	}
+	return "by simulation"
+}
+
+// confirm simulates delays directly, not from the curve, and checks that
+// the curve holds the same counters at each (without a curve it is run).
+func (s *searcher) confirm(delays []time.Duration) error {
+	if s.curve == nil {
+		return s.run(delays)
+	}
+	var todo []time.Duration
+	for _, d := range delays {
+		if !s.direct[d] && !slices.Contains(todo, d) {
+			todo = append(todo, d)
+		}
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	sums, err := s.pool.request(s, todo, nil)
+	if err != nil {
+		return err
+	}
+	for i, d := range todo {
+		if c, ok := s.curve.At(d); ok {
+			if diff := curveDiff(c, sums[i]); diff != "" {
+				return fmt.Errorf("simulating %s at %s: the one-pass curve disagrees with the direct run (%s): a bug in sim/curve; plan again with --simulate-each", s.q.Name, fmtDelay(d), diff)
+			}
+		}
+		s.seen[d] = s.point(d, sums[i])
+		s.direct[d] = true
+		delete(s.stateless, d)
+	}
+	return nil
+}
+
+// confirmPick confirms d and the delay below it that the search found
+// failing, by direct runs on one stream, and checks that d meets the
+// targets and the one below does not.
+func (s *searcher) confirmPick(d time.Duration) error {
+	ds := []time.Duration{d}
+	if s.below != nil && *s.below < d {
+		ds = append(ds, *s.below)
+	}
+	if err := s.confirm(ds); err != nil {
+		return err
+	}
+	if !s.seen[d].Meets {
+		return fmt.Errorf("simulating %s at %s: the direct run misses the targets the one-pass curve meets: a bug in sim/curve; plan again with --simulate-each", s.q.Name, fmtDelay(d))
+	}
+	if len(ds) > 1 && s.seen[ds[1]].Meets {
+		return fmt.Errorf("simulating %s at %s: the direct run meets the targets the one-pass curve misses: a bug in sim/curve; plan again with --simulate-each", s.q.Name, fmtDelay(ds[1]))
+	}
+	return nil
+}
+
+// curveDiff names the counters in which the curve's point differs from a
+// direct run's summary; "" when none does.
+func curveDiff(c curve.Point, q metrics.QuerySummary) string {
+	a, b := c.Summary, q
+	type f struct {
+		name string
+		x, y int64
+	}
+	fs := []f{
+		{"inputRows", a.InputRows, b.InputRows}, {"logicalEvents", a.LogicalEvents, b.LogicalEvents},
+		{"trueDuplicates", a.TrueDuplicates, b.TrueDuplicates}, {"emittedRows", a.EmittedRows, b.EmittedRows},
+		{"missedDuplicates", a.MissedDuplicates, b.MissedDuplicates}, {"falseDrops", a.FalseDrops, b.FalseDrops},
+		{"falseDropsLate", a.FalseDropsByCause.Late, b.FalseDropsByCause.Late},
+		{"falseDropsBadClock", a.FalseDropsByCause.BadClock, b.FalseDropsByCause.BadClock},
+		{"falseDropsCollision", a.FalseDropsByCause.Collision, b.FalseDropsByCause.Collision},
+		{"droppedByWatermark", a.DroppedByWatermark, b.DroppedByWatermark},
+		{"droppedDuplicates", a.DroppedDuplicates, b.DroppedDuplicates},
+		{"batches", a.Batches, b.Batches}, {"noDataBatches", a.NoDataBatches, b.NoDataBatches},
+	}
+	if c.HasState {
+		fs = append(fs, f{"peakStateRows", a.PeakStateRows, b.PeakStateRows}, f{"peakStateBytes", a.PeakStateBytes, b.PeakStateBytes},
+			f{"finalStateRows", a.FinalStateRows, b.FinalStateRows})
+	}
+	var out []string
+	for _, x := range fs {
+		if x.x != x.y {
+			out = append(out, fmt.Sprintf("%s %d against %d", x.name, x.x, x.y))
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// simulated is the number of simulations behind a seed's search: n
+// without a curve, else its direct runs.
+func (s *searcher) simulated(n int) int {
+	if s.curve != nil {
+		return len(s.direct)
+	}
+	return n
+}
+
+// SeedCurve is one seed's one-pass curve.
+type SeedCurve struct {
+	Seed   uint64       `json:"seed"`
+	Points []CurvePoint `json:"points"`
+}
+
+// CurvePoint is the curve at one delay: the rates and false drops by
+// cause at every point, the peak state where the pass tracked it (the
+// grid's delays).
+type CurvePoint struct {
+	DelaySeconds      float64                 `json:"delaySeconds"`
+	MissedRate        float64                 `json:"missedRate"`
+	FalseDropRate     float64                 `json:"falseDropRate"`
+	FalseDropsByCause metrics.FalseDropCauses `json:"falseDropsByCause"`
+	PeakStateRows     *int64                  `json:"peakStateRows,omitempty"`
+	PeakStateBytes    *int64                  `json:"peakStateBytes,omitempty"`
+}
+
+// curvePoints samples c at the search's resolution: steps of 1% of the
+// delay in whole seconds, at least one (every second up to 199 s), and
+// the grid's delays.
+func curvePoints(c *curve.Curve) []CurvePoint {
+	var ds []time.Duration
+	for d := time.Second; d <= c.Max; {
+		ds = append(ds, d)
+		d += max(time.Second, (d / 100).Truncate(time.Second))
+	}
+	for _, d := range gridDelays {
+		if c.HasState(d) && !slices.Contains(ds, d) {
+			ds = append(ds, d)
+		}
+	}
+	slices.Sort(ds)
+	out := make([]CurvePoint, 0, len(ds))
+	for _, d := range ds {
+		p, ok := c.At(d)
+		if !ok {
+			continue
+		}
+		cp := CurvePoint{DelaySeconds: d.Seconds(), MissedRate: p.Summary.MissedDuplicateRate, FalseDropRate: p.Summary.FalseDropRate,
+			FalseDropsByCause: p.Summary.FalseDropsByCause}
+		if p.HasState {
+			r, b := p.Summary.PeakStateRows, p.Summary.PeakStateBytes
+			cp.PeakStateRows, cp.PeakStateBytes = &r, &b
+		}
+		out = append(out, cp)
+	}
+	return out
+}

@@ -424,7 +424,7 @@ func TestCommandLine(t *testing.T) {
 		slices.Sort(k)
 		return k
 	}
-	if got := keys(m); !slices.Equal(got, []string{"bindingTarget", "predicted", "query", "reason", "recommendedDelaySeconds", "seeds", "simulated", "spread"}) {
+	if got := keys(m); !slices.Equal(got, []string{"bindingTarget", "curves", "predicted", "query", "reason", "recommendedDelaySeconds", "seeds", "simulated", "spread"}) {
 		t.Errorf("--json keys %v", got)
 	}
 	var seeds []map[string]json.RawMessage

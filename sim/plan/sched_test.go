@@ -72,7 +72,7 @@ func TestPlanSameAsRoundsForAnyWorkers(t *testing.T) {
 			workers = []int{1, 2, 4}
 		}
 		if *updateSched {
-			r, err := Search(context.Background(), parse(t, c.yaml), c.query, c.t, Options{Workers: 2, Seeds: c.seeds, Quantile: c.q})
+			r, err := Search(context.Background(), parse(t, c.yaml), c.query, c.t, Options{Workers: 2, Seeds: c.seeds, Quantile: c.q, SimulateEach: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -99,7 +99,7 @@ func TestPlanSameAsRoundsForAnyWorkers(t *testing.T) {
 		}
 		for _, w := range workers {
 			for _, b := range batches {
-				r, err := Search(context.Background(), sc, c.query, c.t, Options{Workers: w, Seeds: c.seeds, Quantile: c.q, maxBatch: b})
+				r, err := Search(context.Background(), sc, c.query, c.t, Options{Workers: w, Seeds: c.seeds, Quantile: c.q, maxBatch: b, SimulateEach: true})
 				if err != nil {
 					t.Fatalf("%s, %d workers: %v", c.name, w, err)
 				}
