@@ -289,3 +289,58 @@ queries:
 		t.Errorf("state at the samples differs from the naive model's (%d and %d samples)", len(gotStates), len(states))
 	}
 }
+
+// TestRowJobTimeseriesSumsToTheSummary: every row job's timeseries rows
+// add up to its summary's counters, late drops included (a Beam
+// fixed-window query drops late elements: its droppedByWatermark was in
+// the summary only, which merge's check of a shard's counters caught).
+func TestRowJobTimeseriesSumsToTheSummary(t *testing.T) {
+	s := load(t, `name: sums
+seed: 5
+duration: 4m
+trigger: 10s
+workload:
+  rate: 60/s
+  arrivalDelay: {dist: exponential, mean: 2s}
+  retries: {probability: 0.1, delay: {dist: lognormal, median: 20s, p99: 3m}, timestamp: restamp}
+faults:
+  - {at: 2m, kind: bad-clock, skew: 5m}
+queries:
+  - name: beam-fixed
+    engine: beam
+    timeDomain: event
+    duration: 1 minute
+    window: {fixed: 1 minute}
+  - name: kstreams-record
+    engine: kafka-streams
+    window: 1 minute
+    time: record
+`)
+	res := run(t, s, 1)
+	sums := map[string]*[4]int64{}
+	for rec, err := range res.Rows() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sums[rec.Query] == nil {
+			sums[rec.Query] = &[4]int64{}
+		}
+		c := sums[rec.Query]
+		c[0] += rec.InputRows
+		c[1] += rec.EmittedRows
+		c[2] += rec.DroppedByWatermark
+		c[3] += rec.DroppedDuplicates
+	}
+	late := int64(0)
+	for _, q := range res.Summary.Queries {
+		c := sums[q.Name]
+		want := [4]int64{q.InputRows, q.EmittedRows, q.DroppedByWatermark, q.DroppedDuplicates}
+		if c == nil || *c != want {
+			t.Errorf("%s: timeseries input/emitted/late/duplicates %v, summary %v", q.Name, c, want)
+		}
+		late += q.DroppedByWatermark
+	}
+	if late == 0 {
+		t.Fatal("no late drop in the run: the test shows nothing")
+	}
+}

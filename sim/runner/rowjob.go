@@ -286,10 +286,13 @@ func (r *rowJob) sample(batch *generators.Batch, arrived int, outcomes []engines
 		r.acct.ObserveBatch(rows, outcomes, false)
 	}
 	r.sampledAt, r.physical, r.counters = t/1000, physical, r.op.Counters()
-	dropped := int64(0)
+	dropped, late := int64(0), int64(0)
 	for _, o := range outcomes {
-		if o == engines.DroppedDuplicate {
+		switch o {
+		case engines.DroppedDuplicate:
 			dropped++
+		case engines.DroppedLate:
+			late++
 		}
 	}
 	sum.Batches++
@@ -305,7 +308,7 @@ func (r *rowJob) sample(batch *generators.Batch, arrived int, outcomes []engines
 	}
 	rec := metrics.BatchRecord{
 		Query: r.job.Name, Delay: r.job.Delay, BatchID: sum.Batches - 1, ProcessingTime: t / 1000,
-		InputRows: int64(arrived), EmittedRows: int64(emitted), DroppedDuplicates: dropped,
+		InputRows: int64(arrived), EmittedRows: int64(emitted), DroppedByWatermark: late, DroppedDuplicates: dropped,
 		StateRows: logical, StateBytes: stateBytes, MissedDuplicates: r.acct.MissedDuplicates, FalseDrops: r.acct.FalseDrops,
 	}
 	custom := map[string]int64{"numDroppedDuplicateRows": dropped, "numPhysicalEntries": physical}
