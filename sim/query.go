@@ -361,6 +361,20 @@ func (q *Query) redefined(wm int64) error {
 			"and batch %d is the first planned with a watermark other than 0 (%d ms)", r.Node+1, r.First+1, q.st.NextBatchID, wm)}
 }
 
+// OnlyIdleBatchesLeft reports whether every batch Spark would still run
+// without new data changes nothing: the query is a transformWithState
+// dedup (which asks for a batch at every processing-time trigger, for
+// ever) with no TTL or no state left. A scenario run ends there once its
+// stream is over; Spark would go on running empty batches.
+func (q *Query) OnlyIdleBatchesLeft() bool {
+	for _, d := range q.ops {
+		if !d.prog.TWS || d.prog.TTL && d.op.Len() > 0 {
+			return false
+		}
+	}
+	return len(q.ops) > 0
+}
+
 // RunBatch runs one data batch over rows (possibly empty: a batch whose
 // source advanced with no rows). The returned Progress is reused by the
 // next call.

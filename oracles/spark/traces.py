@@ -443,6 +443,11 @@ def main():
             else:
                 diff = compare(expected, batches, event_time_column(trace))
                 verdict, detail = ("equal", "%d batches, as the expected file" % len(batches)) if diff is None else ("DIFFERENT", diff)
+                if is_tws(trace) and batches:
+                    # The wall-clock batch timestamps a TTL read, for the reader
+                    # to check against the trace's clock.
+                    ts = [datetime.datetime.fromisoformat(b["timestamp"].replace("Z", "+00:00")).timestamp() for b in batches]
+                    detail += "; batch timestamps %s s after batch 0" % ", ".join("+%.1f" % (x - ts[0]) for x in ts)
             bad += verdict not in ("equal", "documented difference")
             print(json.dumps({"case": path, "verdict": verdict, "detail": detail, "spark": pyspark.__version__}), flush=True)
             continue

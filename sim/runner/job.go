@@ -311,6 +311,11 @@ func (r *jobRun) loop(ctx context.Context) (*jobResult, error) {
 		if err := r.afterBatch(c, p); err != nil {
 			return nil, err
 		}
+		if p.NoData && !r.hasLook && c.nextFault(r) < 0 && r.q.OnlyIdleBatchesLeft() {
+			// A transformWithState query runs a batch at every trigger
+			// for ever: the run ends once they can change nothing.
+			return r.end(ctx, c)
+		}
 	}
 }
 
