@@ -198,7 +198,7 @@ def run_on_spark(spark, trace, work, collect):
     query = None
     try:
         if tws:
-            cannot = tws_drive(trace, start, write)
+            cannot = tws_drive(trace, start, write, ck)
             if cannot:
                 return None, cannot, None
         else:
@@ -286,7 +286,7 @@ def manual_clock(trace, query, start, write):
     return query
 
 
-def tws_drive(trace, start, write):
+def tws_drive(trace, start, write, ck):
     """Drives a transformWithState trace (manual clock) on the wall clock.
     In processing time Spark runs a batch at every trigger
     (shouldRunAnotherBatch is always true), so processAllAvailable() never
@@ -314,15 +314,28 @@ def tws_drive(trace, start, write):
         else:
             pending = pending + list(st.get("addData") or [])
     for i, at, batch in plan:
-        if t0 is None:
-            t0 = time.time() - at
-        wait = t0 + at - time.time()
-        if wait > 0:
-            time.sleep(wait)
+        if t0 is not None:
+            wait = t0 + at - time.time()
+            if wait > 0:
+                time.sleep(wait)
         write(i, batch)
         q = start(once=True)
         q.awaitTermination()
+        if t0 is None:
+            # The clock's origin is the first batch's own timestamp (the
+            # offset log's batchTimestampMs), not the start call: starting
+            # a query can take many seconds on a loaded machine.
+            t0 = last_batch_timestamp(ck) - at
     return None
+
+
+def last_batch_timestamp(ck):
+    """The batchTimestampMs of the newest offset-log entry, in seconds."""
+    d = os.path.join(ck, "offsets")
+    n = max(int(f) for f in os.listdir(d) if f.isdigit())
+    with open(os.path.join(d, str(n)), encoding="utf-8") as fh:
+        meta = json.loads(fh.read().splitlines()[1])
+    return meta["batchTimestampMs"] / 1000.0
 
 
 def interval_seconds(text):
