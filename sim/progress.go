@@ -20,13 +20,22 @@ func (p *Progress) StateOperators() []metrics.StateOperator {
 	var out []metrics.StateOperator
 	for k := len(p.Operators) - 1; k >= 0; k-- {
 		o := p.Operators[k]
+		custom := map[string]int64{"numDroppedDuplicateRows": o.NumDroppedDuplicateRows}
+		if o.TWS {
+			ttlVars := int64(0)
+			if o.TTL {
+				ttlVars = 1
+			}
+			custom = map[string]int64{"numValueStateVars": 1, "numValueStateWithTTLVars": ttlVars,
+				"numValuesRemovedDueToTTLExpiry": o.NumRowsRemoved}
+		}
 		out = append(out, metrics.StateOperator{
 			OperatorName:              o.Name,
 			NumRowsTotal:              o.NumRowsTotal,
 			NumRowsUpdated:            o.NumRowsUpdated,
 			NumRowsRemoved:            o.NumRowsRemoved,
 			NumRowsDroppedByWatermark: o.NumRowsDroppedByWatermark,
-			CustomMetrics:             map[string]int64{"numDroppedDuplicateRows": o.NumDroppedDuplicateRows},
+			CustomMetrics:             custom,
 		})
 	}
 	return out

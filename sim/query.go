@@ -81,6 +81,12 @@ type OperatorProgress struct {
 	NumRowsDroppedByWatermark int64
 	// NumDroppedDuplicateRows counts rows dropped as duplicates.
 	NumDroppedDuplicateRows int64
+	// TWS is set for a transformWithState dedup, whose custom metrics are
+	// transformWithState's: numValueStateVars (1), numValueStateWithTTLVars
+	// (1 when TTL is set, else 0) and numValuesRemovedDueToTTLExpiry
+	// (NumRowsRemoved), instead of numDroppedDuplicateRows.
+	TWS bool
+	TTL bool
 }
 
 // Progress describes one executed micro-batch.
@@ -252,6 +258,9 @@ func NewQuery(plan chain.Plan, stores StoreFactory, state State) (*Query, error)
 			op := newOperator(s, n)
 			d := &dedupOp{idx: uint8(len(q.ops)), node: n, op: op}
 			d.prog.Name = op.Name()
+			if n.Op.Kind == chain.TransformWithStateDedup {
+				d.prog.TWS, d.prog.TTL = true, n.Op.TTLMs > 0
+			}
 			q.ops = append(q.ops, d)
 			q.steps = append(q.steps, step{dedup: d})
 		}
@@ -262,6 +271,9 @@ func NewQuery(plan chain.Plan, stores StoreFactory, state State) (*Query, error)
 
 // newOperator returns the dedup operator of node n over store s.
 func newOperator(s engines.Store, n chain.Node) spark.Operator {
+	if n.Op.Kind == chain.TransformWithStateDedup {
+		return spark.NewTWSDedup(s, n.Op.TTLMs)
+	}
 	if n.Op.Kind == chain.DropDuplicatesWithinWatermark {
 		return spark.NewDedupeWithinWatermark(s, n.DelayMs)
 	}
@@ -325,6 +337,14 @@ func (q *Query) ShouldRunAnotherBatch() (bool, error) {
 	if r := q.plan.Redefinition; r != nil && engines.WatermarkSet(q.st.Watermark) {
 		return false, q.redefined(q.st.Watermark)
 	}
+	for _, d := range q.ops {
+		if d.prog.TWS {
+			// TransformWithStateExecBase.shouldRunAnotherBatch: always in
+			// processing time (SPARK-50180 is open), so a batch runs at
+			// every trigger.
+			return true, nil
+		}
+	}
 	if q.st.Watermark <= q.st.LastBatchWatermark {
 		return false, nil
 	}
@@ -343,6 +363,20 @@ func (q *Query) redefined(wm int64) error {
 	return &QueryFailure{BatchID: q.st.NextBatchID, Reason: fmt.Sprintf(
 		"Redefining watermark is disallowed (AnalysisException): operator %d withWatermark follows operator %d's, "+
 			"and batch %d is the first planned with a watermark other than 0 (%d ms)", r.Node+1, r.First+1, q.st.NextBatchID, wm)}
+}
+
+// OnlyIdleBatchesLeft reports whether every batch Spark would still run
+// without new data changes nothing: the query is a transformWithState
+// dedup (which asks for a batch at every processing-time trigger, for
+// ever) with no TTL or no state left. A scenario run ends there once its
+// stream is over; Spark would go on running empty batches.
+func (q *Query) OnlyIdleBatchesLeft() bool {
+	for _, d := range q.ops {
+		if !d.prog.TWS || d.prog.TTL && d.op.Len() > 0 {
+			return false
+		}
+	}
+	return len(q.ops) > 0
 }
 
 // RunBatch runs one data batch over rows (possibly empty: a batch whose
@@ -397,6 +431,13 @@ func (q *Query) run(rows Rows, noData bool, meta BatchMeta) (*Progress, error) {
 	// written by then; nothing runs.
 	if q.plan.Redefinition != nil && (engines.WatermarkSet(lateWm) || engines.WatermarkSet(evictWm)) {
 		return nil, q.redefined(max(lateWm, evictWm))
+	}
+	for _, d := range q.ops {
+		if t, ok := d.op.(*spark.TWSDedup); ok {
+			if err := t.StartBatch(meta.TimestampMs); err != nil {
+				return nil, fmt.Errorf("batch %d: operator %d (%s): %w", q.st.NextBatchID, d.idx, d.prog.Name, err)
+			}
+		}
 	}
 	alive := q.startBatch(rows.Len())
 	split := q.ownedSet
@@ -503,6 +544,9 @@ func (q *Query) dedup(d *dedupOp, rows Rows, alive []int32, lateMicros, evictMic
 			return nil, fmt.Errorf("batch %d: operator %d (%s): evict: %w", q.st.NextBatchID, d.idx, p.Name, err)
 		}
 		p.NumRowsRemoved = int64(removed)
+	}
+	if t, ok := d.op.(*spark.TWSDedup); ok {
+		p.NumRowsRemoved = int64(t.Removed())
 	}
 	p.NumRowsTotal = int64(d.op.Len())
 	d.countTotals()

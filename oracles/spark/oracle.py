@@ -292,7 +292,9 @@ def main():
         with open(os.path.join(work, "speed.md"), "w") as fh:
             fh.write(text)
         print(text, flush=True)
-    bad = [r for r in rows if r[3] not in ("equal", "same error", "documented difference")]
+    # "not on this Spark line": a transformWithState case on pyspark 3.5,
+    # which has no transformWithState (traces.py says so in its row).
+    bad = [r for r in rows if r[3] not in ("equal", "same error", "documented difference", "not on this Spark line")]
     if not rows:
         bad = [("none", "no case ran", "", "FAILED", "")]
     table = ["| kind | case | Spark | verdict | detail |", "|---|---|---|---|---|"]

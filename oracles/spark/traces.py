@@ -46,6 +46,17 @@ from pyspark.sql.types import (BooleanType, DoubleType, LongType, StringType,
 import pyspark
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.dont_write_bytecode = True  # importing twsdedup.py leaves no __pycache__ in the tree
+ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
+
+
+def spark_major():
+    return int(pyspark.__version__.split(".")[0])
+
+
+def is_tws(trace):
+    return isinstance(trace.get("query"), str) and "transformWithState" in trace["query"]
 
 
 def event_time_column(trace):
@@ -147,6 +158,12 @@ def run_on_spark(spark, trace, work, collect):
     if mixed:
         return None, "column %s holds values of several kinds; a Spark column has one type" % mixed[0], None
     rows = {}
+    tws = is_tws(trace)
+    if tws:
+        # transformWithState runs on the RocksDB state store only.
+        spark.conf.set("spark.sql.streaming.stateStore.providerClass", ROCKSDB)
+    else:
+        spark.conf.unset("spark.sql.streaming.stateStore.providerClass")
 
     def sink(df, batch_id):
         rows[batch_id] = [r.asDict() for r in df.collect()]
@@ -156,7 +173,11 @@ def run_on_spark(spark, trace, work, collect):
               .option("maxFilesPerTrigger", "1").option("mode", "FAILFAST")
               .option("timestampFormat", "yyyy-MM-dd'T'HH:mm:ss.SSSSSSXXX").load(inp))
         df = df.select(*[F.col("c%d" % i).alias(n) for i, (n, _) in enumerate(cols)])
-        out = apply_query(df, trace["query"])
+        if tws:
+            import twsdedup
+            out = twsdedup.apply(spark, df, trace["query"])
+        else:
+            out = apply_query(df, trace["query"])
         w = out.writeStream.option("checkpointLocation", ck)
         w = w.foreachBatch(sink) if collect else w.format("noop")
         if once:
@@ -176,8 +197,15 @@ def run_on_spark(spark, trace, work, collect):
     step = -1
     query = None
     try:
-        query = start()
-        if trace.get("manualClock"):
+        if tws:
+            cannot = tws_drive(trace, start, write, ck)
+            if cannot:
+                return None, cannot, None
+        else:
+            query = start()
+        if tws:
+            pass
+        elif trace.get("manualClock"):
             query = manual_clock(trace, query, start, write)
         else:
             for step, s in enumerate(trace["steps"]):
@@ -187,7 +215,8 @@ def run_on_spark(spark, trace, work, collect):
                     continue
                 write(step, s.get("addData") or [])
                 query.processAllAvailable()
-        query.stop()
+        if query is not None:
+            query.stop()
         query = None
         deadline = time.time() + 60
         while time.time() < deadline and len(collector.records) < len(rows):
@@ -255,6 +284,69 @@ def manual_clock(trace, query, start, write):
                 once.awaitTermination()
                 query = start()
     return query
+
+
+def tws_drive(trace, start, write, ck):
+    """Drives a transformWithState trace (manual clock) on the wall clock.
+    In processing time Spark runs a batch at every trigger
+    (shouldRunAnotherBatch is always true), so processAllAvailable() never
+    returns and a running query's no-data batches cannot be placed; each
+    trigger is instead a query started with Trigger.Once on the
+    checkpoint, which runs exactly one batch, at the wall-clock time the
+    trace's clock gives (relative to the first trigger): the batch
+    timestamp a TTL reads. A trigger without rows would be a no-data batch
+    in the running query, which a Trigger.Once start does not run; such a
+    trace, and one with a restart, cannot run here (returns why)."""
+    pending, clock, t0 = [], 0.0, None
+    plan = []
+    for i, st in enumerate(trace["steps"]):
+        if st.get("restart"):
+            return "a restart step: each trigger here is already a fresh start of the query"
+        if "advanceManualClock" in st:
+            adv = st["advanceManualClock"]
+            if adv is True:
+                adv = trace.get("triggerInterval", "0 seconds")
+            clock += interval_seconds(adv)
+            if not pending:
+                return "step %d: a trigger without rows runs a no-data batch, which Trigger.Once cannot run" % i
+            plan.append((i, clock, pending))
+            pending = []
+        else:
+            pending = pending + list(st.get("addData") or [])
+    for i, at, batch in plan:
+        if t0 is not None:
+            wait = t0 + at - time.time()
+            if wait > 0:
+                time.sleep(wait)
+        write(i, batch)
+        q = start(once=True)
+        q.awaitTermination()
+        if t0 is None:
+            # The clock's origin is the first batch's own timestamp (the
+            # offset log's batchTimestampMs), not the start call: starting
+            # a query can take many seconds on a loaded machine.
+            t0 = last_batch_timestamp(ck) - at
+    return None
+
+
+def last_batch_timestamp(ck):
+    """The batchTimestampMs of the newest offset-log entry, in seconds."""
+    d = os.path.join(ck, "offsets")
+    n = max(int(f) for f in os.listdir(d) if f.isdigit())
+    with open(os.path.join(d, str(n)), encoding="utf-8") as fh:
+        meta = json.loads(fh.read().splitlines()[1])
+    return meta["batchTimestampMs"] / 1000.0
+
+
+def interval_seconds(text):
+    """A trace's Spark interval ("20 seconds", "1 minute") in seconds:
+    the forms the TWS cases use."""
+    units = {"millisecond": 0.001, "second": 1, "minute": 60, "hour": 3600, "day": 86400}
+    words = text.replace("interval", "").split()
+    total = 0.0
+    for n, u in zip(words[0::2], words[1::2]):
+        total += float(n) * units[u.rstrip("s")]
+    return total
 
 
 def micros(v):
@@ -328,6 +420,9 @@ def main():
     args = ap.parse_args()
     with open(os.path.join(HERE, "errors.json"), encoding="utf-8") as fh:
         want = json.load(fh)
+    if not os.environ.get("PYSPARK_PYTHON"):
+        # Python workers (transformWithState's) run on this interpreter, the venv's.
+        os.environ["PYSPARK_PYTHON"] = sys.executable
     builder = SparkSession.builder.appName("dedupsim-oracle-errors")
     for kv in args.spark_conf:
         k, _, v = kv.partition("=")
@@ -342,6 +437,12 @@ def main():
         with open(path[:-len(".json")] + ".expected.jsonl", encoding="utf-8") as fh:
             expected = [json.loads(l) for l in fh if l.strip()]
         is_error = expected == [{"error": True}]
+        if is_tws(trace) and spark_major() < 4:
+            # Not silently: the table shows the case on this line, and why.
+            print(json.dumps({"case": path, "verdict": "not on this Spark line",
+                              "detail": "transformWithState is Spark 4's (the Row API from pyspark 4.1); pyspark %s has none, so this case runs on 4.x only" % pyspark.__version__,
+                              "spark": pyspark.__version__}), flush=True)
+            continue
         if not is_error:
             err, cannot, batches = run_on_spark(spark, trace, os.path.join(args.work, "t%04d" % i), True)
             w = want.get(name)
@@ -355,6 +456,11 @@ def main():
             else:
                 diff = compare(expected, batches, event_time_column(trace))
                 verdict, detail = ("equal", "%d batches, as the expected file" % len(batches)) if diff is None else ("DIFFERENT", diff)
+                if is_tws(trace) and batches:
+                    # The wall-clock batch timestamps a TTL read, for the reader
+                    # to check against the trace's clock.
+                    ts = [datetime.datetime.fromisoformat(b["timestamp"].replace("Z", "+00:00")).timestamp() for b in batches]
+                    detail += "; batch timestamps %s s after batch 0" % ", ".join("+%.1f" % (x - ts[0]) for x in ts)
             bad += verdict not in ("equal", "documented difference")
             print(json.dumps({"case": path, "verdict": verdict, "detail": detail, "spark": pyspark.__version__}), flush=True)
             continue

@@ -17,6 +17,8 @@ func flavour(p chain.Plan) string {
 	}
 	n := p.Nodes[d[0]]
 	switch {
+	case n.Op.Kind == chain.TransformWithStateDedup:
+		return metrics.FlavourOther // a processing-time TTL: none of the three looks
 	case n.Op.Kind == chain.DropDuplicatesWithinWatermark:
 		return metrics.FlavourWithin
 	case n.WatermarkReaches && n.EventTimeInKeys:
@@ -41,8 +43,13 @@ func keyHorizon(p chain.Plan, trigger float64) (h float64, ok bool) {
 			return 0, false
 		}
 		d := float64(n.DelayMs) / 1000
-		if n.Op.Kind == chain.DropDuplicatesWithinWatermark {
+		switch n.Op.Kind {
+		case chain.DropDuplicatesWithinWatermark:
 			d *= 2
+		case chain.TransformWithStateDedup:
+			// A processing-time TTL from the key's first copy, removed by
+			// the first batch at or after it: about TTL + trigger.
+			d = float64(n.Op.TTLMs) / 1000
 		}
 		h = max(h, d+trigger)
 	}

@@ -199,6 +199,19 @@ func (r *jobRun) init() error {
 		s.Warnings = append(s.Warnings, w.Message)
 	}
 	s.Flavour = flavour(r.env.Plan)
+	for _, n := range r.env.Plan.Nodes {
+		if n.Op.Kind == chain.TransformWithStateDedup {
+			// A processing-time TTL, not a watermark delay: the report
+			// names it as the other engines' horizons.
+			s.Mechanism = "keeps the first row of a key in a transformWithState ValueState and forgets it a TTL of processing time after it was set"
+			if n.Op.TTLMs > 0 {
+				secs := float64(n.Op.TTLMs) / 1000
+				s.Horizon = &metrics.Horizon{Name: "TTL", Seconds: &secs}
+			} else {
+				s.Mechanism = "transformWithState without a TTL: never forgets a key"
+			}
+		}
+	}
 	if h, ok := keyHorizon(r.env.Plan, sc.Trigger.Std().Seconds()); ok {
 		s.KeyHorizonSeconds = &h
 		s.Saturated = h >= sc.Duration.Std().Seconds()
@@ -321,6 +334,11 @@ func (r *jobRun) loop(ctx context.Context) (*jobResult, error) {
 		}
 		if err := r.afterBatch(c, p); err != nil {
 			return nil, err
+		}
+		if p.NoData && !r.hasLook && c.nextFault(r) < 0 && r.q.OnlyIdleBatchesLeft() {
+			// A transformWithState query runs a batch at every trigger
+			// for ever: the run ends once they can change nothing.
+			return r.end(ctx, c)
 		}
 	}
 }

@@ -22,6 +22,12 @@ func (p Plan) warnings() []Warning {
 		call := fmt.Sprintf("operator %d %s", i+1, n.Op)
 		w := Warning{Node: i}
 		switch {
+		case n.Op.Kind == TransformWithStateDedup && n.Op.TTLMs > 0:
+			// A processing-time TTL bounds the state: no event-time pitfall.
+		case n.Op.Kind == TransformWithStateDedup:
+			w.Code = NoWatermark
+			w.Message = fmt.Sprintf("%s has no TTL: its ValueState is never removed, so state grows forever. "+
+				"Give the processor a TTL, DedupProcessor(ttl=\"10 minutes\"), so that a key's state is removed that long after it was set.", call)
 		case !n.WatermarkReaches && p.watermarkAfter(i) >= 0:
 			wm := p.Nodes[p.watermarkAfter(i)]
 			w.Code = WatermarkAfterDedup
@@ -208,6 +214,14 @@ func (p Plan) explainNode(i int) string {
 		keys[j] = showName(k)
 	}
 	fmt.Fprintf(&b, "%s keys=[%s]", n.Operator, strings.Join(keys, ", "))
+	if n.Op.Kind == TransformWithStateDedup {
+		if n.Op.TTLMs > 0 {
+			fmt.Fprintf(&b, " timeMode=ProcessingTime ttl=%s evicts=when batch timestamp >= set time + %s (then removed at the batch's end)", formatMs(n.Op.TTLMs), formatMs(n.Op.TTLMs))
+		} else {
+			b.WriteString(" timeMode=ProcessingTime ttl=none evicts=never")
+		}
+		return b.String()
+	}
 	if !n.WatermarkReaches {
 		b.WriteString(" watermark=none")
 		if p.watermarkAfter(i) >= 0 {

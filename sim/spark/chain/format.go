@@ -25,6 +25,23 @@ func (c Chain) String() string {
 // delay as written (or in milliseconds when only DelayMs is set).
 func (op Op) String() string {
 	var b strings.Builder
+	if op.Kind == TransformWithStateDedup {
+		b.WriteString("groupBy(")
+		for i, k := range op.Keys {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(pyQuote(k))
+		}
+		b.WriteString(").transformWithState(DedupProcessor(")
+		if op.TTL != "" {
+			b.WriteString("ttl=" + pyQuote(op.TTL))
+		} else if op.TTLMs > 0 {
+			b.WriteString("ttl=" + pyQuote(strconv.FormatInt(op.TTLMs, 10)+" milliseconds"))
+		}
+		b.WriteString("))")
+		return b.String()
+	}
 	b.WriteString(op.Kind.String())
 	b.WriteByte('(')
 	switch op.Kind {
@@ -62,5 +79,6 @@ func (c Chain) Equal(d Chain) bool {
 // arguments as written (keys in order, delay text and value).
 func (op Op) Equal(o Op) bool {
 	return op.Kind == o.Kind && op.Column == o.Column && op.Delay == o.Delay &&
-		op.DelayMs == o.DelayMs && op.AllColumns == o.AllColumns && slices.Equal(op.Keys, o.Keys)
+		op.DelayMs == o.DelayMs && op.AllColumns == o.AllColumns && slices.Equal(op.Keys, o.Keys) &&
+		op.TTL == o.TTL && op.TTLMs == o.TTLMs
 }

@@ -64,7 +64,12 @@ var methods = map[string]OpKind{
 	"dropDuplicatesWithinWatermark": DropDuplicatesWithinWatermark,
 }
 
-const wantOps = "want withWatermark, dropDuplicates or dropDuplicatesWithinWatermark"
+const wantOps = "want withWatermark, dropDuplicates, dropDuplicatesWithinWatermark or groupBy(...).transformWithState(DedupProcessor(...))"
+
+// twsMethods are the PySpark methods that apply a stateful processor to a
+// groupBy: transformWithState (pyspark 4.1+, Row-based) and
+// transformWithStateInPandas (4.0+).
+var twsMethods = []string{"transformWithState", "transformWithStateInPandas"}
 
 // parser is a recursive-descent parser over the tokens of one query.
 type parser struct {
@@ -345,7 +350,31 @@ func (p *parser) elems(closing tokKind, depth int) ([]value, bool, error) {
 // must be one of the known methods.
 func interpret(segs []segment) ([]Op, error) {
 	var ops []Op
-	for _, s := range segs {
+	var group *segment // a groupBy(...) waiting for its transformWithState
+	for i := range segs {
+		s := segs[i]
+		if s.called && s.name.raw == "groupBy" {
+			if group != nil {
+				return nil, fmt.Errorf("query: groupBy at offset %d follows groupBy at offset %d (want groupBy(...).transformWithState(...))", s.name.off, group.name.off)
+			}
+			group = &segs[i]
+			continue
+		}
+		if slices.Contains(twsMethods, s.name.raw) && s.called {
+			if group == nil {
+				return nil, fmt.Errorf("query: operator %d (transformWithState): %s at offset %d needs groupBy(keys) before it", len(ops)+1, s.name.raw, s.name.off)
+			}
+			op, err := twsOp(len(ops)+1, *group, s)
+			if err != nil {
+				return nil, err
+			}
+			ops = append(ops, op)
+			group = nil
+			continue
+		}
+		if group != nil {
+			return nil, fmt.Errorf("query: unknown operator \"groupBy\" at offset %d (dedupsim models groupBy only before transformWithState(DedupProcessor(...)), got %q at offset %d)", group.name.off, s.name.raw, s.name.off)
+		}
 		kind, known := methods[s.name.raw]
 		if !s.called {
 			if known {
@@ -379,10 +408,108 @@ func interpret(segs []segment) ([]Op, error) {
 		}
 		ops = append(ops, op)
 	}
+	if group != nil {
+		return nil, fmt.Errorf("query: unknown operator \"groupBy\" at offset %d (dedupsim models groupBy only before transformWithState(DedupProcessor(...)))", group.name.off)
+	}
 	if len(ops) == 0 {
 		return nil, errors.New("query: no operator (" + wantOps + ")")
 	}
 	return ops, nil
+}
+
+// twsOp interprets groupBy(keys).transformWithState(DedupProcessor(ttl=...),
+// outputStructType=..., outputMode="Append", timeMode="ProcessingTime"): the
+// processor must be DedupProcessor (dedupsim's name for the dedup processor
+// of docs/spark-model.md), its only argument an optional ttl interval;
+// timeMode, when given, must be "ProcessingTime" (the only mode modelled),
+// outputMode "Append" or "Update"; outputStructType is not read.
+func twsOp(n int, group, s segment) (Op, error) {
+	op := Op{Kind: TransformWithStateDedup}
+	k := TransformWithStateDedup
+	var names []value
+	for _, a := range group.args {
+		if a.keyword != nil {
+			return op, opErr(n, k, "groupBy: unexpected keyword %q at offset %d (want column names)", a.keyword.raw, a.keyword.off)
+		}
+		if a.val.kind == vList || a.val.kind == vTuple {
+			names = append(names, a.val.elems...)
+		} else {
+			names = append(names, a.val)
+		}
+	}
+	if len(names) == 0 {
+		return op, opErr(n, k, "groupBy: at least one key column (want groupBy(\"event_id\"))")
+	}
+	for i, v := range names {
+		if v.kind != vString || v.str == "" {
+			return op, opErr(n, k, "groupBy key %d: want a column name in quotes, got %s at offset %d", i+1, v.describe(), v.off)
+		}
+		op.Keys = append(op.Keys, v.str)
+	}
+	var proc *value
+	timeMode := ""
+	for i, a := range s.args {
+		name := ""
+		switch {
+		case a.keyword != nil:
+			name = a.keyword.raw
+		case i == 0:
+			name = "statefulProcessor"
+		case i == 1:
+			name = "outputStructType"
+		case i == 2:
+			name = "outputMode"
+		case i == 3:
+			name = "timeMode"
+		default:
+			return op, opErr(n, k, "unexpected argument %d at offset %d", i+1, a.val.off)
+		}
+		switch name {
+		case "statefulProcessor":
+			v := a.val
+			proc = &v
+		case "outputStructType":
+		case "outputMode":
+			if a.val.kind != vString || (a.val.str != "Append" && a.val.str != "Update") {
+				return op, opErr(n, k, "outputMode: want \"Append\" or \"Update\", got %s at offset %d", a.val.describe(), a.val.off)
+			}
+		case "timeMode":
+			if a.val.kind != vString {
+				return op, opErr(n, k, "timeMode: want \"ProcessingTime\", got %s at offset %d", a.val.describe(), a.val.off)
+			}
+			timeMode = a.val.str
+		default:
+			return op, opErr(n, k, "unknown keyword %q at offset %d (want statefulProcessor, outputStructType, outputMode or timeMode)", name, a.keyword.off)
+		}
+	}
+	if proc == nil {
+		return op, opErr(n, k, "missing processor (want transformWithState(DedupProcessor(ttl=\"10 minutes\")))")
+	}
+	if proc.kind != vCall || proc.str != "DedupProcessor" {
+		return op, opErr(n, k, "processor: want DedupProcessor(...), got %s at offset %d (dedupsim models the dedup processor only)", proc.describe(), proc.off)
+	}
+	for i, a := range proc.args {
+		if (a.keyword == nil && i > 0) || (a.keyword != nil && a.keyword.raw != "ttl") {
+			return op, opErr(n, k, "DedupProcessor: want only ttl=\"<interval>\", got an argument at offset %d", a.val.off)
+		}
+		if a.val.kind != vString {
+			return op, opErr(n, k, "ttl: want an interval in quotes such as \"10 minutes\", got %s at offset %d", a.val.describe(), a.val.off)
+		}
+		ms, err := interval.ParseSpark(a.val.str)
+		if err != nil {
+			return op, opErr(n, k, "ttl: %v", err)
+		}
+		if ms <= 0 {
+			return op, opErr(n, k, "ttl %q: Spark wants a positive TTL duration", a.val.str)
+		}
+		op.TTL, op.TTLMs = a.val.str, ms
+	}
+	switch {
+	case timeMode == "" || strings.EqualFold(timeMode, "ProcessingTime"):
+	default:
+		return op, opErr(n, k, "timeMode %q: dedupsim models the processing-time processor (want \"ProcessingTime\")", timeMode)
+	}
+	return op, nil
 }
 
 // opErr formats an error about operator n.

@@ -64,6 +64,11 @@ func PlanDeferred(c Chain, schema Schema) (Plan, error) {
 	for i, op := range c.Ops {
 		switch op.Kind {
 		case WithWatermark:
+		case TransformWithStateDedup:
+			if len(c.Ops) > 1 {
+				return Plan{}, opErr(i+1, op.Kind, "a transformWithState dedup must be the query's only operator (dedupsim models it alone: no withWatermark, no other dedup)")
+			}
+			dedups++
 		case DropDuplicates, DropDuplicatesWithinWatermark:
 			dedups++
 			if dedups > MaxDedups {
@@ -105,8 +110,23 @@ func PlanDeferred(c Chain, schema Schema) (Plan, error) {
 			p.HasWatermark = true
 		default:
 			node.Operator = "dedupe"
-			if op.Kind == DropDuplicatesWithinWatermark {
+			switch op.Kind {
+			case DropDuplicatesWithinWatermark:
 				node.Operator = "dedupeWithinWatermark"
+			case TransformWithStateDedup:
+				node.Operator = TWSOperatorName
+				if op.TTL != "" {
+					ms, err := interval.ParseSpark(op.TTL)
+					if err != nil {
+						return Plan{}, opErr(n, op.Kind, "ttl: %v", err)
+					}
+					if ms <= 0 {
+						return Plan{}, opErr(n, op.Kind, "ttl %q: Spark wants a positive TTL duration", op.TTL)
+					}
+					node.Op.TTLMs = ms
+				} else if op.TTLMs < 0 {
+					return Plan{}, opErr(n, op.Kind, "ttl %d ms: Spark wants a positive TTL duration", op.TTLMs)
+				}
 			}
 			names := op.Keys
 			if op.AllColumns {

@@ -20,7 +20,18 @@ const (
 	// Dataset.dropDuplicatesWithinWatermark(keys...), planned as
 	// StreamingDeduplicateWithinWatermarkExec ("dedupeWithinWatermark").
 	DropDuplicatesWithinWatermark
+	// TransformWithStateDedup is Spark 4's transformWithState (PySpark
+	// groupBy(keys).transformWithState(...)) with the dedup processor people
+	// write: a ValueState per key, optionally with a TTL in processing time;
+	// the first row of a key without state is emitted and sets it, later
+	// rows are dropped while it lives. Written
+	// groupBy("id").transformWithState(DedupProcessor(ttl="10 minutes")).
+	TransformWithStateDedup
 )
+
+// TWSOperatorName is the operator name Spark 4 reports for a PySpark
+// transformWithState (TransformWithStateInPySparkExec).
+const TWSOperatorName = "transformWithStateInPySparkExec"
 
 // String returns the PySpark method name of k.
 func (k OpKind) String() string {
@@ -31,6 +42,8 @@ func (k OpKind) String() string {
 		return "dropDuplicates"
 	case DropDuplicatesWithinWatermark:
 		return "dropDuplicatesWithinWatermark"
+	case TransformWithStateDedup:
+		return "transformWithState"
 	}
 	return "unknown"
 }
@@ -48,6 +61,10 @@ type Op struct {
 	// is set instead when the dedup names no columns (dropDuplicates()).
 	Keys       []string
 	AllColumns bool
+	// TTL is a TransformWithStateDedup's ValueState TTL as written
+	// ("10 minutes"; empty: no TTL), TTLMs the same in milliseconds.
+	TTL   string
+	TTLMs int64
 }
 
 // Chain is a parsed query: its operators in the order they are applied,
@@ -128,6 +145,8 @@ func (n Node) Evicts() bool {
 		return n.WatermarkReaches
 	case DropDuplicates:
 		return n.WatermarkReaches && n.EventTimeInKeys
+	case TransformWithStateDedup:
+		return n.Op.TTLMs > 0
 	}
 	return false
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/sim"
 	"github.com/dedupsim/dedupsim/sim/scenario"
+	"github.com/dedupsim/dedupsim/sim/spark/chain"
 	"github.com/dedupsim/dedupsim/sim/spark/compare"
 	"github.com/dedupsim/dedupsim/sim/spark/replay"
 	"github.com/dedupsim/dedupsim/sim/spark/sparkmodel"
@@ -201,6 +202,15 @@ func write(ctx context.Context, sp *spec, src source, out string, opts Options) 
 	}
 	if _, err := ParseFormat(string(opts.Format)); err != nil {
 		return nil, fmt.Errorf("format: %w", err)
+	}
+	for _, q := range sp.queries {
+		for _, n := range q.Plan.Nodes {
+			if n.Op.Kind == chain.TransformWithStateDedup {
+				// Processing time is the wall clock on Spark, and the query runs
+				// a batch at every trigger: batch files cannot pin it.
+				return nil, fmt.Errorf("not exportable: query %s is a transformWithState dedup, which runs a batch at every processing-time trigger and reads the wall clock; its traces run on Spark through oracles/spark/traces.py", q.Name)
+			}
+		}
 	}
 	st, err := exportFolder().Stage(out)
 	if err != nil {

@@ -95,6 +95,7 @@ func Stream(ctx context.Context, t *Trace, emit func(*BatchLine) error) error {
 				return fmt.Errorf("steps[%d]: restart: %w", si, err)
 			}
 		case t.ManualClock && s.Trigger:
+			r.clockMs += s.AdvanceMs
 			err = r.trigger(si)
 		case t.ManualClock:
 			// addData: the source advances; the next trigger runs it.
@@ -125,6 +126,9 @@ type runner struct {
 	emit    func(*BatchLine) error
 	line    BatchLine
 	emitted []json.RawMessage
+	// clockMs is the manual clock (ms since the epoch): each batch's
+	// timestamp.
+	clockMs int64
 }
 
 // send hands the line of batch p, caused by step si, to emit.
@@ -135,7 +139,7 @@ func (r *runner) send(p *sim.Progress, si int, rows []json.RawMessage) error {
 
 // batch runs one data batch over rows, caused by step si.
 func (r *runner) batch(si int, rows *RowSet) error {
-	p, err := r.q.RunBatch(rows, sim.BatchMeta{})
+	p, err := r.q.RunBatch(rows, sim.BatchMeta{TimestampMs: r.clockMs})
 	if err != nil {
 		return err
 	}
@@ -160,7 +164,7 @@ func (r *runner) anotherBatch() (bool, error) {
 
 // noData runs a no-data batch, caused by step si.
 func (r *runner) noData(si int) error {
-	p, err := r.q.RunNoDataBatch(sim.BatchMeta{})
+	p, err := r.q.RunNoDataBatch(sim.BatchMeta{TimestampMs: r.clockMs})
 	if err != nil {
 		return fmt.Errorf("no-data batch: %w", err)
 	}

@@ -37,6 +37,7 @@ import (
 	"time"
 
 	"github.com/dedupsim/dedupsim/engines/fileio"
+	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/engines/spark/partition"
 	"github.com/dedupsim/dedupsim/sim"
 	"github.com/dedupsim/dedupsim/sim/spark/chain"
@@ -50,7 +51,12 @@ type Trace struct {
 	NoDataMicroBatches bool
 	// ManualClock is the extension described in the package comment.
 	ManualClock bool
-	Steps       []Step
+	// TriggerIntervalMs is how far advanceManualClock: true moves the
+	// manual clock (key "triggerInterval", default 0): the processing time
+	// a batch runs at (its batch timestamp) is the clock's, which starts at
+	// the epoch. Only a transformWithState TTL reads it.
+	TriggerIntervalMs int64
+	Steps             []Step
 	// EventTimeColumn is the schema index of the event-time column, or -1.
 	EventTimeColumn int
 	// SparkVersion is the Spark line the trace's expected output pins
@@ -71,6 +77,10 @@ type Step struct {
 	Restart bool
 	// Trigger is an advanceManualClock step.
 	Trigger bool
+	// AdvanceMs is how far a Trigger step moves the manual clock before it
+	// fires, in milliseconds: its duration, or the trace's triggerInterval
+	// for advanceManualClock: true.
+	AdvanceMs int64
 	// Rows are the rows of an addData step (possibly none).
 	Rows *RowSet
 }
@@ -195,16 +205,17 @@ type rawTrace struct {
 	ManualClock        *bool             `json:"manualClock"`
 	ShufflePartitions  *int              `json:"shufflePartitions"`
 	SparkVersion       *string           `json:"sparkVersion"`
+	TriggerInterval    *string           `json:"triggerInterval"`
 	Steps              []json.RawMessage `json:"steps"`
 }
 
 type rawStep struct {
 	AddData            *[]json.RawMessage `json:"addData"`
 	Restart            *bool              `json:"restart"`
-	AdvanceManualClock *bool              `json:"advanceManualClock"`
+	AdvanceManualClock json.RawMessage    `json:"advanceManualClock"`
 }
 
-const wantStep = `want {"addData": [rows]}, {"restart": true} or, with "manualClock": true, {"advanceManualClock": true}`
+const wantStep = `want {"addData": [rows]}, {"restart": true} or, with "manualClock": true, {"advanceManualClock": true} or {"advanceManualClock": "10 seconds"}`
 
 // Load parses and validates a trace. Every error is one line naming the
 // part of the trace at fault (steps[i].addData[j].column, query, ...).
@@ -279,6 +290,24 @@ func decodeTrace(data []byte) (*Trace, *rawTrace, error) {
 	if rt.ManualClock != nil {
 		t.ManualClock = *rt.ManualClock
 	}
+	if rt.TriggerInterval != nil {
+		if !t.ManualClock {
+			return nil, nil, errors.New("triggerInterval: only in a trace with \"manualClock\": true")
+		}
+		ms, err := interval.ParseSpark(*rt.TriggerInterval)
+		if err != nil {
+			return nil, nil, fmt.Errorf("triggerInterval: %v", err)
+		}
+		if ms < 0 {
+			return nil, nil, fmt.Errorf("triggerInterval: %s is negative; want a duration of 0 or more", fileio.Quote(*rt.TriggerInterval))
+		}
+		t.TriggerIntervalMs = ms
+	}
+	for _, op := range c.Ops {
+		if op.Kind == chain.TransformWithStateDedup && !t.ManualClock {
+			return nil, nil, errors.New(`query: a transformWithState processor in processing time runs a batch at every trigger, so Spark is never idle: write the trace with "manualClock": true and advanceManualClock steps`)
+		}
+	}
 	t.ShufflePartitions = 1
 	if rt.ShufflePartitions != nil {
 		if n := *rt.ShufflePartitions; n < 1 || n > sim.MaxPartitions {
@@ -325,13 +354,29 @@ func (t *Trace) parseSteps(raws []json.RawMessage) (steps [][]parsedRow, cols []
 			t.Steps = append(t.Steps, Step{Restart: true})
 			continue
 		case s.AdvanceManualClock != nil:
-			if !*s.AdvanceManualClock {
-				return nil, nil, nil, fmt.Errorf("steps[%d].advanceManualClock: want true, got false", si)
+			adv := t.TriggerIntervalMs
+			switch v := bytes.TrimSpace(s.AdvanceManualClock); {
+			case string(v) == "true":
+			case len(v) > 0 && v[0] == '"':
+				var text string
+				if err := json.Unmarshal(v, &text); err != nil {
+					return nil, nil, nil, fmt.Errorf("steps[%d].advanceManualClock: %v", si, err)
+				}
+				ms, err := interval.ParseSpark(text)
+				if err != nil {
+					return nil, nil, nil, fmt.Errorf("steps[%d].advanceManualClock: %v", si, err)
+				}
+				if ms < 0 {
+					return nil, nil, nil, fmt.Errorf("steps[%d].advanceManualClock: %s moves the clock back; want a duration of 0 or more", si, fileio.Quote(text))
+				}
+				adv = ms
+			default:
+				return nil, nil, nil, fmt.Errorf("steps[%d].advanceManualClock: want true or a duration such as \"10 seconds\", got %s", si, fileio.Quote(string(v)))
 			}
 			if !t.ManualClock {
 				return nil, nil, nil, fmt.Errorf("steps[%d].advanceManualClock: only in a trace with \"manualClock\": true (without it, addData runs its batches at once)", si)
 			}
-			t.Steps = append(t.Steps, Step{Trigger: true})
+			t.Steps = append(t.Steps, Step{Trigger: true, AdvanceMs: adv})
 			continue
 		case s.AddData == nil:
 			return nil, nil, nil, fmt.Errorf("steps[%d]: %s", si, wantStep)

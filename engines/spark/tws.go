@@ -1,0 +1,170 @@
+package spark
+
+import (
+	"fmt"
+
+	"github.com/dedupsim/dedupsim/engines"
+)
+
+// TWSOperatorName is the operator name Spark 4 reports in a query's
+// progress for a PySpark transformWithState (TransformWithStateInPySparkExec).
+const TWSOperatorName = "transformWithStateInPySparkExec"
+
+// TWSDedup models the dedup processor people write with Spark 4's
+// transformWithState in processing time: one ValueState per grouping key,
+// with a TTL (TTLConfig / ttlDurationMs), and handleInputRows that emits the
+// first row of a key whose state does not exist and sets the state, and
+// drops every other row while the state exists.
+//
+// The TTL rules are Spark's (TTLState.scala, ValueStateImplWithTTL):
+//
+//   - update() stores expirationMs = batch timestamp + TTL (processing time:
+//     the batch's timestamp from the offset log, fixed for the batch).
+//   - exists() and get() treat a value as absent once batch timestamp >=
+//     expirationMs, although it is still in the store: a row of such a key
+//     is emitted and the state updated again (numRowsUpdated), with a new
+//     expiration.
+//   - At the end of every batch (data or no-data) doTtlCleanup removes from
+//     the store the values with expirationMs <= batch timestamp
+//     (numRowsRemoved and the custom metric numValuesRemovedDueToTTLExpiry).
+//     A value updated in the batch expires after it, so it stays.
+//
+// Without a TTL (ttlMs 0) a key is kept forever.
+//
+// The model stores expirationMs x 1000 as the key's expiry. At the start of
+// a batch it lists the keys whose expiry is at or below the batch timestamp
+// (invisible in this batch) and evicts them; a row that re-adds one of them
+// is the refresh Spark does, not a removal. The removed count is the keys
+// evicted and not re-added: what Spark's end-of-batch cleanup removes.
+type TWSDedup struct {
+	store engines.Store
+	ttlMs int64
+	// now is the batch timestamp (ms) set by StartBatch.
+	now int64
+	// expired holds the keys listed at the batch's start; refreshed counts
+	// those a row added again. removed is evicted - refreshed.
+	expired   map[string]struct{}
+	evicted   int
+	refreshed int
+	// minExp is a lower bound of the stored expiries (ms); valid once set.
+	minExp   int64
+	minValid bool
+	exps     []int64
+}
+
+// NewTWSDedup returns the transformWithState dedup processor over store
+// with a ValueState TTL of ttlMs milliseconds (0: no TTL).
+func NewTWSDedup(store engines.Store, ttlMs int64) *TWSDedup {
+	return &TWSDedup{store: store, ttlMs: ttlMs, expired: map[string]struct{}{}}
+}
+
+// Name returns TWSOperatorName.
+func (d *TWSDedup) Name() string { return TWSOperatorName }
+
+// TTLMs returns the ValueState's TTL in milliseconds (0: none).
+func (d *TWSDedup) TTLMs() int64 { return d.ttlMs }
+
+// StartBatch begins a batch with processing-time timestamp batchMs: the
+// values expired at batchMs become invisible (and are evicted, to be
+// counted as removed unless a row of the batch sets them again).
+func (d *TWSDedup) StartBatch(batchMs int64) error {
+	d.now = batchMs
+	d.evicted, d.refreshed = 0, 0
+	clear(d.expired)
+	if d.ttlMs <= 0 || d.store.Len() == 0 || (d.minValid && d.minExp > batchMs) {
+		return nil
+	}
+	r, ok := d.store.(engines.Ranger)
+	if !ok {
+		return fmt.Errorf("transformWithState TTL: the state store cannot list its keys")
+	}
+	limit := batchMs * 1000
+	next, found := int64(0), false
+	err := r.Range(func(key []byte, exp int64) bool {
+		if exp <= limit {
+			d.expired[string(key)] = struct{}{}
+		} else if !found || exp/1000 < next {
+			next, found = exp/1000, true
+		}
+		return true
+	})
+	if err != nil {
+		return fmt.Errorf("transformWithState TTL: list keys: %w", err)
+	}
+	n, err := d.store.Evict(limit)
+	if err != nil {
+		return fmt.Errorf("transformWithState TTL: remove expired values: %w", err)
+	}
+	d.evicted = n
+	d.minExp, d.minValid = next, found
+	if !found {
+		d.minValid = false
+	}
+	return nil
+}
+
+// expiry is the stored expiry (microseconds) of a value set in this batch.
+func (d *TWSDedup) expiry() int64 {
+	if d.ttlMs <= 0 {
+		return engines.NoExpiry
+	}
+	return (d.now + d.ttlMs) * 1000
+}
+
+// note records a key the batch set: a refresh when it was listed as
+// expired at the batch's start.
+func (d *TWSDedup) note(key []byte) {
+	if len(d.expired) > 0 {
+		if _, ok := d.expired[string(key)]; ok {
+			delete(d.expired, string(key))
+			d.refreshed++
+		}
+	}
+	if d.ttlMs > 0 {
+		e := d.now + d.ttlMs
+		if !d.minValid || e < d.minExp {
+			d.minExp, d.minValid = e, true
+		}
+	}
+}
+
+// Process sets the state of key when it does not exist (emit) and reports
+// false (drop) while it exists. eventTime is not used: the processor runs
+// in processing time.
+func (d *TWSDedup) Process(key []byte, _ int64) (bool, error) {
+	ok, err := d.store.Add(key, d.expiry())
+	if ok {
+		d.note(key)
+	}
+	return ok, err
+}
+
+// ProcessBatch is Process over a run of keys.
+func (d *TWSDedup) ProcessBatch(keys []byte, ends []int32, eventTimes []int64, added []bool) error {
+	d.exps = fill(d.exps, len(ends), d.expiry())
+	if err := addBatch(d.store, keys, ends, d.exps, added); err != nil {
+		return err
+	}
+	start := int32(0)
+	for i, end := range ends {
+		if added[i] {
+			d.note(keys[start:end])
+		}
+		start = end
+	}
+	return nil
+}
+
+// Evict removes nothing: a processing-time processor ignores the event-time
+// watermark; TTL expiry is done by StartBatch and counted by Removed.
+func (d *TWSDedup) Evict(int64) (int, error) { return 0, nil }
+
+// Removed returns the values the batch's TTL cleanup removed: those
+// expired at its timestamp and not set again by one of its rows.
+func (d *TWSDedup) Removed() int { return d.evicted - d.refreshed }
+
+// Len returns the number of keys in state.
+func (d *TWSDedup) Len() int { return d.store.Len() }
+
+// Store returns the state store.
+func (d *TWSDedup) Store() engines.Store { return d.store }

@@ -1,0 +1,127 @@
+package spark_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/dedupsim/dedupsim/engines"
+	"github.com/dedupsim/dedupsim/engines/memstore"
+	"github.com/dedupsim/dedupsim/engines/pebblestore"
+	"github.com/dedupsim/dedupsim/engines/spark"
+)
+
+// twsBatch runs one batch of the transformWithState dedup at batchMs over
+// keys and returns the emitted keys and the batch's removed count.
+func twsBatch(t *testing.T, d *spark.TWSDedup, batchMs int64, keys ...string) (emitted []string, removed int) {
+	t.Helper()
+	if err := d.StartBatch(batchMs); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range keys {
+		ok, err := d.Process([]byte(k), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok {
+			emitted = append(emitted, k)
+		}
+	}
+	return emitted, d.Removed()
+}
+
+// TestTWSDedupTTL derives Spark's TTL rules by hand (TTLState.scala:
+// expirationMs = batchTs + ttl, expired when batchTs >= expirationMs,
+// cleanup at the end of the batch of what expired and was not set again),
+// on both stores.
+func TestTWSDedupTTL(t *testing.T) {
+	stores := map[string]func(t *testing.T) engines.Store{
+		"memory": func(*testing.T) engines.Store { return memstore.New() },
+		"pebble": func(t *testing.T) engines.Store {
+			s, err := pebblestore.Open(filepath.Join(t.TempDir(), "p"), pebblestore.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			return s
+		},
+	}
+	for name, open := range stores {
+		t.Run(name, func(t *testing.T) {
+			d := spark.NewTWSDedup(open(t), 10_000) // TTL 10 s
+			steps := []struct {
+				at      int64
+				keys    []string
+				emitted []string
+				removed int
+				total   int
+			}{
+				// a, b set at 0: expire at 10000. a's copy dropped.
+				{0, []string{"a", "a", "b"}, []string{"a", "b"}, 0, 2},
+				// 9999 < 10000: both still live.
+				{9_999, []string{"a", "b"}, nil, 0, 2},
+				// 10000 >= 10000: both expired. a is set again (a refresh,
+				// not a removal); b is removed by the cleanup.
+				{10_000, []string{"a", "a", "c"}, []string{"a", "c"}, 1, 2},
+				// a and c expire at 20000.
+				{19_999, []string{"c"}, nil, 0, 2},
+				// An empty batch (no-data) removes both.
+				{20_000, nil, nil, 2, 0},
+			}
+			for i, s := range steps {
+				emitted, removed := twsBatch(t, d, s.at, s.keys...)
+				if len(emitted) != len(s.emitted) || removed != s.removed || d.Len() != s.total {
+					t.Fatalf("batch %d at %d ms: emitted %v removed %d total %d; want %v, %d, %d",
+						i, s.at, emitted, removed, d.Len(), s.emitted, s.removed, s.total)
+				}
+				for j := range emitted {
+					if emitted[j] != s.emitted[j] {
+						t.Fatalf("batch %d: emitted %v, want %v", i, emitted, s.emitted)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestTWSDedupWithoutTTLKeepsEveryKey: no TTL, no expiry, however late.
+func TestTWSDedupWithoutTTLKeepsEveryKey(t *testing.T) {
+	d := spark.NewTWSDedup(memstore.New(), 0)
+	if e, _ := twsBatch(t, d, 0, "a"); len(e) != 1 {
+		t.Fatalf("first a not emitted")
+	}
+	if e, r := twsBatch(t, d, 1<<50, "a"); len(e) != 0 || r != 0 || d.Len() != 1 {
+		t.Fatalf("a emitted again or removed without a TTL: %v, %d", e, r)
+	}
+}
+
+// TestTWSDedupProcessBatchMatchesProcess: the batched path decides and
+// counts as one Process per key.
+func TestTWSDedupProcessBatchMatchesProcess(t *testing.T) {
+	one, many := spark.NewTWSDedup(memstore.New(), 5), spark.NewTWSDedup(memstore.New(), 5)
+	keys := []string{"a", "b", "a", "c", "b", "d"}
+	for at := int64(0); at < 40; at += 3 {
+		e1, r1 := twsBatch(t, one, at, keys[at%4:]...)
+		if err := many.StartBatch(at); err != nil {
+			t.Fatal(err)
+		}
+		var buf []byte
+		var ends []int32
+		for _, k := range keys[at%4:] {
+			buf = append(buf, k...)
+			ends = append(ends, int32(len(buf)))
+		}
+		added := make([]bool, len(ends))
+		if err := many.ProcessBatch(buf, ends, make([]int64, len(ends)), added); err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, a := range added {
+			if a {
+				n++
+			}
+		}
+		if n != len(e1) || many.Removed() != r1 || many.Len() != one.Len() {
+			t.Fatalf("at %d: batch emitted %d removed %d len %d; single %d, %d, %d", at, n, many.Removed(), many.Len(), len(e1), r1, one.Len())
+		}
+	}
+}
