@@ -125,7 +125,9 @@ func mechanism(q *metrics.QuerySummary) string {
 	default:
 		how = fmt.Sprintf("evicts a key once the watermark (%s delay) passes it", formatDelay(q.Delay))
 	}
-	if q.KeyHorizonSeconds != nil {
+	if q.KeyHorizonSeconds != nil && q.Horizon == nil {
+		// A watermark's horizon, in event time; a horizon by its own name
+		// (a TTL, a window) is said by the mechanism already.
 		how += fmt.Sprintf(" (about %s of event time)", formatSpan(*q.KeyHorizonSeconds))
 	}
 	var parts []string
