@@ -225,7 +225,21 @@ func TestPlanPairKeyedRestampedUnreachable(t *testing.T) {
 			t.Errorf("reason lacks %q: %s", want, r.Reason)
 		}
 	}
-	if len(r.Points) < 2 || r.Points[0].Delay != time.Second {
+	// The evidence from 1 s to the longest delays: the simulated points
+	// of a bisection, or, read off the one-pass curve, every seed's curve
+	// (whose picks the direct runs confirm).
+	if len(r.Curves) > 0 {
+		for _, c := range r.Curves {
+			if len(c.Points) < 2 || c.Points[0].DelaySeconds != 1 {
+				t.Errorf("seed %d: want the curve from 1s to the longest delays, got %d points", c.Seed, len(c.Points))
+			}
+			for _, p := range c.Points {
+				if p.MissedRate < 0.99 {
+					t.Errorf("seed %d, pair-keyed at %gs: missed %.4f; want ~100%%", c.Seed, p.DelaySeconds, p.MissedRate)
+				}
+			}
+		}
+	} else if len(r.Points) < 2 || r.Points[0].Delay != time.Second {
 		t.Errorf("want evidence from 1s and the longest delays, got %d points", len(r.Points))
 	}
 	for _, p := range r.Points {
