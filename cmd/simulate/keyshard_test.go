@@ -221,7 +221,7 @@ func TestRunShardRefuses(t *testing.T) {
 		{"watermark after a dedup", with("late-wm", "  - name: wm-after\n    query: dropDuplicates([\"event_id\"]).withWatermark(\"event_time\", \"1 minute\").dropDuplicatesWithinWatermark([\"event_id\"])\n", ""), nil,
 			"--shard: query wm-after cannot split by key: a withWatermark follows a dedup, so its watermark depends on the verdicts of every key's rows"},
 		{"flink", with("flink", "  - name: flink-first\n    engine: flink\n    query: SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY event_id ORDER BY proc_time ASC) AS rn FROM events) WHERE rn = 1\n    options: {table.exec.state.ttl: 1 min}\n", ""), nil,
-			"--shard: query flink-first cannot split by key: Flink's heap state backend cleans expired entries incrementally"},
+			"--shard: query flink-first cannot split by key: the Flink heap state backend cleans expired entries incrementally"},
 		{"spark block", with("spark", "  - name: within\n    query: withWatermark(\"event_time\", \"1 minute\").dropDuplicatesWithinWatermark([\"event_id\"])\n", "spark: {partitions: 3, provider: rocksdb, executors: 2, cost: {}}\n"), nil,
 			"--shard: scenario "},
 		{"checkpoint", plain, []string{"--checkpoint", filepath.Join(dir, "ck")}, "--shard: a shard cannot be resumable (no --checkpoint)"},

@@ -173,6 +173,12 @@ func sameAsCommitted(t *testing.T, want, got string) {
 		t.Fatalf("simulate report of the committed folder: files %v, committed %v", g, files)
 	}
 	for _, f := range files {
+		if f == ".dedupsim-results" {
+			// The marker lists the folder's entries as report found them:
+			// a committed folder lacks progress/ (not committed), which the
+			// run's marker lists.
+			continue
+		}
 		a, _ := os.ReadFile(filepath.Join(want, f))
 		b, _ := os.ReadFile(filepath.Join(again, f))
 		if !bytes.Equal(a, b) {

@@ -131,7 +131,7 @@ func checkSplit(j Job) error {
 	}
 	switch j.Engine {
 	case "flink":
-		return fmt.Errorf("Flink's heap state backend cleans expired entries incrementally, a few of every key's entries at each access, and sizes its table by every key's entries, so its physical state and bytes are not the sum of the parts' (and a rowtime keep-first of 2.1+ or a mini-batch waits for a watermark or a bundle made of every key's rows)")
+		return fmt.Errorf("the Flink heap state backend cleans expired entries incrementally, a few of every key's entries at each access, and sizes its table by every key's entries, so its physical state and bytes are not the sum of the parts' (and a rowtime keep-first of 2.1+ or a mini-batch waits for a watermark or a bundle made of every key's rows)")
 	case "kafka-streams", "beam":
 		// Their clocks (a task's stream time, the watermark, processing
 		// time) see every row: another part's rows move them
