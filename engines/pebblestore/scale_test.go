@@ -19,7 +19,7 @@ import (
 func TestStoreMatchesModelAtScale(t *testing.T) {
 	steps := 25_000
 	if testing.Short() {
-		steps = 8_000
+		steps = 12_000
 	}
 	for seed := uint64(1); seed <= 3; seed++ {
 		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
