@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -254,13 +255,17 @@ func TestSnapshotViewIsFrozen(t *testing.T) {
 
 // waitGoroutines waits up to d for the goroutine count to come back to
 // n.
+// waitGoroutines waits until at most n goroutines run. With d above 0 it
+// fails the test after d; with d 0 it waits as long as it takes (a
+// goroutine left behind then ends in the test binary's timeout, with every
+// stack), so that no clock decides on a slow machine.
 func waitGoroutines(t *testing.T, n int, d time.Duration) {
 	t.Helper()
 	for end := time.Now().Add(d); ; time.Sleep(time.Millisecond) {
 		if runtime.NumGoroutine() <= n {
 			return
 		}
-		if time.Now().After(end) {
+		if d > 0 && time.Now().After(end) {
 			t.Fatalf("%d goroutines, %d before the store was opened", runtime.NumGoroutine(), n)
 		}
 	}
@@ -273,25 +278,31 @@ func TestCloseAndAbortEndTheSnapshot(t *testing.T) {
 	w := workload{rows: 40_000, lag: 100}
 	for _, abort := range []bool{false, true} {
 		t.Run(fmt.Sprintf("abort=%v", abort), func(t *testing.T) {
-			// The snapshot is held at its first slab until well after
-			// Close or Abort was called.
-			gate := make(chan struct{})
-			go func() {
-				time.Sleep(300 * time.Millisecond)
-				close(gate)
-			}()
+			// The snapshot is held at its first slab until Close or Abort
+			// is called: until ending is set, right before the call, and
+			// for Abort until it has asked the snapshot to stop. No clock
+			// decides, so a slow machine cannot let the snapshot finish
+			// before the call.
+			var ending atomic.Bool
 			base := runtime.NumGoroutine()
 			dir := t.TempDir()
 			c, err := Open(dir, 0, Options{SnapshotEvery: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
-			c.slabHook = func() { <-gate }
+			var bg *bgSnapshot // set before ending
+			c.slabHook = func() {
+				for !ending.Load() || abort && !bg.cancel.Load() {
+					time.Sleep(time.Millisecond)
+				}
+			}
 			m := model{}
 			w.batch(t, c, m, 0, true)
 			if c.bg == nil {
 				t.Fatal("no snapshot started")
 			}
+			bg = c.bg
+			ending.Store(true)
 			if abort {
 				c.Abort()
 			} else if err := c.Close(); err != nil {
@@ -299,9 +310,9 @@ func TestCloseAndAbortEndTheSnapshot(t *testing.T) {
 			}
 			names := fileNames(t, dir)
 			// The snapshot's goroutine may be between closing its done
-			// channel and exiting: it must be gone at once, long before
-			// the gate would let a snapshot that was not waited for end.
-			waitGoroutines(t, base, 50*time.Millisecond)
+			// channel and exiting: it must end; one left behind would keep
+			// this wait going until the test binary's timeout.
+			waitGoroutines(t, base, 0)
 			if abort {
 				if !slicesEqual(names, []string{"1.log"}) {
 					t.Fatalf("after Abort: files %v, want only 1.log", names)
