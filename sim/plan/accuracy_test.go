@@ -118,6 +118,10 @@ func accuracyRows(t *testing.T) []accuracyRow {
 				r.delay = fmtDelay(secs(d))
 			}
 			switch {
+			case q.Horizon != nil:
+				// A horizon by its own name (transformWithState's
+				// processing-time TTL): the model is of watermarks.
+				r.scope = "processing-time TTL, no watermark"
 			case !info.ok:
 				r.scope = "several dedups"
 			case !info.idKey:

@@ -52,6 +52,7 @@ var lessonFiles = []string{
 	"engines.yaml",
 	"engines-horizon.yaml",
 	"flink-versions.yaml",
+	"processing-time-ttl.yaml",
 }
 
 func experimentFiles(t *testing.T) []string {
@@ -1017,5 +1018,33 @@ func TestLessonFlinkVersions(t *testing.T) {
 	// every row until event time catches up, most of its losses.
 	if fd := q["rowtime-2.3"].FalseDropsByCause; fd.BadClock <= 10*fd.Late || q["rowtime-2.3"].FalseDrops*10 < q["rowtime-2.3"].LogicalEvents {
 		t.Errorf("bad clock: 2.3 lost %+v of %d events; want most of a 30-minute stretch, cause bad clock", fd, q["rowtime-2.3"].LogicalEvents)
+	}
+}
+
+// TestLessonProcessingTimeTTL checks what experiments/processing-time-ttl
+// promises: Spark 4's transformWithState dedup and Flink's proctime
+// keep-first, each with a 10-minute TTL of processing time from a key's
+// first copy, miss the same copies (those resent after the TTL, so some)
+// and lose nothing to the bad clock, since neither reads event time;
+// dropDuplicatesWithinWatermark loses events to it; Flink's heap holds
+// expired entries beyond its live ones.
+func TestLessonProcessingTimeTTL(t *testing.T) {
+	s := loadExperiment(t, "processing-time-ttl.yaml")
+	if len(s.Faults) != 1 || s.Faults[0].Kind != scenario.BadClock {
+		t.Fatalf("faults %+v; the experiment promises exactly one bad clock", s.Faults)
+	}
+	q := byName(t, runLesson(t, s), "spark-tws", "flink-keep-first", "spark-within")
+	tws, fl, ww := q["spark-tws"], q["flink-keep-first"], q["spark-within"]
+	if tws.MissedDuplicates == 0 || tws.MissedDuplicates != fl.MissedDuplicates {
+		t.Errorf("spark-tws missed %d copies, flink-keep-first %d; want the same, above 0 (copies resent after the TTL)", tws.MissedDuplicates, fl.MissedDuplicates)
+	}
+	if tws.FalseDrops != 0 || fl.FalseDrops != 0 {
+		t.Errorf("false drops: spark-tws %d, flink-keep-first %d; want none (no event time read)", tws.FalseDrops, fl.FalseDrops)
+	}
+	if ww.FalseDropsByCause.BadClock == 0 {
+		t.Errorf("spark-within lost %d events to the bad clock; want some", ww.FalseDropsByCause.BadClock)
+	}
+	if p := fl.EngineCounters["peakPhysicalStateRows"]; p <= fl.PeakStateRows {
+		t.Errorf("flink-keep-first: physical peak %d, logical %d; want expired entries beyond the live ones", p, fl.PeakStateRows)
 	}
 }
