@@ -3,6 +3,7 @@ package fileio
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -154,6 +155,12 @@ func (k *Folder) Foreign(dir string) ([]string, error) {
 // given as path) holds entries dedupsim did not write.
 func (k *Folder) checkForeign(path, dir string) error {
 	foreign, err := k.Foreign(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		// The folder went away while it was read (another publish moved
+		// it, outside the publish lock): nothing of anyone's is there
+		// to keep; Publish checks again under the lock.
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %s", path, Reason(err))
 	}

@@ -59,6 +59,9 @@ func (k *Folder) Check(path string) error {
 		return k.checkForeign(path, abs)
 	}
 	entries, err := os.ReadDir(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // gone since the Lstat: as if missing
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %s", path, Reason(err))
 	}
