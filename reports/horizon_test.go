@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/dedupsim/dedupsim/metrics"
@@ -24,5 +25,14 @@ func TestFormatHorizon(t *testing.T) {
 		if got := formatHorizon(&c.q); got != c.want {
 			t.Errorf("%+v: %q, want %q", c.q, got, c.want)
 		}
+	}
+}
+
+// TestContentsKeepSectionsWhole: report.html's two-column contents box
+// keeps each section with its charts in one column (a section split over
+// the columns read as two).
+func TestContentsKeepSectionsWhole(t *testing.T) {
+	if !strings.Contains(htmlTemplate(), "nav.toc > ul > li { break-inside: avoid; }") {
+		t.Error("report.html's contents box lets a section break across its columns")
 	}
 }
