@@ -145,7 +145,9 @@ func runProc(t *testing.T, hooks, pauseDir string, args ...string) (int, *proc) 
 // process ends first or a minute passes.
 func (p *proc) waitFiles(t *testing.T, files ...string) {
 	t.Helper()
-	deadline := time.Now().Add(time.Minute)
+	// No deadline of its own: a file that never appears while the process
+	// runs ends in the test binary's timeout (a slow, shared machine must
+	// not fail the test); a process that ends first fails it at once.
 	for {
 		missing := ""
 		for _, f := range files {
@@ -161,9 +163,6 @@ func (p *proc) waitFiles(t *testing.T, files ...string) {
 		case <-p.done:
 			t.Fatalf("the process ended (%v) before %s appeared:\n%s", p.cmd.ProcessState, missing, p.stderr.String())
 		case <-time.After(5 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s did not appear within a minute", missing)
 		}
 	}
 }
