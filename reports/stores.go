@@ -62,6 +62,17 @@ func storesRows(sb *metrics.StoreBench) [][]string {
 	return rows
 }
 
+// storesRowsMedians is storesRows without the runs' ranges.
+func storesRowsMedians(sb *metrics.StoreBench) [][]string {
+	c := *sb
+	c.Runs = make([]metrics.StoreRun, len(sb.Runs))
+	for i, r := range sb.Runs {
+		r.EventsPerSecondRuns, r.RecoverySecondsRuns = nil, nil
+		c.Runs[i] = r
+	}
+	return storesRows(&c)
+}
+
 // spread renders the range of several runs' measurements after their
 // median: " (min-max)"; "" for one run or none (the intro says how
 // many runs).
@@ -115,7 +126,13 @@ func StoreTable(w io.Writer, sb *metrics.StoreBench, markdown bool) error {
 	if len(sb.Spark) > 0 {
 		return providersTable(w, sb, markdown)
 	}
-	return alignedTable(w, "store table", storesHeader(), storesRows(sb), 2, markdown)
+	rows := storesRows(sb)
+	if !markdown {
+		// On a terminal the medians alone: the runs' ranges (stores.md,
+		// the chart's whiskers, the verdict line) would double its width.
+		rows = storesRowsMedians(sb)
+	}
+	return alignedTable(w, "store table", storesHeader(), rows, 2, markdown)
 }
 
 // alignedTable writes header and rows as one table, Markdown or boxed for

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/dedupsim/dedupsim/metrics"
 )
@@ -102,5 +103,30 @@ func TestStoresVerdict(t *testing.T) {
 	times := &metrics.StoreBench{Backends: []metrics.StoreBackendTime{{Store: "memory", WallSeconds: 4, CPUSeconds: 1.5, WallSecondsRuns: []float64{3, 4, 5}, CPUSecondsRuns: []float64{1.4, 1.5, 1.6}}}}
 	if v := StoresTimes(times); !strings.Contains(v, "memory 1.50 s CPU (1.40 s-1.60 s) in 4.00 s wall (3.00 s-5.00 s)") {
 		t.Errorf("times line %q", v)
+	}
+}
+
+// TestStoreTableFitsATerminal: the terminal store table leaves the runs'
+// ranges to stores.md and the chart, and stays under 150 columns (it was
+// 260 with ranges and one-line headers).
+func TestStoreTableFitsATerminal(t *testing.T) {
+	run := func(q, store string) metrics.StoreRun {
+		heap := int64(29_000_000)
+		return metrics.StoreRun{Query: q, Store: store, EventsPerSecond: 974_825, EventsPerSecondRuns: []float64{664_903, 974_825, 1_284_746},
+			RecoverySeconds: 0.4042, RecoverySecondsRuns: []float64{0.4012, 0.4042, 0.4073}, ModelPeakBytes: 55_574_528, GoHeapPeakBytes: &heap,
+			CheckpointBytesPerBatch: 431_104}
+	}
+	sb := &metrics.StoreBench{Runs: []metrics.StoreRun{run("within-watermark", "memory"), run("within-watermark", "pebble")}}
+	var b strings.Builder
+	if err := StoreTable(&b, sb, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(b.String(), "\n") {
+		if n := utf8.RuneCountInString(l); n > 150 {
+			t.Errorf("a line of %d columns: %q", n, l)
+		}
+	}
+	if strings.Contains(b.String(), "664,903") {
+		t.Errorf("the terminal table shows the runs' range:\n%s", b.String())
 	}
 }
