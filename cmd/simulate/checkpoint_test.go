@@ -105,7 +105,9 @@ func TestSecondProcessOnACheckpointIsRefused(t *testing.T) {
 	ck, pause := filepath.Join(dir, "ck"), filepath.Join(dir, "pause")
 	os.Mkdir(pause, 0o755)
 	args := func(out string, store string) []string {
-		return []string{"run", sc, "--quiet", "--no-report", "--store", store, "--checkpoint", ck, "--out", filepath.Join(dir, out)}
+		// --workers 2: both jobs must reach their pause; with one worker
+		// (GOMAXPROCS=1) the first paused job would hold the only slot.
+		return []string{"run", sc, "--quiet", "--no-report", "--workers", "2", "--store", store, "--checkpoint", ck, "--out", filepath.Join(dir, out)}
 	}
 	first := start(t, "snapshot-every=2;pause=*:5", pause, args("first", "pebble")...)
 	first.waitFiles(t, filepath.Join(pause, "pair.paused"), filepath.Join(pause, "within.paused"))
