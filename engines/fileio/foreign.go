@@ -53,7 +53,18 @@ func (e *ForeignError) Error() string {
 // a trailing "/"), leaving out the marker itself.
 func (k *Folder) manifest(dir string) ([]string, error) {
 	var out []string
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+	err := k.walkEntries(dir, func(rel string, _ bool) bool {
+		out = append(out, rel)
+		return false
+	})
+	return out, err
+}
+
+// walkEntries calls visit for every entry of dir but the marker, in
+// lexical order, with its relative slash-separated name (a folder's with a
+// trailing "/"); visit returns true to leave a folder's entries out.
+func (k *Folder) walkEntries(dir string, visit func(rel string, isDir bool) (skip bool)) error {
+	return filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -65,10 +76,11 @@ func (k *Folder) manifest(dir string) ([]string, error) {
 		if d.IsDir() {
 			rel += "/"
 		}
-		out = append(out, rel)
+		if visit(rel, d.IsDir()) && d.IsDir() {
+			return fs.SkipDir
+		}
 		return nil
 	})
-	return out, err
 }
 
 // markerContent is the marker to write into the complete folder dir: the
@@ -127,26 +139,12 @@ func (k *Folder) Foreign(dir string) ([]string, error) {
 		return nil, err
 	}
 	var out []string
-	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(dir, path)
-		if err != nil || rel == "." || rel == k.Marker {
-			return err
-		}
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			rel += "/"
-		}
+	err = k.walkEntries(dir, func(rel string, isDir bool) bool {
 		if listed[rel] {
-			return nil
+			return false
 		}
 		out = append(out, rel)
-		if d.IsDir() {
-			return fs.SkipDir
-		}
-		return nil
+		return isDir // a foreign folder is one entry
 	})
 	return out, err
 }
