@@ -55,7 +55,7 @@ type Row struct {
 }
 
 // Batch is the rows of one micro-batch. It implements the executor's view
-// of a batch (sim.Rows) for generated rows.
+// of a batch (microbatch.Rows) for generated rows.
 type Batch struct {
 	Rows []Row
 	IDs  IDKind

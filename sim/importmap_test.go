@@ -159,3 +159,23 @@ func moduleRoot(t *testing.T) string {
 		dir = up
 	}
 }
+
+// TestSimRootHoldsNoCode checks that the root of sim/ holds only what
+// every engine shares: its doc comment and the import-map tests. An
+// engine's code lives in the engine's folder (Spark's micro-batch executor
+// in sim/spark/microbatch), the harness's in its own subfolder.
+func TestSimRootHoldsNoCode(t *testing.T) {
+	entries, err := os.ReadDir(filepath.Join(moduleRoot(t), "sim"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		n := e.Name()
+		if e.IsDir() || !strings.HasSuffix(n, ".go") {
+			continue
+		}
+		if n != "doc.go" && !strings.HasSuffix(n, "importmap_test.go") {
+			t.Errorf("sim/%s: the root of sim/ holds only doc.go and the import-map tests; move it to the folder of what it serves", n)
+		}
+	}
+}

@@ -10,7 +10,7 @@ import (
 )
 
 // fastScenario runs far more batches a second than the checkpoint's
-// retention keeps (sim.MinBatchesToRetain): a 1 s trigger over 20
+// retention keeps (microbatch.MinBatchesToRetain): a 1 s trigger over 20
 // simulated minutes, a few rows per batch.
 const fastScenario = `# killed and resumed by the tests
 name: fast

@@ -143,7 +143,7 @@ func withCRC(body []byte) []byte {
 
 // editLogRecord changes one digit of the JSON of the newest record of
 // the kind ('o' offsets, 'c' commit) and batch in a query checkpoint's
-// log (sim/checkpoint_log.go: length, CRC-32C, kind, batch id, JSON) and
+// log (sim/spark/microbatch/checkpoint_log.go: length, CRC-32C, kind, batch id, JSON) and
 // writes a valid CRC for it: a well-formed log of another run.
 func editLogRecord(log []byte, kind byte, batch int64) []byte {
 	out := bytes.Clone(log)

@@ -14,10 +14,10 @@ import (
 	"github.com/dedupsim/dedupsim/engines"
 	"github.com/dedupsim/dedupsim/generators"
 	"github.com/dedupsim/dedupsim/metrics"
-	"github.com/dedupsim/dedupsim/sim"
 	"github.com/dedupsim/dedupsim/sim/runfolder"
 	"github.com/dedupsim/dedupsim/sim/scenario"
 	"github.com/dedupsim/dedupsim/sim/spark/chain"
+	"github.com/dedupsim/dedupsim/sim/spark/microbatch"
 )
 
 // Source yields generated rows in arrival order.
@@ -84,7 +84,7 @@ type jobEnv struct {
 	maxBatchRows int
 	// pool runs the partitions of a partitioned query (nil: the job's
 	// goroutine).
-	pool *sim.Pool
+	pool *microbatch.Pool
 	// keyShard, if set, makes the job a part of a run split by key: it
 	// reads every row but decides and counts only its part's.
 	keyShard *KeyShard
@@ -105,7 +105,7 @@ type jobRun struct {
 	env job
 	src Source
 	ck  *checkpointer
-	q   *sim.Query
+	q   *microbatch.Query
 
 	sum        metrics.QuerySummary
 	acct       metrics.Accountant
@@ -231,7 +231,7 @@ func (r *jobRun) init() error {
 	// Nothing in the job's folder changes until the query is open: a
 	// snapshot or a state file that cannot be read fails the resume with
 	// the folder as it was.
-	state := sim.State{}
+	state := microbatch.State{}
 	resumed := false
 	if r.env.resumable {
 		if resumed, state, err = r.restore(); err != nil {
@@ -433,10 +433,10 @@ func (r *jobRun) fillBatch(c *clock) error {
 // when rows arrived, else a no-data batch when they are enabled and the
 // query needs one. It returns nil when no batch runs. The engine's time
 // counts the batches only.
-func (r *jobRun) runTrigger(c *clock) (*sim.Progress, error) {
-	meta := sim.BatchMeta{TimestampMs: r.t / 1000}
+func (r *jobRun) runTrigger(c *clock) (*microbatch.Progress, error) {
+	meta := microbatch.BatchMeta{TimestampMs: r.t / 1000}
 	t0 := time.Now()
-	var p *sim.Progress
+	var p *microbatch.Progress
 	var err error
 	switch {
 	case len(c.batch.Rows) > 0 && r.env.keyShard != nil:
@@ -470,7 +470,7 @@ func (r *jobRun) skipIdle(c *clock) {
 
 // afterBatch accounts for the batch that ran at this trigger, reports
 // progress, takes a job snapshot when one is due, and calls the test hook.
-func (r *jobRun) afterBatch(c *clock, p *sim.Progress) error {
+func (r *jobRun) afterBatch(c *clock, p *microbatch.Progress) error {
 	t := r.t
 	if err := r.account(p, &c.batch, t, c.sinkRNG.fails(t, r.env.sc.Sink.FailureProbability)); err != nil {
 		return err
@@ -521,7 +521,7 @@ func (r *jobRun) end(ctx context.Context, c *clock) (*jobResult, error) {
 
 // account records one executed batch: ground truth, sink, state size,
 // watermark lag, the timeseries row and the progress line.
-func (r *jobRun) account(p *sim.Progress, batch *generators.Batch, t int64, sinkFailed bool) error {
+func (r *jobRun) account(p *microbatch.Progress, batch *generators.Batch, t int64, sinkFailed bool) error {
 	sum := &r.sum
 	if p.NumInputRows > 0 {
 		// Only a row stamped in the future puts the late filter's
@@ -646,7 +646,7 @@ type checkpointer struct {
 	// cp is the open query checkpoint (nil without a folder). The newest
 	// durable job snapshot resumes from the log entries of batch holdID
 	// of folder holdGen (holdID -1: none): retention keeps them.
-	cp              *sim.Checkpoint
+	cp              *microbatch.Checkpoint
 	holdGen, holdID int
 }
 
@@ -671,29 +671,29 @@ func (c *checkpointer) folder() string {
 // (nothing for a new folder); openStore opens its stores. Resuming a
 // snapshot discards the log entries of the batches after it, which the
 // killed run wrote and the resumed one redoes.
-func (c *checkpointer) open(state sim.State, openStore StoreOpener) (*sim.Query, error) {
+func (c *checkpointer) open(state microbatch.State, openStore StoreOpener) (*microbatch.Query, error) {
 	dir := c.folder()
 	if dir == "" {
-		return c.newQuery(nil, c.partitions(), openStore, sim.State{})
+		return c.newQuery(nil, c.partitions(), openStore, microbatch.State{})
 	}
-	var cp *sim.Checkpoint
+	var cp *microbatch.Checkpoint
 	var err error
-	resume := state != (sim.State{})
+	resume := state != (microbatch.State{})
 	partitions := c.partitions()
 	if _, statErr := os.Stat(filepath.Join(dir, "metadata")); statErr == nil {
-		var meta sim.CheckpointMeta
-		if cp, meta, err = sim.OpenCheckpoint(dir); err != nil {
+		var meta microbatch.CheckpointMeta
+		if cp, meta, err = microbatch.OpenCheckpoint(dir); err != nil {
 			return nil, err
 		}
 		partitions = c.keepPartitions(meta)
-		if state == (sim.State{}) {
+		if state == (microbatch.State{}) {
 			rec, err := cp.Recover()
 			if err != nil {
 				return nil, err
 			}
 			state = rec.State
 		}
-	} else if cp, err = sim.CreateCheckpoint(dir, sim.CheckpointMeta{Query: c.job.Query, Store: c.env.storeName, Partitions: partitions}); err != nil {
+	} else if cp, err = microbatch.CreateCheckpoint(dir, microbatch.CheckpointMeta{Query: c.job.Query, Store: c.env.storeName, Partitions: partitions}); err != nil {
 		return nil, err
 	}
 	q, err := c.newQuery(cp, partitions, openStore, state)
@@ -716,7 +716,7 @@ func (c *checkpointer) open(state sim.State, openStore StoreOpener) (*sim.Query,
 
 // restart closes q and starts it again: from its own checkpoint, or from a
 // new, empty one when the checkpoint is lost.
-func (c *checkpointer) restart(q *sim.Query, lose bool) (*sim.Query, error) {
+func (c *checkpointer) restart(q *microbatch.Query, lose bool) (*microbatch.Query, error) {
 	c.cp = nil
 	if err := q.Close(); err != nil {
 		return nil, err
@@ -726,7 +726,7 @@ func (c *checkpointer) restart(q *sim.Query, lose bool) (*sim.Query, error) {
 	} else if c.env.jobDir == "" {
 		return nil, fmt.Errorf("a restart needs a checkpoint folder")
 	}
-	return c.open(sim.State{}, c.env.openStore)
+	return c.open(microbatch.State{}, c.env.openStore)
 }
 
 // setTotals fills the summary's ground-truth totals and rates from the

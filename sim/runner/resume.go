@@ -16,8 +16,8 @@ import (
 	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/generators"
 	"github.com/dedupsim/dedupsim/metrics"
-	"github.com/dedupsim/dedupsim/sim"
 	"github.com/dedupsim/dedupsim/sim/runfolder"
+	"github.com/dedupsim/dedupsim/sim/spark/microbatch"
 )
 
 // A resumable job keeps, in its folder:
@@ -63,7 +63,7 @@ type jobSnapshot struct {
 	T         int64                `json:"t"`
 	NextFault int                  `json:"nextFault"`
 	Gen       int                  `json:"gen"`
-	State     sim.State            `json:"state"`
+	State     microbatch.State     `json:"state"`
 	Source    []byte               `json:"source"`
 	Look      []byte               `json:"look"`
 	HasLook   bool                 `json:"hasLook"`
@@ -187,7 +187,7 @@ func (r *jobRun) resumeFiles(version int64) ([]fileSum, [][]fileSum, error) {
 	ops := r.q.Operators()
 	for op := range r.env.Plan.Dedups() {
 		// A partitioned query's stores are listed partition by partition.
-		sdirs := sim.StateDirs(qdir, op, r.q.Partitions())
+		sdirs := microbatch.StateDirs(qdir, op, r.q.Partitions())
 		var parts []engines.Store
 		if len(ops) == len(r.env.Plan.Dedups()) {
 			parts = storeParts(ops[op].Store(), len(sdirs))
@@ -257,12 +257,12 @@ func summedFiles(parts []engines.Store, i int, sdir string, version int64) ([]en
 }
 
 // logSum returns the checksum of the offsets and commit records of batch
-// in the query checkpoint qdir's log (sim.BatchRecords): a restart right
+// in the query checkpoint qdir's log (microbatch.BatchRecords): a restart right
 // after the resume recovers from them; earlier records are never read
 // again, and later ones a resume discards. ok is false when the log
 // holds none.
 func logSum(jobDir, qdir string, batch int64) (fileSum, bool, error) {
-	path, recs, ok, err := sim.BatchRecords(qdir, batch)
+	path, recs, ok, err := microbatch.BatchRecords(qdir, batch)
 	if err != nil || !ok {
 		return fileSum{}, false, err
 	}
@@ -289,30 +289,30 @@ func readSnapshot(dir string) (*jobSnapshot, error) {
 }
 
 // restore loads the job snapshot if there is one.
-func (r *jobRun) restore() (bool, sim.State, error) {
+func (r *jobRun) restore() (bool, microbatch.State, error) {
 	path := filepath.Join(r.env.jobDir, runfolder.JobStateFile)
 	s, err := readSnapshot(r.env.jobDir)
 	if err != nil || s == nil {
-		return false, sim.State{}, err
+		return false, microbatch.State{}, err
 	}
 	if s.Query != r.env.Query {
-		return false, sim.State{}, fmt.Errorf("%s: belongs to query %q, not %q", path, s.Query, r.env.Query)
+		return false, microbatch.State{}, fmt.Errorf("%s: belongs to query %q, not %q", path, s.Query, r.env.Query)
 	}
 	res, ok := r.src.(Resumable)
 	if !ok {
-		return false, sim.State{}, errors.New("the row source cannot restore its position")
+		return false, microbatch.State{}, errors.New("the row source cannot restore its position")
 	}
 	if err := res.Restore(s.Source); err != nil {
-		return false, sim.State{}, fmt.Errorf("%s: %w", path, err)
+		return false, microbatch.State{}, fmt.Errorf("%s: %w", path, err)
 	}
 	if err := binary.Read(bytes.NewReader(s.Look), binary.LittleEndian, &r.look); err != nil {
-		return false, sim.State{}, fmt.Errorf("%s: look-ahead row: %w", path, err)
+		return false, microbatch.State{}, fmt.Errorf("%s: look-ahead row: %w", path, err)
 	}
 	if err := r.acct.UnmarshalBinary(s.Acct); err != nil {
-		return false, sim.State{}, fmt.Errorf("%s: %w", path, err)
+		return false, microbatch.State{}, fmt.Errorf("%s: %w", path, err)
 	}
 	if len(s.BadClock) > maxBadClockMarkers || len(s.BadClockAt) != len(s.BadClock) {
-		return false, sim.State{}, fmt.Errorf("%s: %d bad-clock moments with %d event times, at most %d are kept", path, len(s.BadClock), len(s.BadClockAt), maxBadClockMarkers)
+		return false, microbatch.State{}, fmt.Errorf("%s: %d bad-clock moments with %d event times, at most %d are kept", path, len(s.BadClock), len(s.BadClockAt), maxBadClockMarkers)
 	}
 	r.hasLook, r.t, r.nextFault, r.ck.gen = s.HasLook, s.T, s.NextFault, s.Gen
 	// Until the resumed run's first snapshot, a kill resumes from this one.
@@ -330,7 +330,7 @@ func (r *jobRun) restore() (bool, sim.State, error) {
 	}
 	r.restored = s.Parts
 	if err := r.spark.restore(path, s.Spark, s.SparkPart); err != nil {
-		return false, sim.State{}, err
+		return false, microbatch.State{}, err
 	}
 	return true, s.State, nil
 }

@@ -8,11 +8,11 @@ import (
 	"testing"
 
 	"github.com/dedupsim/dedupsim/generators"
-	"github.com/dedupsim/dedupsim/sim"
 	"github.com/dedupsim/dedupsim/sim/scenario"
+	"github.com/dedupsim/dedupsim/sim/spark/microbatch"
 )
 
-// fast is a query that runs many more than sim.MinBatchesToRetain batches
+// fast is a query that runs many more than microbatch.MinBatchesToRetain batches
 // between two job snapshots: a 1 s trigger over 5 minutes, with a restart
 // fault in the middle (a restart reopens the query checkpoint).
 const fast = `
@@ -44,7 +44,7 @@ func TestRetentionKeepsWhatTheSnapshotNeeds(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "ck")
 			// About 20 rows a second: 5000 rows is past batch 250.
 			interrupted(t, sc, dir, store, 5, 5000)
-			if _, _, ok, err := sim.BatchRecords(filepath.Join(dir, "within", "query.0"), 5); err != nil || !ok {
+			if _, _, ok, err := microbatch.BatchRecords(filepath.Join(dir, "within", "query.0"), 5); err != nil || !ok {
 				t.Fatalf("retention dropped what the snapshot needs: %v", err)
 			}
 			// Resumed from batch 5 and killed again before any snapshot,
@@ -95,7 +95,7 @@ func TestResumeOfAMissingFileSaysSo(t *testing.T) {
 	sc := load(t, fast)
 	dir := filepath.Join(t.TempDir(), "ck")
 	interrupted(t, sc, dir, "memory", 5, 2000)
-	gone := filepath.Join(dir, "within", "query.0", sim.LogName)
+	gone := filepath.Join(dir, "within", "query.0", microbatch.LogName)
 	if err := os.Remove(gone); err != nil {
 		t.Fatal(err)
 	}

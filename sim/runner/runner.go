@@ -18,8 +18,8 @@ import (
 	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/generators"
 	"github.com/dedupsim/dedupsim/metrics"
-	"github.com/dedupsim/dedupsim/sim"
 	"github.com/dedupsim/dedupsim/sim/scenario"
+	"github.com/dedupsim/dedupsim/sim/spark/microbatch"
 	"github.com/dedupsim/dedupsim/sim/stores"
 	"golang.org/x/sync/errgroup"
 )
@@ -158,7 +158,7 @@ type execution struct {
 	prog     Progress
 	// pool runs the partitions of partitioned queries, while the jobs
 	// run.
-	pool *sim.Pool
+	pool *microbatch.Pool
 }
 
 // prepare expands s into jobs and sets up everything they share. A
@@ -279,7 +279,7 @@ func (r *execution) runJobs(ctx context.Context) ([]*jobResult, error) {
 	errs := make([]error, len(r.jobs))
 	if r.sc.Spark != nil {
 		// The partitions of every job's query share one pool.
-		r.pool = sim.NewPool(workers)
+		r.pool = microbatch.NewPool(workers)
 		defer r.pool.Close()
 	}
 	g, gctx := errgroup.WithContext(ctx)

@@ -15,10 +15,10 @@ import (
 	"github.com/dedupsim/dedupsim/engines/memstore"
 	"github.com/dedupsim/dedupsim/generators"
 	"github.com/dedupsim/dedupsim/metrics"
-	"github.com/dedupsim/dedupsim/sim"
 	"github.com/dedupsim/dedupsim/sim/runfolder"
 	"github.com/dedupsim/dedupsim/sim/scenario"
 	"github.com/dedupsim/dedupsim/sim/spark/chain"
+	"github.com/dedupsim/dedupsim/sim/spark/microbatch"
 	"github.com/dedupsim/dedupsim/sim/spark/sparkmodel"
 )
 
@@ -26,7 +26,7 @@ import (
 // (sim/spark/sparkmodel):
 //
 //   - its query's state is split over the shuffle partitions
-//     (sim.NewPartitionedQuery), in state/<op>/<partition>/ of its
+//     (microbatch.NewPartitionedQuery), in state/<op>/<partition>/ of its
 //     checkpoint; the partition count is the checkpoint's once it exists,
 //     as Spark keeps spark.sql.shuffle.partitions from a query's first run;
 //   - a batch takes at most spark.maxRowsPerBatch rows, oldest first, the
@@ -49,7 +49,7 @@ type sparkRun struct {
 	part    *partWriter
 	// restored is the part mark of the job snapshot resumed from.
 	restored partMark
-	stats    []*sim.PartitionStats
+	stats    []*microbatch.PartitionStats
 	row      []string
 	buf      bytes.Buffer
 	cw       *csv.Writer
@@ -104,7 +104,7 @@ func (c *checkpointer) partitions() int {
 // newQuery opens the job's query from cp ("" keeps no checkpoint when cp
 // is nil) over partitions shuffle partitions (0: one store per operator),
 // its stores opened by open at state's version.
-func (c *checkpointer) newQuery(cp *sim.Checkpoint, partitions int, open StoreOpener, state sim.State) (*sim.Query, error) {
+func (c *checkpointer) newQuery(cp *microbatch.Checkpoint, partitions int, open StoreOpener, state microbatch.State) (*microbatch.Query, error) {
 	if partitions == 0 {
 		stores := func(op int, n chain.Node) (engines.Store, error) {
 			if cp == nil {
@@ -115,13 +115,13 @@ func (c *checkpointer) newQuery(cp *sim.Checkpoint, partitions int, open StoreOp
 			}
 			return open(cp.StateDir(op), op, state.NextBatchID)
 		}
-		q, err := sim.NewQuery(c.job.Plan, stores, state)
+		q, err := microbatch.NewQuery(c.job.Plan, stores, state)
 		if err != nil {
 			return nil, err
 		}
 		// Spark's default partitions still order a chain's rows between
-		// its dedup operators (sim.Query.SetShufflePartitions).
-		if err := q.SetShufflePartitions(sim.DefaultShufflePartitions); err != nil {
+		// its dedup operators (microbatch.Query.SetShufflePartitions).
+		if err := q.SetShufflePartitions(microbatch.DefaultShufflePartitions); err != nil {
 			q.Close()
 			return nil, err
 		}
@@ -136,7 +136,7 @@ func (c *checkpointer) newQuery(cp *sim.Checkpoint, partitions int, open StoreOp
 		}
 		return open(cp.PartitionDir(op, part), op, state.NextBatchID)
 	}
-	q, err := sim.NewPartitionedQuery(c.job.Plan, partitions, stores, state)
+	q, err := microbatch.NewPartitionedQuery(c.job.Plan, partitions, stores, state)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +164,7 @@ func (c *checkpointer) numberedStore(n chain.Node) engines.Store {
 // keepPartitions returns the partition count of an existing checkpoint,
 // saying once per job, through the run's notices, when it is not the
 // scenario's: Spark keeps the count a checkpoint was made with.
-func (c *checkpointer) keepPartitions(meta sim.CheckpointMeta) int {
+func (c *checkpointer) keepPartitions(meta microbatch.CheckpointMeta) int {
 	if want := c.partitions(); meta.Partitions != want && !c.noticed && c.env.notify != nil {
 		c.noticed = true
 		c.env.notify(fmt.Sprintf("query %s: its checkpoint keeps %d shuffle partitions, not the %d of spark.partitions: as Spark does, a query keeps the partitions of its first run; a new checkpoint (after a lost one) takes spark.partitions",
@@ -237,7 +237,7 @@ func (r *jobRun) nextTrigger(c *clock) int64 {
 
 // opened tells the model that the job's query was opened: fresh for a new
 // checkpoint, else its own after a restart.
-func (s *sparkRun) opened(q *sim.Query, fresh bool) {
+func (s *sparkRun) opened(q *microbatch.Query, fresh bool) {
 	if s != nil {
 		s.tracker.Open(q.Partitions(), fresh)
 	}
@@ -245,7 +245,7 @@ func (s *sparkRun) opened(q *sim.Query, fresh bool) {
 
 // resumed checks that the model restored from a job snapshot follows as
 // many partitions as the query reopened from its checkpoint.
-func (s *sparkRun) resumed(q *sim.Query) error {
+func (s *sparkRun) resumed(q *microbatch.Query) error {
 	if s == nil {
 		return nil
 	}
@@ -274,7 +274,7 @@ func (s *sparkRun) openPart(env job) error {
 
 // batch models the batch that ran at trigger t and writes its spark.csv
 // row.
-func (s *sparkRun) batch(r *jobRun, p *sim.Progress, b *generators.Batch, t int64) error {
+func (s *sparkRun) batch(r *jobRun, p *microbatch.Progress, b *generators.Batch, t int64) error {
 	s.stats = s.stats[:0]
 	for k := range p.Operators {
 		s.stats = append(s.stats, r.q.PartitionStats(k))

@@ -15,9 +15,9 @@ import (
 
 	"github.com/dedupsim/dedupsim/engines"
 	"github.com/dedupsim/dedupsim/engines/fileio"
-	"github.com/dedupsim/dedupsim/sim"
 	"github.com/dedupsim/dedupsim/sim/runfolder"
 	"github.com/dedupsim/dedupsim/sim/scenario"
+	"github.com/dedupsim/dedupsim/sim/spark/microbatch"
 	"github.com/dedupsim/dedupsim/sim/stores"
 )
 
@@ -27,7 +27,7 @@ type fileSum struct {
 	Path   string `json:"path"`
 	SHA256 string `json:"sha256"`
 	// Batch, when set, makes Path a query checkpoint's log and SHA256
-	// the checksum of its records of that batch (sim.BatchRecords), not
+	// the checksum of its records of that batch (microbatch.BatchRecords), not
 	// of the whole file, which grows after the snapshot.
 	Batch *int64 `json:"batch,omitempty"`
 	// Len, when set, makes SHA256 the checksum of the file's first Len
@@ -302,7 +302,7 @@ func checkJob(dir string, sc *scenario.Scenario, j Job, be stores.Backend, newSo
 		}
 	}
 	qdir := filepath.Join(dir, fmt.Sprintf("query.%d", r.ck.gen))
-	_, meta, err := sim.OpenCheckpoint(qdir)
+	_, meta, err := microbatch.OpenCheckpoint(qdir)
 	if err != nil {
 		return fmt.Errorf("%s resumes query.%d: %w", filepath.Join(dir, runfolder.JobStateFile), r.ck.gen, err)
 	}
@@ -316,7 +316,7 @@ func checkJob(dir string, sc *scenario.Scenario, j Job, be stores.Backend, newSo
 	}
 	for op := range ops {
 		var files []engines.StateFile
-		for _, sdir := range sim.StateDirs(qdir, op, meta.Partitions) {
+		for _, sdir := range microbatch.StateDirs(qdir, op, meta.Partitions) {
 			f, err := be.Files(sdir, state.NextBatchID)
 			if err != nil {
 				return fmt.Errorf("operator %d: %w", op, err)
@@ -404,8 +404,8 @@ func checkSum(dir string, f fileSum) error {
 // checkLogSum checks the records of one batch of a query checkpoint's
 // log at p.
 func checkLogSum(dir, p string, f fileSum) error {
-	if filepath.Base(p) != sim.LogName {
-		return fmt.Errorf("%s: a recorded batch log that is not a query checkpoint's %s: %s", filepath.Join(dir, runfolder.JobStateFile), sim.LogName, quote(f.Path))
+	if filepath.Base(p) != microbatch.LogName {
+		return fmt.Errorf("%s: a recorded batch log that is not a query checkpoint's %s: %s", filepath.Join(dir, runfolder.JobStateFile), microbatch.LogName, quote(f.Path))
 	}
 	fi, err := os.Lstat(p)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -417,7 +417,7 @@ func checkLogSum(dir, p string, f fileSum) error {
 	if !fi.Mode().IsRegular() {
 		return &fileio.NotRegularError{Path: p, Mode: fi.Mode()}
 	}
-	_, recs, ok, err := sim.BatchRecords(filepath.Dir(p), *f.Batch)
+	_, recs, ok, err := microbatch.BatchRecords(filepath.Dir(p), *f.Batch)
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/dedupsim/dedupsim/engines/spark/partition"
-	"github.com/dedupsim/dedupsim/sim"
+	"github.com/dedupsim/dedupsim/sim/spark/microbatch"
 	"github.com/dedupsim/dedupsim/sim/stores"
 )
 
@@ -17,7 +17,7 @@ import (
 // operator's state in one store per shuffle partition,
 // state/<op>/<partition>/, as Spark does. Read lists an operator's keys
 // over all its partitions, in key order, each with its partition, and
-// checks that Spark's hash of the key (sim.HashDecoded, pmod over the
+// checks that Spark's hash of the key (microbatch.HashDecoded, pmod over the
 // checkpoint's partition count) names the store it was read from: of the
 // listed keys, or of every key when every key is listed (a negative
 // Options.Limit), before anything is listed.
@@ -57,7 +57,7 @@ func checkPartitionFolders(opDir string, partitions int) error {
 // from, or, for a store per operator (partitions 0), among
 // DefaultPartitions.
 func keyPartition(cols []int, vals []any, part, partitions int) (int, error) {
-	h := sim.HashDecoded(cols, vals)
+	h := microbatch.HashDecoded(cols, vals)
 	if partitions == 0 {
 		return partition.Of(h, DefaultPartitions), nil
 	}

@@ -24,10 +24,10 @@ import (
 	"time"
 
 	"github.com/dedupsim/dedupsim/engines/fileio"
-	"github.com/dedupsim/dedupsim/sim"
 	"github.com/dedupsim/dedupsim/sim/runfolder"
 	"github.com/dedupsim/dedupsim/sim/scenario"
 	"github.com/dedupsim/dedupsim/sim/spark/chain"
+	"github.com/dedupsim/dedupsim/sim/spark/microbatch"
 	"github.com/dedupsim/dedupsim/sim/stores"
 )
 
@@ -278,7 +278,7 @@ func readRun(dir string, opts Options) (*State, error) {
 
 // readQuery reads one query checkpoint at the last batch of its commit log.
 func readQuery(dir string, limit int) (*Query, error) {
-	cp, meta, err := sim.OpenCheckpoint(dir)
+	cp, meta, err := microbatch.OpenCheckpoint(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -292,8 +292,8 @@ func readQuery(dir string, limit int) (*Query, error) {
 		return nil, fmt.Errorf("%s: unknown state store %q", metaPath, meta.Store)
 	}
 	nOps := len(plan.Dedups())
-	if meta.Partitions < 0 || meta.Partitions > sim.MaxPartitions {
-		return nil, fmt.Errorf("%s: %d partitions, want 0 to %d", metaPath, meta.Partitions, sim.MaxPartitions)
+	if meta.Partitions < 0 || meta.Partitions > microbatch.MaxPartitions {
+		return nil, fmt.Errorf("%s: %d partitions, want 0 to %d", metaPath, meta.Partitions, microbatch.MaxPartitions)
 	}
 	if err := checkQueryFolder(dir, nOps, meta.Partitions); err != nil {
 		return nil, err
@@ -344,7 +344,7 @@ func checkQueryFolder(dir string, nOps, partitions int) error {
 	}
 	for _, e := range ents {
 		switch n := e.Name(); {
-		case n == "metadata" || n == sim.LogName || fileio.IsCheckpointTemp(n):
+		case n == "metadata" || n == microbatch.LogName || fileio.IsCheckpointTemp(n):
 		case n == "state" && e.IsDir():
 		default:
 			return fmt.Errorf("%s: not a file of a dedupsim query checkpoint", filepath.Join(dir, n))

@@ -2,7 +2,7 @@ package export
 
 import (
 	"github.com/dedupsim/dedupsim/generators"
-	"github.com/dedupsim/dedupsim/sim"
+	"github.com/dedupsim/dedupsim/sim/spark/microbatch"
 )
 
 // cell is one value of a row, as a batch file holds it: a string's bytes,
@@ -18,7 +18,7 @@ type cell struct {
 // batch is one micro-batch to export: the rows the executor runs, which
 // the batch file holds, value by value.
 type batch interface {
-	sim.Rows
+	microbatch.Rows
 	// cell fills dst with row i's value of column c (of the export's
 	// columns). The bytes of a string stay valid until the next batch.
 	cell(i, c int, dst *cell)
@@ -73,8 +73,8 @@ func (b *genBatch) cell(i, c int, dst *cell) {
 	}
 }
 
-// HashKey implements sim.KeyHasher: a chain's later operators read a
+// HashKey implements microbatch.KeyHasher: a chain's later operators read a
 // generated batch's rows in the order of Spark's partitions.
 func (b *genBatch) HashKey(i int, cols []int) int32 {
-	return sim.HashGenerated(&b.Rows[i], b.IDs, cols)
+	return microbatch.HashGenerated(&b.Rows[i], b.IDs, cols)
 }

@@ -7,9 +7,9 @@ import (
 
 	"github.com/dedupsim/dedupsim/engines"
 	"github.com/dedupsim/dedupsim/generators"
-	"github.com/dedupsim/dedupsim/sim"
 	"github.com/dedupsim/dedupsim/sim/scenario"
 	"github.com/dedupsim/dedupsim/sim/spark/chain"
+	"github.com/dedupsim/dedupsim/sim/spark/microbatch"
 	"github.com/dedupsim/dedupsim/sim/spark/sparkmodel"
 	"github.com/dedupsim/dedupsim/sim/stores"
 )
@@ -28,11 +28,11 @@ type clusterModel struct {
 	parts   int
 	noData  bool
 	tracker *sparkmodel.Tracker
-	q       *sim.Query
+	q       *microbatch.Query
 	// stores are the query's stores, by operator and partition, which a
 	// restart keeps.
 	stores [][]engines.Store
-	stats  []*sim.PartitionStats
+	stats  []*microbatch.PartitionStats
 	// start is the scenario's start (µs).
 	start int64
 	// t is the query's next trigger (µs); faults its faults not fired.
@@ -77,7 +77,7 @@ func newClusterModels(sc *scenario.Scenario, qs []Query) ([]*clusterModel, error
 // as a query restarted from its own checkpoint (Spark's lastExecution
 // empty until a batch runs).
 func (m *clusterModel) open(fresh bool) error {
-	state := sim.State{}
+	state := microbatch.State{}
 	if fresh {
 		m.close()
 		m.stores = nil
@@ -102,7 +102,7 @@ func (m *clusterModel) open(fresh bool) error {
 		}
 		return s, err
 	}
-	if m.q, err = sim.NewPartitionedQuery(m.plan, m.parts, open, state); err != nil {
+	if m.q, err = microbatch.NewPartitionedQuery(m.plan, m.parts, open, state); err != nil {
 		return fmt.Errorf("query %s: %w", m.name, err)
 	}
 	m.tracker.Open(m.q.Partitions(), fresh)
@@ -125,7 +125,7 @@ func (m *clusterModel) advance(arrival int64, trigger int64) error {
 			return nil
 		}
 		if m.noData && m.q.NeedsNoDataBatch() {
-			p, err := m.q.RunNoDataBatch(sim.BatchMeta{TimestampMs: m.t / 1000})
+			p, err := m.q.RunNoDataBatch(microbatch.BatchMeta{TimestampMs: m.t / 1000})
 			if err != nil {
 				return m.failed(err)
 			}
@@ -146,7 +146,7 @@ func (m *clusterModel) advance(arrival int64, trigger int64) error {
 // batch runs the data batch b at the model's trigger and moves its clock
 // to the next trigger.
 func (m *clusterModel) batch(b *generators.Batch) error {
-	p, err := m.q.RunBatch(b, sim.BatchMeta{TimestampMs: m.t / 1000})
+	p, err := m.q.RunBatch(b, microbatch.BatchMeta{TimestampMs: m.t / 1000})
 	if err != nil {
 		return m.failed(err)
 	}
@@ -157,7 +157,7 @@ func (m *clusterModel) batch(b *generators.Batch) error {
 // failed returns the error of a batch that failed: a query Spark fails
 // is not exportable, as the prediction says too.
 func (m *clusterModel) failed(err error) error {
-	var qf *sim.QueryFailure
+	var qf *microbatch.QueryFailure
 	if errors.As(err, &qf) {
 		return fmt.Errorf("not exportable: query %s: %w", m.name, err)
 	}
@@ -165,7 +165,7 @@ func (m *clusterModel) failed(err error) error {
 }
 
 // model models the batch that ran at t and returns the next trigger.
-func (m *clusterModel) model(p *sim.Progress, b *generators.Batch, t int64) int64 {
+func (m *clusterModel) model(p *microbatch.Progress, b *generators.Batch, t int64) int64 {
 	m.stats = m.stats[:0]
 	for k := range p.Operators {
 		m.stats = append(m.stats, m.q.PartitionStats(k))

@@ -48,7 +48,7 @@
 // job.py copies one batch file into the query's input folder and calls
 // processAllAvailable, which returns once Spark has run that data batch
 // and whatever no-data batch it decides on. The prediction runs the
-// executor (sim.Query) the same way, as sim/spark/replay does for a trace: for
+// executor (microbatch.Query) the same way, as sim/spark/replay does for a trace: for
 // each batch, one data batch of its rows, then a no-data batch when
 // no-data batches are enabled and Spark would ask for one; a restart
 // recovers from a real checkpoint and runs no no-data batch until data

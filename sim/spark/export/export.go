@@ -12,10 +12,10 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/dedupsim/dedupsim/engines/fileio"
-	"github.com/dedupsim/dedupsim/sim"
 	"github.com/dedupsim/dedupsim/sim/scenario"
 	"github.com/dedupsim/dedupsim/sim/spark/chain"
 	"github.com/dedupsim/dedupsim/sim/spark/compare"
+	"github.com/dedupsim/dedupsim/sim/spark/microbatch"
 	"github.com/dedupsim/dedupsim/sim/spark/replay"
 	"github.com/dedupsim/dedupsim/sim/spark/sparkmodel"
 )
@@ -306,7 +306,7 @@ func runBatch(w writer, preds []*predictor, path string, b batch, f faultKind, t
 	for _, p := range preds {
 		g.Go(func() error {
 			if err := p.step(b, f, ts); err != nil {
-				var qf *sim.QueryFailure
+				var qf *microbatch.QueryFailure
 				var ref *refusal
 				switch {
 				case errors.As(err, &ref):

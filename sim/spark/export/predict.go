@@ -13,8 +13,8 @@ import (
 	"github.com/dedupsim/dedupsim/engines"
 	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/metrics"
-	"github.com/dedupsim/dedupsim/sim"
 	"github.com/dedupsim/dedupsim/sim/spark/chain"
+	"github.com/dedupsim/dedupsim/sim/spark/microbatch"
 	"github.com/dedupsim/dedupsim/sim/stores"
 )
 
@@ -66,8 +66,8 @@ type predictor struct {
 	name  string
 	id    string
 	runID string
-	cp    *sim.Checkpoint
-	query *sim.Query
+	cp    *microbatch.Checkpoint
+	query *microbatch.Query
 	file  *os.File
 	out   *bufio.Writer
 	// Batches counts the predicted batches, no-data ones included;
@@ -97,7 +97,7 @@ func (p *predictor) start(gen int) error {
 	p.file, p.out = f, bufio.NewWriter(f)
 	p.cp = nil
 	if p.restarts {
-		p.cp, err = sim.CreateCheckpoint(filepath.Join(p.scratch, p.name), sim.CheckpointMeta{Query: p.q.Text, Store: stores.Memory})
+		p.cp, err = microbatch.CreateCheckpoint(filepath.Join(p.scratch, p.name), microbatch.CheckpointMeta{Query: p.q.Text, Store: stores.Memory})
 		if err != nil {
 			return err
 		}
@@ -108,7 +108,7 @@ func (p *predictor) start(gen int) error {
 // open starts the query from its checkpoint (or afresh without one): a
 // new run of the query, with a new runId.
 func (p *predictor) open() error {
-	state := sim.State{}
+	state := microbatch.State{}
 	mem, err := stores.Lookup(stores.Memory, "")
 	if err != nil {
 		return err
@@ -123,7 +123,7 @@ func (p *predictor) open() error {
 		dir = p.cp.StateDir
 	}
 	open := func(op int, _ chain.Node) (engines.Store, error) { return mem.Open(dir(op), state.NextBatchID) }
-	if p.query, err = sim.NewQuery(p.q.Plan, open, state); err != nil {
+	if p.query, err = microbatch.NewQuery(p.q.Plan, open, state); err != nil {
 		return err
 	}
 	if err := p.query.SetShufflePartitions(p.partitions); err != nil {
@@ -150,8 +150,8 @@ func (p *predictor) restart() error {
 // batch runs one data batch of rows, then the no-data batch Spark would
 // run before processAllAvailable returns, and writes their records, with
 // timestamp tsMs (ms since the epoch).
-func (p *predictor) batch(rows sim.Rows, tsMs int64) error {
-	pr, err := p.query.RunBatch(rows, sim.BatchMeta{TimestampMs: tsMs})
+func (p *predictor) batch(rows microbatch.Rows, tsMs int64) error {
+	pr, err := p.query.RunBatch(rows, microbatch.BatchMeta{TimestampMs: tsMs})
 	if err != nil {
 		return err
 	}
@@ -166,7 +166,7 @@ func (p *predictor) batch(rows sim.Rows, tsMs int64) error {
 		if !need {
 			break
 		}
-		if pr, err = p.query.RunNoDataBatch(sim.BatchMeta{TimestampMs: tsMs}); err != nil {
+		if pr, err = p.query.RunNoDataBatch(microbatch.BatchMeta{TimestampMs: tsMs}); err != nil {
 			return err
 		}
 		if err := p.write(pr, tsMs); err != nil {
@@ -177,7 +177,7 @@ func (p *predictor) batch(rows sim.Rows, tsMs int64) error {
 }
 
 // write writes the record of one executed batch.
-func (p *predictor) write(pr *sim.Progress, tsMs int64) error {
+func (p *predictor) write(pr *microbatch.Progress, tsMs int64) error {
 	r := record{
 		ID: p.id, RunID: p.runID, Name: p.name, Timestamp: metrics.FormatMillis(tsMs),
 		BatchID: pr.BatchID, NumInputRows: pr.NumInputRows,

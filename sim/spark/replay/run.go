@@ -11,8 +11,8 @@ import (
 	"github.com/dedupsim/dedupsim/engines"
 	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/metrics"
-	"github.com/dedupsim/dedupsim/sim"
 	"github.com/dedupsim/dedupsim/sim/spark/chain"
+	"github.com/dedupsim/dedupsim/sim/spark/microbatch"
 	"github.com/dedupsim/dedupsim/sim/stores"
 )
 
@@ -31,7 +31,7 @@ type BatchLine struct {
 }
 
 // NewBatchLine converts an executor progress record into an output line.
-func NewBatchLine(p *sim.Progress, step int, rows []json.RawMessage) BatchLine {
+func NewBatchLine(p *microbatch.Progress, step int, rows []json.RawMessage) BatchLine {
 	if rows == nil {
 		rows = []json.RawMessage{}
 	}
@@ -64,7 +64,7 @@ func Run(t *Trace) ([]BatchLine, error) {
 // state lives in a checkpoint folder (a temporary one, removed
 // afterwards), and a restart closes the query and starts a new one from
 // that checkpoint. A query Spark fails while it runs returns the failure
-// (a *sim.QueryFailure, wrapped) after the lines of the batches before
+// (a *microbatch.QueryFailure, wrapped) after the lines of the batches before
 // it. Stream stops between steps once ctx is done and returns its error.
 func Stream(ctx context.Context, t *Trace, emit func(*BatchLine) error) error {
 	dir, err := os.MkdirTemp("", "dedupsim-replay-")
@@ -72,7 +72,7 @@ func Stream(ctx context.Context, t *Trace, emit func(*BatchLine) error) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	cp, err := sim.CreateCheckpoint(dir+"/checkpoint", sim.CheckpointMeta{Query: t.Chain.Text, Store: "memory"})
+	cp, err := microbatch.CreateCheckpoint(dir+"/checkpoint", microbatch.CheckpointMeta{Query: t.Chain.Text, Store: "memory"})
 	if err != nil {
 		return err
 	}
@@ -116,8 +116,8 @@ func Stream(ctx context.Context, t *Trace, emit func(*BatchLine) error) error {
 // runner is one run of a trace.
 type runner struct {
 	t  *Trace
-	cp *sim.Checkpoint
-	q  *sim.Query
+	cp *microbatch.Checkpoint
+	q  *microbatch.Query
 	// available is set when an addData advanced the source since the last
 	// batch (manual clock), pending holds its rows.
 	available bool
@@ -132,14 +132,14 @@ type runner struct {
 }
 
 // send hands the line of batch p, caused by step si, to emit.
-func (r *runner) send(p *sim.Progress, si int, rows []json.RawMessage) error {
+func (r *runner) send(p *microbatch.Progress, si int, rows []json.RawMessage) error {
 	r.line = NewBatchLine(p, si, rows)
 	return r.emit(&r.line)
 }
 
 // batch runs one data batch over rows, caused by step si.
 func (r *runner) batch(si int, rows *RowSet) error {
-	p, err := r.q.RunBatch(rows, sim.BatchMeta{TimestampMs: r.clockMs})
+	p, err := r.q.RunBatch(rows, microbatch.BatchMeta{TimestampMs: r.clockMs})
 	if err != nil {
 		return err
 	}
@@ -164,7 +164,7 @@ func (r *runner) anotherBatch() (bool, error) {
 
 // noData runs a no-data batch, caused by step si.
 func (r *runner) noData(si int) error {
-	p, err := r.q.RunNoDataBatch(sim.BatchMeta{TimestampMs: r.clockMs})
+	p, err := r.q.RunNoDataBatch(microbatch.BatchMeta{TimestampMs: r.clockMs})
 	if err != nil {
 		return fmt.Errorf("no-data batch: %w", err)
 	}
@@ -210,7 +210,7 @@ func (r *runner) trigger(si int) error {
 // query, else the state after its last committed batch, its chain's rows
 // ordered between operators by shuffle partitions (the trace's
 // ShufflePartitions).
-func startQuery(plan chain.Plan, shuffle int, cp *sim.Checkpoint) (*sim.Query, error) {
+func startQuery(plan chain.Plan, shuffle int, cp *microbatch.Checkpoint) (*microbatch.Query, error) {
 	rec, err := cp.Recover()
 	if err != nil {
 		return nil, err
@@ -221,7 +221,7 @@ func startQuery(plan chain.Plan, shuffle int, cp *sim.Checkpoint) (*sim.Query, e
 		return nil, err
 	}
 	open := func(op int, _ chain.Node) (engines.Store, error) { return mem.Open(cp.StateDir(op), version) }
-	q, err := sim.NewQuery(plan, open, rec.State)
+	q, err := microbatch.NewQuery(plan, open, rec.State)
 	if err != nil {
 		return nil, err
 	}

@@ -39,8 +39,8 @@ import (
 	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/engines/spark/partition"
-	"github.com/dedupsim/dedupsim/sim"
 	"github.com/dedupsim/dedupsim/sim/spark/chain"
+	"github.com/dedupsim/dedupsim/sim/spark/microbatch"
 )
 
 // Trace is a parsed, validated replay trace.
@@ -67,7 +67,7 @@ type Trace struct {
 	// ShufflePartitions is spark.sql.shuffle.partitions as the trace's
 	// expectations assume it (key "shufflePartitions", default 1): a
 	// chain's later dedup operators read the rows grouped by the earlier
-	// operator's partitions among it (sim.Query.SetShufflePartitions).
+	// operator's partitions among it (microbatch.Query.SetShufflePartitions).
 	ShufflePartitions int
 }
 
@@ -86,7 +86,7 @@ type Step struct {
 }
 
 // RowSet is the rows of one addData step, encoded for the executor. It
-// implements sim.Rows.
+// implements microbatch.Rows.
 type RowSet struct {
 	// Raw holds each row's JSON object as given, compacted.
 	Raw []json.RawMessage
@@ -126,7 +126,7 @@ const (
 
 // HashKey returns Spark's Murmur3 hash (seed 42) of row i's values of
 // cols, each folded by its column's Spark type, nulls skipped as Spark
-// skips them. It implements sim.KeyHasher.
+// skips them. It implements microbatch.KeyHasher.
 func (r *RowSet) HashKey(i int, cols []int) int32 {
 	h := partition.Seed
 	row := r.spark[i]
@@ -310,8 +310,8 @@ func decodeTrace(data []byte) (*Trace, *rawTrace, error) {
 	}
 	t.ShufflePartitions = 1
 	if rt.ShufflePartitions != nil {
-		if n := *rt.ShufflePartitions; n < 1 || n > sim.MaxPartitions {
-			return nil, nil, fmt.Errorf("shufflePartitions: %d; want 1 to %d (spark.sql.shuffle.partitions)", n, sim.MaxPartitions)
+		if n := *rt.ShufflePartitions; n < 1 || n > microbatch.MaxPartitions {
+			return nil, nil, fmt.Errorf("shufflePartitions: %d; want 1 to %d (spark.sql.shuffle.partitions)", n, microbatch.MaxPartitions)
 		}
 		t.ShufflePartitions = *rt.ShufflePartitions
 	}

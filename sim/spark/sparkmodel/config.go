@@ -5,7 +5,7 @@
 // summary a sizing review reads (batch durations, processing lag, when
 // the query falls behind, partition skew, executor peaks). Its input is
 // what the executor (sim) reports per batch and per shuffle partition
-// (sim.PartitionStats); it never changes what a batch decides.
+// (microbatch.PartitionStats); it never changes what a batch decides.
 //
 // Config is the scenario's spark: block (docs/scenario.md); Tracker
 // follows one job's batches; the formulas and their sources are in
@@ -20,7 +20,7 @@ import (
 	"github.com/dedupsim/dedupsim/engines/interval"
 
 	"github.com/dedupsim/dedupsim/engines/fileio"
-	"github.com/dedupsim/dedupsim/sim"
+	"github.com/dedupsim/dedupsim/sim/spark/microbatch"
 )
 
 // The state store providers, as the spark: block names them.
@@ -49,7 +49,7 @@ const (
 
 // MaxPartitions bounds spark.partitions: each partition is a state store
 // of its own per dedup operator, open for the whole run.
-const MaxPartitions = sim.MaxPartitions
+const MaxPartitions = microbatch.MaxPartitions
 
 // Config is a scenario's spark: block: the cluster a query runs on and
 // what its batches cost. Its yaml, want and json tags drive the scenario

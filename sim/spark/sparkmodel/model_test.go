@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/dedupsim/dedupsim/generators"
-	"github.com/dedupsim/dedupsim/sim"
+	"github.com/dedupsim/dedupsim/sim/spark/microbatch"
 )
 
 // uuidShape is the entry of a dedup operator keyed on a UUID event_id:
@@ -121,7 +121,7 @@ func TestTrackerMemoryPerExecutor(t *testing.T) {
 	tr := NewTracker(cfg, []Shape{uuidShape}, 0, 10e6, 0, 3600e6)
 	tr.Open(200, true)
 	st := uniformStats(200, 0, 1000, 200, 100_000, true)
-	r := tr.Batch(Batch{Start: 10e6, Version: 5, Stats: []*sim.PartitionStats{st}})
+	r := tr.Batch(Batch{Start: 10e6, Version: 5, Stats: []*microbatch.PartitionStats{st}})
 	if r.Memory != 434_627_876 || r.Disk != 441_394_050 {
 		t.Errorf("executor memory %d, disk %d; want 434,627,876 and 441,394,050", r.Memory, r.Disk)
 	}
@@ -129,14 +129,14 @@ func TestTrackerMemoryPerExecutor(t *testing.T) {
 	cfg.CoresPerExecutor = 4
 	tr = NewTracker(cfg, []Shape{uuidShape}, 0, 10e6, 0, 3600e6)
 	tr.Open(200, true)
-	if r := tr.Batch(Batch{Start: 10e6, Version: 5, Stats: []*sim.PartitionStats{st}}); r.Memory != 437_773_604 {
+	if r := tr.Batch(Batch{Start: 10e6, Version: 5, Stats: []*microbatch.PartitionStats{st}}); r.Memory != 437_773_604 {
 		t.Errorf("4 cores: executor memory %d, want 437,773,604", r.Memory)
 	}
 	// One partition on its own executor: one instance's worth.
 	cfg.Executors = 200
 	tr = NewTracker(cfg, []Shape{uuidShape}, 0, 10e6, 0, 3600e6)
 	tr.Open(200, true)
-	if r := tr.Batch(Batch{Start: 10e6, Version: 5, Stats: []*sim.PartitionStats{st}}); r.Memory != 9_720_162 {
+	if r := tr.Batch(Batch{Start: 10e6, Version: 5, Stats: []*microbatch.PartitionStats{st}}); r.Memory != 9_720_162 {
 		t.Errorf("one instance per executor: %d bytes, want 9,720,162", r.Memory)
 	}
 }
@@ -156,14 +156,14 @@ func TestInFlightIsTheLargest(t *testing.T) {
 	cfg := Config{Partitions: 4, Provider: HDFS, Executors: 1, CoresPerExecutor: 2}
 	tr := NewTracker(cfg, []Shape{uuidShape}, 0, 10e6, 0, 3600e6)
 	tr.Open(4, true)
-	op0 := &sim.PartitionStats{InputRows: make([]int64, 4), Updated: []int64{10, 30, 20, 40}, Removed: make([]int64, 4), Total: []int64{10, 30, 20, 40}}
-	if r := tr.Batch(Batch{Start: 10e6, Stats: []*sim.PartitionStats{op0}}); r.Memory != 21_200 {
+	op0 := &microbatch.PartitionStats{InputRows: make([]int64, 4), Updated: []int64{10, 30, 20, 40}, Removed: make([]int64, 4), Total: []int64{10, 30, 20, 40}}
+	if r := tr.Batch(Batch{Start: 10e6, Stats: []*microbatch.PartitionStats{op0}}); r.Memory != 21_200 {
 		t.Errorf("one operator: %d bytes, want 21,200", r.Memory)
 	}
 	tr = NewTracker(cfg, []Shape{uuidShape, uuidShape}, 0, 10e6, 0, 3600e6)
 	tr.Open(4, true)
 	op1 := uniformStats(4, 0, 5, 0, 5, false)
-	if r := tr.Batch(Batch{Start: 10e6, Stats: []*sim.PartitionStats{op0, op1}}); r.Memory != 24_880 {
+	if r := tr.Batch(Batch{Start: 10e6, Stats: []*microbatch.PartitionStats{op0, op1}}); r.Memory != 24_880 {
 		t.Errorf("two operators: %d bytes, want 24,880", r.Memory)
 	}
 }
@@ -178,8 +178,8 @@ func TestPartitionsOnExecutorsModulo(t *testing.T) {
 	cfg := Config{Partitions: 4, Provider: HDFS, Executors: 2, CoresPerExecutor: 2}
 	tr := NewTracker(cfg, []Shape{uuidShape}, 0, 10e6, 0, 3600e6)
 	tr.Open(4, true)
-	st := &sim.PartitionStats{InputRows: make([]int64, 4), Updated: []int64{100, 0, 100, 0}, Removed: make([]int64, 4), Total: []int64{100, 0, 100, 0}}
-	if r := tr.Batch(Batch{Start: 10e6, Stats: []*sim.PartitionStats{st}}); r.Memory != 44_800 {
+	st := &microbatch.PartitionStats{InputRows: make([]int64, 4), Updated: []int64{100, 0, 100, 0}, Removed: make([]int64, 4), Total: []int64{100, 0, 100, 0}}
+	if r := tr.Batch(Batch{Start: 10e6, Stats: []*microbatch.PartitionStats{st}}); r.Memory != 44_800 {
 		t.Errorf("largest executor %d bytes, want 44,800 (partitions 0 and 2 together)", r.Memory)
 	}
 }
@@ -200,7 +200,7 @@ func TestBatchEndingOnTheBoundaryKeepsUp(t *testing.T) {
 			Cost: &Cost{BatchOverheadMs: &oh, RowNs: &zero, NewKeyNs: &zero, ScanKeyNs: &zero, RemoveKeyNs: &zero, PartitionCommitMs: &zero}}
 		tr := NewTracker(cfg, []Shape{uuidShape}, 0, 10e6, 0, 3600e6)
 		tr.Open(1, true)
-		r := tr.Batch(Batch{Start: 10e6, Stats: []*sim.PartitionStats{uniformStats(1, 0, 0, 0, 0, false)}})
+		r := tr.Batch(Batch{Start: 10e6, Stats: []*microbatch.PartitionStats{uniformStats(1, 0, 0, 0, 0, false)}})
 		if r.Overran != c.overran || r.End != 10e6+int64(math.Round(oh*1e3)) {
 			t.Errorf("overhead %v ms: end %d, overran %v; want overran %v", oh, r.End, r.Overran, c.overran)
 		}
@@ -233,8 +233,8 @@ func TestRocksDBMemtableCap(t *testing.T) {
 
 // uniformStats returns stats of n partitions that each read in rows,
 // stored upd keys, evicted rem and hold total.
-func uniformStats(n int, in, upd, rem, total int64, scans bool) *sim.PartitionStats {
-	st := &sim.PartitionStats{Scans: scans}
+func uniformStats(n int, in, upd, rem, total int64, scans bool) *microbatch.PartitionStats {
+	st := &microbatch.PartitionStats{Scans: scans}
 	for range n {
 		st.InputRows = append(st.InputRows, in)
 		st.Updated = append(st.Updated, upd)
@@ -360,9 +360,9 @@ func TestTwoOperatorsTwoStages(t *testing.T) {
 		Cost: &Cost{BatchOverheadMs: &hundred, RowNs: &one, NewKeyNs: &zero, ScanKeyNs: &one, RemoveKeyNs: &zero, PartitionCommitMs: &commit}}
 	tr := NewTracker(cfg, []Shape{uuidShape, uuidShape}, 0, 10e6, 0, 3600e6)
 	tr.Open(4, true)
-	op0 := &sim.PartitionStats{Scans: true, InputRows: []int64{3, 1, 0, 2}, Updated: make([]int64, 4), Removed: []int64{0, 0, 0, 1}, Total: []int64{1, 0, 0, 0}}
-	op1 := &sim.PartitionStats{InputRows: []int64{1, 1, 1, 1}, Updated: make([]int64, 4), Removed: make([]int64, 4), Total: []int64{50, 50, 50, 50}}
-	r := tr.Batch(Batch{Start: 10e6, Version: 3, Stats: []*sim.PartitionStats{op0, op1}})
+	op0 := &microbatch.PartitionStats{Scans: true, InputRows: []int64{3, 1, 0, 2}, Updated: make([]int64, 4), Removed: []int64{0, 0, 0, 1}, Total: []int64{1, 0, 0, 0}}
+	op1 := &microbatch.PartitionStats{InputRows: []int64{1, 1, 1, 1}, Updated: make([]int64, 4), Removed: make([]int64, 4), Total: []int64{50, 50, 50, 50}}
+	r := tr.Batch(Batch{Start: 10e6, Version: 3, Stats: []*microbatch.PartitionStats{op0, op1}})
 	if r.Duration != 111_000 || r.End != 10e6+111_000 || r.Overran {
 		t.Errorf("duration %d µs, end %d, overran %v; want 111,000 µs, %d, false", r.Duration, r.End, r.Overran, int64(10e6+111_000))
 	}
@@ -433,7 +433,7 @@ func TestDocsWorkedExample(t *testing.T) {
 	cfg := Config{Partitions: 200, Provider: RocksDB, Executors: 4, CoresPerExecutor: 4}
 	tr := NewTracker(cfg, []Shape{uuidShape}, 0, 10e6, 0, 3600e6)
 	tr.Open(200, true)
-	r := tr.Batch(Batch{Start: 10e6, Version: 10, Stats: []*sim.PartitionStats{uniformStats(200, 0, 500, 500, 50_000, true)}})
+	r := tr.Batch(Batch{Start: 10e6, Version: 10, Stats: []*microbatch.PartitionStats{uniformStats(200, 0, 500, 500, 50_000, true)}})
 	if r.Memory != 224_450_854 || r.Disk != 222_459_100 {
 		t.Errorf("rocksdb executor: memory %d, disk %d; want 224,450,854 and 222,459,100", r.Memory, r.Disk)
 	}

@@ -3,7 +3,7 @@ package sparkmodel
 import (
 	"testing"
 
-	"github.com/dedupsim/dedupsim/sim"
+	"github.com/dedupsim/dedupsim/sim/spark/microbatch"
 )
 
 // TestCountScaleByHand: with CountScale 3 the memory model reads every
@@ -16,8 +16,8 @@ func TestCountScaleByHand(t *testing.T) {
 	cfg := Config{Partitions: 4, Provider: HDFS, Executors: 1, CoresPerExecutor: 2, CountScale: 3}
 	tr := NewTracker(cfg, []Shape{uuidShape}, 0, 10e6, 0, 3600e6)
 	tr.Open(4, true)
-	st := &sim.PartitionStats{InputRows: []int64{10, 30, 20, 40}, Updated: []int64{10, 30, 20, 40}, Removed: make([]int64, 4), Total: []int64{10, 30, 20, 40}}
-	if r := tr.Batch(Batch{Start: 10e6, Version: 0, Stats: []*sim.PartitionStats{st}}); r.Memory != 63_600 {
+	st := &microbatch.PartitionStats{InputRows: []int64{10, 30, 20, 40}, Updated: []int64{10, 30, 20, 40}, Removed: make([]int64, 4), Total: []int64{10, 30, 20, 40}}
+	if r := tr.Batch(Batch{Start: 10e6, Version: 0, Stats: []*microbatch.PartitionStats{st}}); r.Memory != 63_600 {
 		t.Errorf("executor memory %d, want 63,600", r.Memory)
 	}
 	if p := (&Config{Partitions: 1, Provider: HDFS, Executors: 1, CoresPerExecutor: 1, CountScale: -1}).Check(); len(p) != 1 || p[0].Path != "countScale" {

@@ -8,7 +8,7 @@ import (
 	"slices"
 
 	"github.com/dedupsim/dedupsim/metrics"
-	"github.com/dedupsim/dedupsim/sim"
+	"github.com/dedupsim/dedupsim/sim/spark/microbatch"
 )
 
 // Tracker follows one job's batches on the cluster of a spark: block: it
@@ -165,7 +165,7 @@ type Batch struct {
 	Oldest  int64
 	HasRows bool
 	// Stats are each dedup operator's per-partition stats (chain order).
-	Stats []*sim.PartitionStats
+	Stats []*microbatch.PartitionStats
 }
 
 // BatchResult is what the model says of a batch.

@@ -3,7 +3,7 @@ package sparkmodel
 import (
 	"testing"
 
-	"github.com/dedupsim/dedupsim/sim"
+	"github.com/dedupsim/dedupsim/sim/spark/microbatch"
 )
 
 // TestBatchDurationsOverTrafficWindow: the summary's batch-duration
@@ -26,8 +26,8 @@ func TestBatchDurationsOverTrafficWindow(t *testing.T) {
 		if i > 10 {
 			rows = 10
 		}
-		st := &sim.PartitionStats{InputRows: []int64{rows}, Updated: []int64{0}, Removed: []int64{0}, Total: []int64{0}}
-		tr.Batch(Batch{Start: i * 10 * s, Version: i, Stats: []*sim.PartitionStats{st}})
+		st := &microbatch.PartitionStats{InputRows: []int64{rows}, Updated: []int64{0}, Removed: []int64{0}, Total: []int64{0}}
+		tr.Batch(Batch{Start: i * 10 * s, Version: i, Stats: []*microbatch.PartitionStats{st}})
 	}
 	d := tr.Summary().BatchDurationMs
 	if d == nil || d.P50 != 1000 || d.P99 != 1000 || d.Max != 1000 {

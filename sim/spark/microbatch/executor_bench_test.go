@@ -1,4 +1,4 @@
-package sim_test
+package microbatch_test
 
 import (
 	"fmt"
@@ -8,8 +8,8 @@ import (
 	"github.com/dedupsim/dedupsim/engines/memstore"
 	"github.com/dedupsim/dedupsim/engines/pebblestore"
 	"github.com/dedupsim/dedupsim/internal/enginetest"
-	"github.com/dedupsim/dedupsim/sim"
 	"github.com/dedupsim/dedupsim/sim/spark/chain"
+	"github.com/dedupsim/dedupsim/sim/spark/microbatch"
 	"path/filepath"
 )
 
@@ -100,14 +100,14 @@ func benchExecutor(b *testing.B, st executorStore, size int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	q, err := sim.NewQuery(plan, func(int, chain.Node) (engines.Store, error) { return st.open(b), nil }, sim.State{})
+	q, err := microbatch.NewQuery(plan, func(int, chain.Node) (engines.Store, error) { return st.open(b), nil }, microbatch.State{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer q.Close()
 	run := func(r *enginetest.RowBlock) (emitted int) {
 		for start := 0; start < r.Len(); start += enginetest.BatchRows {
-			p, err := q.RunBatch(blockRows{r, start, min(start+enginetest.BatchRows, r.Len())}, sim.BatchMeta{})
+			p, err := q.RunBatch(blockRows{r, start, min(start+enginetest.BatchRows, r.Len())}, microbatch.BatchMeta{})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-// Package sim is Spark's micro-batch execution, modelled exactly: batches,
+// Package microbatch is Spark's micro-batch execution, modelled exactly: batches,
 // the event-time watermark, the late-row filter, eviction, no-data batches,
 // batch ids, checkpoints and restarts. The dedup operators themselves live
 // in engines; the query chain parser and planner in sim/spark/chain.
@@ -41,7 +41,7 @@
 // and is emitted, then evicted in the same batch because 15 <= 20. The
 // same happens with no-data batches on if the query restarts between the
 // two batches, or if c arrives at the trigger right after batch 0.
-package sim
+package microbatch
 
 import (
 	"encoding/json"

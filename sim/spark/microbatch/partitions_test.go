@@ -1,4 +1,4 @@
-package sim
+package microbatch
 
 import (
 	"fmt"
@@ -214,7 +214,7 @@ func TestPartitionedQueryRefusesRowsWithoutTypes(t *testing.T) {
 	if err == nil {
 		t.Fatal("a batch of untyped rows ran on partitions")
 	}
-	if want := "operator 0 (dedupe): rows of type sim.untypedRows cannot be placed in partitions"; !strings.Contains(err.Error(), want) {
+	if want := "operator 0 (dedupe): rows of type microbatch.untypedRows cannot be placed in partitions"; !strings.Contains(err.Error(), want) {
 		t.Errorf("error %q, want it to say %q", err, want)
 	}
 }
