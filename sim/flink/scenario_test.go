@@ -2,7 +2,6 @@ package flink
 
 import (
 	"encoding/binary"
-	"strings"
 	"testing"
 
 	ef "github.com/dedupsim/dedupsim/engines/flink"
@@ -150,19 +149,58 @@ func TestScenarioChangelogCounts(t *testing.T) {
 	}
 }
 
-// TestScenarioRefusesRocksDB: a scenario models the heap backend only
-// (incremental cleanup, heap bytes); state.backend.type rocksdb is one
-// line naming the option, and a backend Flink names by a factory class is
-// refused as not modelled.
-func TestScenarioRefusesRocksDB(t *testing.T) {
-	sql := "SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY event_id ORDER BY proc_time DESC) AS rn FROM events) WHERE rn = 1"
-	if _, err := ParseScenarioQuery(sql, map[string]string{OptStateBackend: "RocksDB"}); err == nil || !strings.Contains(err.Error(), "state.backend.type: rocksdb is not yet supported in scenarios") {
-		t.Errorf("rocksdb in a scenario: %v", err)
-	}
-	if _, err := ParseScenarioQuery(sql, map[string]string{OptStateBackend: "hashmap"}); err != nil {
+// TestScenarioRocksDB: a scenario runs state.backend.type rocksdb (any
+// case); a backend Flink names by a factory class is refused as not
+// modelled. A keep-first query on UUID keys with TTL holds 83 bytes per
+// entry in RocksDB: key group 1, row length 4, key row 56 (8-byte null
+// bit set, 8-byte field, 36 bytes of text padded to 40), namespace 1;
+// value 9 (TTL timestamp 8, Boolean 1); internal key 8, block overhead
+// 4; and no table. Its expired entries stay, whatever the accesses, until
+// an estimated compaction (here lowered to every 1,000 bytes written):
+// ten keys at 0 and one at 5 (913 bytes), all expired at 20, then three
+// keys at 20 (the second crosses 1,000 bytes: 1,079) leave three entries.
+func TestScenarioRocksDB(t *testing.T) {
+	if _, err := ParseScenarioQuery(keepFirstSQL, map[string]string{OptStateBackend: "hashmap"}); err != nil {
 		t.Errorf("hashmap in a scenario: %v", err)
 	}
 	if _, err := ParseOptions(map[string]string{OptStateBackend: "com.example.MyBackendFactory"}, NewestVersion()); err == nil {
 		t.Error("a factory class as the backend: want an error")
+	}
+	sq, err := ParseScenarioQuery(keepFirstSQL, map[string]string{OptStateBackend: "RocksDB", "table.exec.state.ttl": "10 ms"})
+	if err != nil {
+		t.Fatalf("rocksdb in a scenario: %v", err)
+	}
+	if !sq.Config.RocksDB || sq.Config.CleanupSize != 0 {
+		t.Fatalf("config %+v: want RocksDB without incremental cleanup", sq.Config)
+	}
+	op, err := sq.NewOperator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	op.compactEvery = 1000
+	key, value := make([]byte, 36), make([]byte, 36+8*(generators.NumColumns-1))
+	for i := range 10 {
+		key[0] = byte(i)
+		op.Process(key, value, 0, 0)
+	}
+	if total, per := op.StateBytes(); per != 83 || total != 10*83 {
+		t.Errorf("state bytes %d, %d per entry; want %d and 83", total, per, 10*83)
+	}
+	key[0] = 100
+	for range 50 { // duplicates read a live flag: no put, no cleanup
+		op.Process(key, value, 5, 0)
+	}
+	if logical, physical := op.State(20); logical != 0 || physical != 11 {
+		t.Fatalf("at 20: logical %d physical %d, want 0 and 11", logical, physical)
+	}
+	for i := range 3 {
+		key[0] = byte(200 + i)
+		op.Process(key, value, 20, 0)
+		if got, want := op.Compactions(), int64(min(i, 1)); got != want {
+			t.Fatalf("after key %d at 20: %d compactions, want %d", i, got, want)
+		}
+	}
+	if logical, physical := op.State(20); logical != 3 || physical != 3 {
+		t.Errorf("after the compaction: logical %d physical %d, want 3 and 3", logical, physical)
 	}
 }
