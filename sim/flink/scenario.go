@@ -180,8 +180,8 @@ type ScenarioOperator struct {
 	// TTL): only then is the row's value copied.
 	compare bool
 	// keys is the number of PARTITION BY columns; entryBytes the heap
-	// bytes of one entry (HeapEntryBytes), set at the first row, when the
-	// key's and the row's sizes are known.
+	// bytes of one entry (HeapEntryBytes; RocksDB: RocksEntryBytes), set
+	// at the first row, when the key's and the row's sizes are known.
 	keys       int
 	entryBytes int64
 	// keyHeap and rowHeap are the heap bytes of a key's and of a row's
@@ -522,8 +522,8 @@ func keepsState(c ef.Config) bool {
 	return !(c.Function() == ef.ProcTimeKeepLast && !c.GenerateUpdateBefore && !c.GenerateInsert)
 }
 
-// heapEntryBytes estimates one entry's heap bytes (ef.HeapEntryBytes)
-// from the sizes of the generated key and row encodings (generators'
+// heapEntryBytes estimates one entry's heap bytes (ef.HeapEntryBytes;
+// on RocksDB its serialized bytes, ef.RocksEntryBytes) from the sizes of the generated key and row encodings (generators'
 // AppendKey): every column is 8 bytes there but a UUID event_id, 36
 // bytes of text. In Flink's BinaryRowData an 8-byte column is a fixed
 // field (BIGINT, INT, TIMESTAMP(3)) and the UUID a STRING (a fixed field
