@@ -97,6 +97,17 @@ func TestRocksBytes(t *testing.T) {
 			t.Errorf("value (row %v, ttl %v) %d, want %d", c.holdsRow, c.ttl, got, c.want)
 		}
 	}
+	// What the oracle read raw from Flink 2.3.0's RocksDB (oracles/flink/run
+	// -v) for a row (id STRING "a", v BIGINT, a TIMESTAMP_LTZ(3)): 32 row
+	// bytes; keep-last's value with TTL 44, the 2.1+ keep-first's waiting
+	// row (no TTL) 36.
+	row3 := BinaryRowBytes(3, 0)
+	if v := RocksValueBytes(true, row3, true); row3 != 32 || v != 44 {
+		t.Errorf("three-column row %d, value with TTL %d; want 32 and 44", row3, v)
+	}
+	if v := RocksValueBytes(true, row3, false); v != 36 {
+		t.Errorf("three-column row without TTL %d, want 36", v)
+	}
 	if got := RocksEntryBytes(key, 9); got != 22+9+8+4 {
 		t.Errorf("entry %d, want 43", got)
 	}
