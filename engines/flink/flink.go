@@ -155,9 +155,22 @@ type Config struct {
 	// RocksDB: the state lives in RocksDB (state.backend.type: rocksdb),
 	// which serializes a row at update: keep-last's stored row keeps the
 	// kind it had then (INSERT), so an identical repeat is always
-	// suppressed without TTL. Only that rule is modelled for RocksDB; a
-	// scenario refuses it (no compaction filter, no RocksDB bytes).
+	// suppressed without TTL. Its TTL cleanup is the compaction filter,
+	// not incremental cleanup (RocksDB's state has no incremental
+	// visitor, so TtlStateFactory registers none and CleanupSize is
+	// ignored): an expired entry stays until a read clears it or a
+	// compaction (Operator.Compact) drops it.
 	RocksDB bool
+	// QueryTimeAfterNumEntries is the RocksDB compaction filter's
+	// state.backend.rocksdb.compaction.filter.query-time-after-num-entries
+	// (RocksDBConfigurableOptions, default 1000; the SQL dedup's TTL
+	// config sets no RocksdbCompactFilterCleanupStrategy of its own, so
+	// the backend's option applies): the filter reads the TTL clock when
+	// a compaction starts and again after every that many entries. A
+	// modelled compaction runs at one TTL clock instant, so the setting
+	// changes nothing here; it is kept for explain and the oracle. 0
+	// means the default.
+	QueryTimeAfterNumEntries int64
 	// CleanupSize is the entries the heap backend's incremental TTL
 	// cleanup visits at every access of a state with TTL:
 	// DefaultCleanupSize is Flink's; 0 models no cleanup, so that an
@@ -194,6 +207,9 @@ func (c Config) Validate() error {
 	}
 	if c.MiniBatch && c.MiniBatchSize <= 0 {
 		return fmt.Errorf("table.exec.mini-batch.size should be greater than 0 when mini-batch is enabled, got %d", c.MiniBatchSize)
+	}
+	if c.QueryTimeAfterNumEntries < 0 {
+		return fmt.Errorf("state.backend.rocksdb.compaction.filter.query-time-after-num-entries must not be negative, got %d", c.QueryTimeAfterNumEntries)
 	}
 	if c.CleanupSize < 0 {
 		return fmt.Errorf("incremental cleanup size must not be negative, got %d", c.CleanupSize)

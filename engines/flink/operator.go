@@ -51,6 +51,11 @@ type Stats struct {
 	// CleanupVisited and CleanupRemoved are incremental cleanup's entries
 	// visited and expired entries it removed.
 	CleanupVisited, CleanupRemoved int64
+	// Puts are the state writes (update), Deletes the expired entries a
+	// read cleared (clear): what a RocksDB backend writes to its
+	// memtable. Compactions and CompactionRemoved are the modelled
+	// compactions (Compact) and the expired entries they dropped.
+	Puts, Deletes, Compactions, CompactionRemoved int64
 }
 
 // Operator is one keyed dedup operator at parallelism 1.
@@ -211,7 +216,7 @@ func (o *Operator) ttlOn() bool { return o.cfg.TTL > 0 }
 // segments, by its own hash.)
 func (o *Operator) access() {
 	size := o.cfg.CleanupSize
-	if size <= 0 || !o.ttlOn() {
+	if size <= 0 || !o.ttlOn() || o.cfg.RocksDB {
 		return
 	}
 	t := &o.tab
@@ -297,6 +302,7 @@ func (o *Operator) readMain(key []byte, h uint64) (int, bool) {
 		return ei, false
 	}
 	if o.ttlOn() && expired(e.main.written, o.cfg.TTL, o.now) {
+		o.stats.Deletes++
 		if o.dropMain(ei, noSlot) {
 			return -1, false
 		}
@@ -309,6 +315,7 @@ func (o *Operator) readMain(key []byte, h uint64) (int, bool) {
 // the write. It returns the entry's index.
 func (o *Operator) writeMain(key []byte, h uint64, id int, rowTime int64, val []byte) int {
 	o.access()
+	o.stats.Puts++
 	ei := o.tab.findOrInsert(key, h)
 	e := &o.tab.entries[ei]
 	switch {
@@ -740,6 +747,37 @@ func (o *Operator) LogicalEntries() int {
 	return o.physical - o.expired
 }
 
+// Compact is a full compaction of a RocksDB backend's state at the TTL
+// clock (RocksDB's compactRange, which flushes the memtable first, as
+// RocksDBKeyedStateBackend.compactState runs it): Flink's compaction
+// filter (FlinkCompactionFilter, set for every state with TTL) drops
+// every entry expired at the clock; the logical count does not change.
+// The filter reads the clock at the start and after every
+// QueryTimeAfterNumEntries entries; the model's clock does not move
+// during a compaction, so every entry is judged at one instant. It
+// returns the entries dropped. It scans the table (a compaction visits
+// every entry); it does nothing without TTL or on the heap backend.
+func (o *Operator) Compact() int {
+	if !o.cfg.RocksDB || !o.ttlOn() {
+		return 0
+	}
+	o.advance()
+	o.stats.Compactions++
+	if o.expired == 0 {
+		return 0
+	}
+	n := 0
+	for ei := range o.tab.entries {
+		e := &o.tab.entries[ei]
+		if e.used && e.main.present && e.expired {
+			o.dropMain(ei, noSlot)
+			n++
+		}
+	}
+	o.stats.CompactionRemoved += int64(n)
+	return n
+}
+
 // PhysicalEntries returns the number of entries still held: the logical
 // ones plus expired entries not removed yet. Without incremental cleanup
 // (CleanupSize 0) only a read removes an expired entry, and the count is
@@ -747,6 +785,9 @@ func (o *Operator) LogicalEntries() int {
 // DefaultCleanupSize the model also removes them as Flink's incremental
 // cleanup does, at the same rate, in the model's hash order (Flink's
 // follows its key hashes, so which expired entries go first differs).
+// On RocksDB (Config.RocksDB) an expired entry stays until a read clears
+// it or Compact drops it: the count is RocksDB's keys exactly when every
+// compaction that ran is modelled by a Compact call.
 func (o *Operator) PhysicalEntries() int { return o.physical }
 
 // String describes the operator for errors and explain output.

@@ -97,7 +97,18 @@ func Explain(sql string, ta TimeAttributes, opts map[string]string, v ef.Version
 	} else {
 		fmt.Fprintf(&b, "  ttl: %d ms of processing time, counted %s; expired once lastWrite + ttl <= now, never read after (NeverReturnExpired)\n", cfg.TTL, ttlFrom(fn, cfg))
 		fmt.Fprintf(&b, "  after expiry: %s\n", afterExpiry(fn, cfg))
-		b.WriteString("  memory: expired entries stay until read again or cleaned (heap: incrementally, a few per state access; RocksDB: compaction filter)\n")
+		if cfg.RocksDB {
+			n := cfg.QueryTimeAfterNumEntries
+			if n == 0 {
+				n = 1000
+			}
+			fmt.Fprintf(&b, "  memory: expired entries stay in RocksDB until read again or dropped by Flink's TTL compaction filter when a compaction processes their file (no incremental cleanup on RocksDB); the filter reads the clock every %d entries (%s)\n", n, OptQueryTimeAfter)
+		} else {
+			b.WriteString("  memory: expired entries stay until read again or removed by incremental cleanup (a few per state access, heap backend)\n")
+		}
+	}
+	if cfg.RocksDB {
+		b.WriteString("  backend: RocksDB (state.backend.type: rocksdb): entries are serialized (key group, key row, namespace; value with its 8-byte TTL timestamp); state bytes are an estimate (internal key and block overhead, uncompressed)\n")
 	}
 	if q.Order == RowTime && fn == ef.RowTimeChangelog && !q.KeepLast && !v.InsertOnlyKeepFirst() {
 		b.WriteString("  note: Flink 2.1+ runs this query as RowTimeDeduplicateKeepFirstRowFunction (insert-only, waits for the watermark, drops late rows)\n")

@@ -23,9 +23,13 @@ const (
 	// OptStateBackend is Flink's state.backend.type: "hashmap" (the
 	// default heap backend) or "rocksdb".
 	OptStateBackend = "state.backend.type"
+	// OptQueryTimeAfter is RocksDB's TTL compaction filter setting
+	// (RocksDBConfigurableOptions, default 1000): entries the filter
+	// processes before it reads the TTL clock again.
+	OptQueryTimeAfter = "state.backend.rocksdb.compaction.filter.query-time-after-num-entries"
 )
 
-var knownOptions = []string{OptStateTTL, OptMiniBatch, OptMiniBatchSize, OptMiniBatchDelay, OptInsertSens, OptCompact, OptAsyncState, OptStateBackend}
+var knownOptions = []string{OptStateTTL, OptMiniBatch, OptMiniBatchSize, OptMiniBatchDelay, OptInsertSens, OptCompact, OptAsyncState, OptStateBackend, OptQueryTimeAfter}
 
 // Options are the Flink options of one dedup, resolved.
 type Options struct {
@@ -41,6 +45,9 @@ type Options struct {
 	GenerateInsert bool
 	// RocksDB: state.backend.type is rocksdb (else the heap backend).
 	RocksDB bool
+	// QueryTimeAfterNumEntries is OptQueryTimeAfter (0: not set, Flink's
+	// default 1000).
+	QueryTimeAfterNumEntries int64
 }
 
 // ParseOptions resolves Flink options given as strings (Flink's own
@@ -83,6 +90,13 @@ func ParseOptions(opts map[string]string, ver ef.Version) (Options, error) {
 				o.RocksDB = true
 			default:
 				err = fmt.Errorf("%q is not modelled: want hashmap (the heap backend, the default) or rocksdb", v)
+			}
+		case OptQueryTimeAfter:
+			// A Long option; the native filter counts entries with it, so
+			// dedupsim takes a positive count only.
+			o.QueryTimeAfterNumEntries, err = strconv.ParseInt(v, 10, 64)
+			if err != nil || o.QueryTimeAfterNumEntries <= 0 {
+				err = fmt.Errorf("%q: want a whole number of entries above 0 (default 1000)", v)
 			}
 		case OptCompact, OptAsyncState:
 			var b bool
@@ -251,15 +265,16 @@ func parseISODuration(t string, bad error) (int64, error) {
 // Config builds the engine configuration of q with options o for version v.
 func Config(q Query, o Options, generateUpdateBefore bool, v ef.Version) ef.Config {
 	return ef.Config{
-		RowTime:              q.Order == RowTime,
-		KeepLast:             q.KeepLast,
-		TTL:                  o.TTLms,
-		GenerateUpdateBefore: generateUpdateBefore,
-		GenerateInsert:       o.GenerateInsert,
-		MiniBatch:            o.MiniBatch,
-		RocksDB:              o.RocksDB,
-		MiniBatchSize:        o.MiniBatchSize,
-		Version:              v,
+		RowTime:                  q.Order == RowTime,
+		KeepLast:                 q.KeepLast,
+		TTL:                      o.TTLms,
+		GenerateUpdateBefore:     generateUpdateBefore,
+		GenerateInsert:           o.GenerateInsert,
+		MiniBatch:                o.MiniBatch,
+		RocksDB:                  o.RocksDB,
+		QueryTimeAfterNumEntries: o.QueryTimeAfterNumEntries,
+		MiniBatchSize:            o.MiniBatchSize,
+		Version:                  v,
 	}
 }
 

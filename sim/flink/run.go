@@ -16,7 +16,10 @@ type Line struct {
 	// LogicalState counts the entries a read would see (not expired);
 	// PhysicalState adds expired entries no read has removed. Flink's heap
 	// backend (numKeyedStateEntries) lies between the two: its incremental
-	// cleanup removes some expired entries earlier.
+	// cleanup removes some expired entries earlier. On RocksDB it is
+	// exact: an expired entry stays until a read clears it or a compact
+	// step's compaction filter drops it (a trace's state is too small for
+	// RocksDB to compact on its own).
 	LogicalState  int `json:"logicalState"`
 	PhysicalState int `json:"physicalState"`
 	// NumLateRecordsDropped is the insert-only rowtime keep-first's
@@ -56,6 +59,8 @@ func Run(t *Trace) ([]Line, error) {
 			out = op.Watermark(st.Time, out)
 		case StepEndOfInput:
 			out = op.EndOfInput(out)
+		case StepCompact:
+			op.Compact()
 		}
 		l := Line{Step: i, Emitted: make([]Emitted, 0, len(out)), LogicalState: op.LogicalEntries(), PhysicalState: op.PhysicalEntries()}
 		for _, c := range out {

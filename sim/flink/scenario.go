@@ -94,16 +94,16 @@ func ParseScenarioQuery(sql string, opts map[string]string) (ScenarioQuery, erro
 	if o.MiniBatch && o.AllowLatencyMs <= 0 {
 		return ScenarioQuery{}, fmt.Errorf("option %s must be above 0 when %s is true, such as \"1 s\" (Flink's planner checks it: \"MiniBatch Latency must be greater than 0 ms.\")", OptMiniBatchDelay, OptMiniBatch)
 	}
-	if o.RocksDB {
-		return ScenarioQuery{}, fmt.Errorf("option %s: rocksdb is not yet supported in scenarios (its TTL cleanup by the compaction filter and its state bytes are not modelled): want hashmap, the default; a replay models RocksDB's keep-last rule", OptStateBackend)
-	}
 	if len(q.Keys) == 0 {
 		return ScenarioQuery{}, fmt.Errorf("a dedup without PARTITION BY (one global key) is not yet supported in scenarios: want PARTITION BY event_id or other columns")
 	}
 	cfg := Config(q, o, false, v)
 	// A job's heap backend runs incremental cleanup with Flink's default
-	// settings (a replay's physicalState leaves it out: an upper bound).
-	cfg.CleanupSize = ef.DefaultCleanupSize
+	// settings (a replay's physicalState leaves it out: an upper bound);
+	// RocksDB runs none (its compactions are estimated: rocksCompactBytes).
+	if !o.RocksDB {
+		cfg.CleanupSize = ef.DefaultCleanupSize
+	}
 	sq := ScenarioQuery{Keys: q.Keys, Config: cfg, Watermark: wm}
 	if o.MiniBatch {
 		sq.MiniBatchInterval = o.AllowLatencyMs
@@ -180,15 +180,20 @@ type ScenarioOperator struct {
 	// TTL): only then is the row's value copied.
 	compare bool
 	// keys is the number of PARTITION BY columns; entryBytes the heap
-	// bytes of one entry (HeapEntryBytes), set at the first row, when the
-	// key's and the row's sizes are known.
+	// bytes of one entry (HeapEntryBytes; RocksDB: RocksEntryBytes), set
+	// at the first row, when the key's and the row's sizes are known.
 	keys       int
 	entryBytes int64
 	// keyHeap and rowHeap are the heap bytes of a key's and of a row's
 	// BinaryRowData copy (a mini-batch bundle holds both), set with
 	// entryBytes.
 	keyHeap, rowHeap int64
-	cfg              ef.Config
+	// On RocksDB: the bytes of a delete (a tombstone: key, internal key
+	// and block overhead) and the written bytes (puts and deletes) at the
+	// last estimated compaction (rocksCompactBytes).
+	// compactEvery is rocksCompactBytes (tests lower it).
+	rocksDeleteBytes, compactedAt, compactEvery int64
+	cfg                                         ef.Config
 	// The watermark assigner of a rowtime query: its current and last
 	// emitted watermarks and the processing time of its last tick.
 	rowTime            bool
@@ -268,7 +273,7 @@ func (sq ScenarioQuery) NewOperator() (*ScenarioOperator, error) {
 		return nil, err
 	}
 	return &ScenarioOperator{op: op, compare: sq.Config.KeepLast && sq.Config.TTL == 0 && !sq.Config.RowTime, keys: len(sq.Keys), cfg: sq.Config,
-		rowTime: sq.Config.RowTime, wm: sq.Watermark, miniBatch: sq.Config.MiniBatch, mbInterval: sq.MiniBatchInterval}, nil
+		rowTime: sq.Config.RowTime, wm: sq.Watermark, miniBatch: sq.Config.MiniBatch, mbInterval: sq.MiniBatchInterval, compactEvery: rocksCompactBytes}, nil
 }
 
 // Function returns the Java class name of the runtime function.
@@ -330,6 +335,7 @@ func (s *ScenarioOperator) Process(key, value []byte, procMs, eventMs int64) (en
 	late := s.op.LateDropped()
 	s.out = s.op.ProcessBytes(key, v, eventMs, s.seq, s.out[:0])
 	s.tally()
+	s.compactIfDue()
 	outcome, n := engines.DroppedDuplicate, len(s.out)
 	s.deferred, s.ahead = false, false
 	if s.op.LateDropped() > late {
@@ -451,10 +457,44 @@ func (s *ScenarioOperator) State(procMs int64) (logical, physical int64) {
 		s.tickMiniBatch(procMs)
 	}
 	s.op.SetTTLTime(procMs)
+	s.compactIfDue()
 	return int64(s.op.LogicalEntries()), int64(s.op.PhysicalEntries())
 }
 
-// StateBytes returns the estimated heap bytes of the state held (the
+// rocksCompactBytes is the bytes written to RocksDB between two estimated
+// compactions that pass the state through Flink's TTL compaction filter:
+// level0_file_num_compaction_trigger (RocksDB's default, 4) memtable
+// flushes of write_buffer_size (Flink's default, 64 MiB) each, after which
+// RocksDB compacts level 0 into level 1. It is an estimate of RocksDB's
+// schedule, which dedupsim cannot reproduce (flushes also come from the
+// write buffer manager's share of managed memory, background threads pick
+// the compactions, and a state beyond level 1's target, 256 MiB, sits in
+// deeper levels compacted less often); the model drops every expired entry
+// at each one. The true physical count lies between the logical count and
+// the count without any compaction.
+const rocksCompactBytes = 4 * 64 << 20
+
+// compactIfDue runs the estimated compaction of a RocksDB query with TTL
+// once rocksCompactBytes more bytes were written (puts of an entry's
+// bytes, deletes of a tombstone's) since the last.
+func (s *ScenarioOperator) compactIfDue() {
+	if !s.cfg.RocksDB || s.cfg.TTL == 0 || s.entryBytes == 0 {
+		return
+	}
+	st := s.op.Stats()
+	written := st.Puts*s.entryBytes + st.Deletes*s.rocksDeleteBytes
+	if written-s.compactedAt >= s.compactEvery {
+		s.op.Compact()
+		s.compactedAt = written
+	}
+}
+
+// Compactions returns the estimated compactions run so far (0 on the
+// heap backend).
+func (s *ScenarioOperator) Compactions() int64 { return s.op.Stats().Compactions }
+
+// StateBytes returns the estimated heap bytes (RocksDB: serialized bytes
+// in SST data blocks, ef.RocksEntryBytes, no table) of the state held (the
 // physical entries: the heap holds an expired entry until it is
 // removed) and of one entry, as of the last State call. The total adds
 // the state's bucket arrays (HeapTableBytes) and, under mini-batch, the
@@ -470,6 +510,9 @@ func (s *ScenarioOperator) StateBytes() (total, perEntry int64) {
 		return bundle, 0
 	}
 	n := int64(s.op.PhysicalEntries())
+	if s.cfg.RocksDB {
+		return n*s.entryBytes + bundle, s.entryBytes
+	}
 	return n*s.entryBytes + ef.HeapTableBytes(n) + bundle, s.entryBytes
 }
 
@@ -479,8 +522,8 @@ func keepsState(c ef.Config) bool {
 	return !(c.Function() == ef.ProcTimeKeepLast && !c.GenerateUpdateBefore && !c.GenerateInsert)
 }
 
-// heapEntryBytes estimates one entry's heap bytes (ef.HeapEntryBytes)
-// from the sizes of the generated key and row encodings (generators'
+// heapEntryBytes estimates one entry's heap bytes (ef.HeapEntryBytes;
+// on RocksDB its serialized bytes, ef.RocksEntryBytes) from the sizes of the generated key and row encodings (generators'
 // AppendKey): every column is 8 bytes there but a UUID event_id, 36
 // bytes of text. In Flink's BinaryRowData an 8-byte column is a fixed
 // field (BIGINT, INT, TIMESTAMP(3)) and the UUID a STRING (a fixed field
@@ -491,8 +534,15 @@ func keepsState(c ef.Config) bool {
 func (s *ScenarioOperator) heapEntryBytes(keyLen, rowLen int) int64 {
 	s.keyHeap = ef.HeapRowBytes(binaryRowBytes(s.keys, keyLen))
 	s.rowHeap = ef.HeapRowBytes(binaryRowBytes(generators.NumColumns+1, rowLen+8))
+	holdsRow := s.cfg.KeepLast || s.cfg.Function() == ef.RowTimeChangelog || s.cfg.Function() == ef.RowTimeMiniBatch
+	if s.cfg.RocksDB {
+		// RocksDB holds the serialized key and value (ef's RocksEntryBytes).
+		key := ef.RocksKeyBytes(binaryRowBytes(s.keys, keyLen))
+		s.rocksDeleteBytes = key + ef.RocksInternalKeyBytes + ef.RocksBlockOverheadBytes
+		return ef.RocksEntryBytes(key, ef.RocksValueBytes(holdsRow, binaryRowBytes(generators.NumColumns+1, rowLen+8), s.cfg.TTL > 0))
+	}
 	var val int64 // keep-first's flag: the shared Boolean.TRUE
-	if s.cfg.KeepLast || s.cfg.Function() == ef.RowTimeChangelog || s.cfg.Function() == ef.RowTimeMiniBatch {
+	if holdsRow {
 		val = s.rowHeap
 	}
 	return ef.HeapEntryBytes(s.keyHeap, val, s.cfg.TTL > 0)

@@ -40,6 +40,10 @@ const (
 	StepTTLTime
 	StepWatermark
 	StepEndOfInput
+	// StepCompact is a full compaction of a RocksDB backend's state at
+	// the TTL clock (RocksDBKeyedStateBackend.compactState): the TTL
+	// compaction filter drops the expired entries.
+	StepCompact
 )
 
 // Step is one step of a trace.
@@ -75,6 +79,7 @@ type rawStep struct {
 	TTLTime        *int64          `json:"ttlTime"`
 	Watermark      *int64          `json:"watermark"`
 	EndOfInput     *bool           `json:"endOfInput"`
+	Compact        *bool           `json:"compact"`
 }
 
 type structuredQuery struct {
@@ -202,7 +207,7 @@ func (t *Trace) parseStep(raw json.RawMessage, q Query, wm *int64) (Step, error)
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&rs); err != nil {
-		return Step{}, fmt.Errorf(": %v; want one of {\"element\": {row}}, {\"processingTime\": ms}, {\"ttlTime\": ms}, {\"watermark\": ms}, {\"endOfInput\": true}", err)
+		return Step{}, fmt.Errorf(": %v; want one of {\"element\": {row}}, {\"processingTime\": ms}, {\"ttlTime\": ms}, {\"watermark\": ms}, {\"endOfInput\": true}, {\"compact\": true}", err)
 	}
 	n := 0
 	var st Step
@@ -233,8 +238,18 @@ func (t *Trace) parseStep(raw json.RawMessage, q Query, wm *int64) (Step, error)
 			return Step{}, fmt.Errorf(".endOfInput: want true")
 		}
 	}
+	if rs.Compact != nil {
+		n++
+		st.Kind = StepCompact
+		if !*rs.Compact {
+			return Step{}, fmt.Errorf(".compact: want true")
+		}
+		if !t.Options.RocksDB {
+			return Step{}, fmt.Errorf(".compact: a compaction is RocksDB's (the heap backend has none): want options {\"%s\": \"rocksdb\"}", OptStateBackend)
+		}
+	}
 	if n != 1 {
-		return Step{}, fmt.Errorf(": want exactly one of element, processingTime, ttlTime, watermark, endOfInput")
+		return Step{}, fmt.Errorf(": want exactly one of element, processingTime, ttlTime, watermark, endOfInput, compact")
 	}
 	if st.Kind == StepElement {
 		return t.parseRow(rs.Element, q)

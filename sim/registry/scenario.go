@@ -319,7 +319,11 @@ func flinkQuery(spec QuerySpec) (ScenarioQuery, error) {
 		warn = append(warn, fmt.Sprintf("%s drops every row whose rowtime is below the watermark (numLateRecordsDropped): "+
 			"a first copy arriving more than the watermark delay (%d ms) behind the newest rowtime is lost, not emitted", eflink.RowTimeKeepFirstInsertOnly.ClassName(), sq.Watermark.Delay))
 	}
-	return ScenarioQuery{Keys: sq.Keys, Text: spec.Query, Horizon: h, Warnings: warn, Mechanism: flinkMechanism(sq), NewOperator: func() (ScenarioOperator, error) {
+	store := "" // the engine's default: heap
+	if sq.Config.RocksDB {
+		store = "rocksdb"
+	}
+	return ScenarioQuery{Keys: sq.Keys, Text: spec.Query, Store: store, Horizon: h, Warnings: warn, Mechanism: flinkMechanism(sq), NewOperator: func() (ScenarioOperator, error) {
 		op, err := sq.NewOperator()
 		if err != nil {
 			return nil, err

@@ -255,15 +255,24 @@ public final class FlinkOracle {
         // between the source and it.
         Map<String, String> plannerOptions = new LinkedHashMap<>(options);
         plannerOptions.remove("state.backend.type"); // the job's backend: given to the harness below
+        plannerOptions.remove(QUERY_TIME_AFTER); // the RocksDB backend's, likewise
         PlannedOperator planned =
                 new PlannedOperator(sql, cols, sqlTypes, procTime, rowTimeCol, rowtime, plannerOptions, generateUpdateBefore, keys);
         planned.openUpstream();
         // state.backend.type is a job option, not the planner's: the harness gets the backend.
         boolean rocksdb = "rocksdb".equalsIgnoreCase(options.getOrDefault("state.backend.type", "hashmap").trim());
-        KeyedOneInputStreamOperatorTestHarness<RowData, RowData, RowData> h = planned.dedupHarness(
-                rocksdb ? (org.apache.flink.runtime.state.StateBackend)
-                        Class.forName("org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend").getConstructor().newInstance()
-                        : null);
+        org.apache.flink.runtime.state.StateBackend backend = null;
+        if (rocksdb) {
+            // EmbeddedRocksDBStateBackend configured as a job's would be: the compaction filter's
+            // query-time-after-num-entries when the case sets it (RocksDBConfigurableOptions).
+            org.apache.flink.configuration.Configuration conf = new org.apache.flink.configuration.Configuration();
+            if (options.containsKey(QUERY_TIME_AFTER)) {
+                conf.setString(QUERY_TIME_AFTER, options.get(QUERY_TIME_AFTER).trim());
+            }
+            backend = new org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend()
+                    .configure(conf, FlinkOracle.class.getClassLoader());
+        }
+        KeyedOneInputStreamOperatorTestHarness<RowData, RowData, RowData> h = planned.dedupHarness(backend);
         h.open();
         operatorFunction = null;
         String fn;
@@ -316,6 +325,11 @@ public final class FlinkOracle {
                 h.processWatermark(st.get("watermark").asLong());
             } else if (st.has("endOfInput")) {
                 h.processWatermark(Long.MAX_VALUE);
+            } else if (st.has("compact")) {
+                if (!rocksdb) {
+                    return "steps[" + i + "]: a compact step needs state.backend.type rocksdb";
+                }
+                compactAll(h);
             } else {
                 return "steps[" + i + "]: unknown step " + st;
             }
@@ -343,10 +357,12 @@ public final class FlinkOracle {
             seen = out.length;
             int logical, physical;
             if (rocksdb && ttl > 0) {
-                // RocksDB with TTL: the entries are serialized TtlValues; only the emitted rows
-                // are compared (the state counts are checked on the heap backend).
-                logical = exp0(expected.get(i), "logicalState");
-                physical = exp0(expected.get(i), "physicalState");
+                // RocksDB with TTL: RocksDB's own entries, read raw (what is physically there:
+                // expired values the compaction filter has not dropped yet included), and those
+                // whose TTL timestamp is not expired at the TTL clock (logical).
+                int[] lp = rocksTtlEntries(h, ttl, ttlNow);
+                logical = lp[0];
+                physical = lp[1];
             } else if (rocksdb) {
                 logical = physical = rocksEntries(h);
             } else {
@@ -370,6 +386,8 @@ public final class FlinkOracle {
                 d = "emitted " + got + ", expected " + want;
             } else if (logical != wantLogical) {
                 d = "logical state " + logical + ", expected " + wantLogical;
+            } else if (rocksdb && physical != wantPhysical) {
+                d = "physical state (RocksDB's entries, read raw) " + physical + ", expected " + wantPhysical;
             } else if (physical < wantLogical || physical > wantPhysical) {
                 d = "physical state (numKeyedStateEntries) " + physical + ", expected between " + wantLogical + " and " + wantPhysical;
             } else if (exp.has("numLateRecordsDropped") != fn.equals("RowTimeDeduplicateKeepFirstRowFunction")) {
@@ -413,6 +431,77 @@ public final class FlinkOracle {
 
     private static int exp0(String line, String field) throws Exception {
         return JSON.readTree(line).path(field).asInt(-1);
+    }
+
+    /** The RocksDB backend's compaction filter option (RocksDBConfigurableOptions). */
+    static final String QUERY_TIME_AFTER = "state.backend.rocksdb.compaction.filter.query-time-after-num-entries";
+
+    /** The RocksDB keyed backend's RocksDB instance and its key/value states' column families. */
+    @SuppressWarnings("unchecked")
+    private static Map<String, org.apache.flink.state.rocksdb.RocksDBKeyedStateBackend.RocksDbKvStateInfo> rocksStates(
+            KeyedOneInputStreamOperatorTestHarness<?, ?, ?> h, org.rocksdb.RocksDB[] db) throws Exception {
+        Object backend = h.getOperator().getKeyedStateBackend();
+        Field fdb = org.apache.flink.state.rocksdb.RocksDBKeyedStateBackend.class.getDeclaredField("db");
+        fdb.setAccessible(true);
+        db[0] = (org.rocksdb.RocksDB) fdb.get(backend);
+        Field fkv = org.apache.flink.state.rocksdb.RocksDBKeyedStateBackend.class.getDeclaredField("kvStateInformation");
+        fkv.setAccessible(true);
+        Map<String, org.apache.flink.state.rocksdb.RocksDBKeyedStateBackend.RocksDbKvStateInfo> out = new LinkedHashMap<>();
+        for (Map.Entry<String, org.apache.flink.state.rocksdb.RocksDBKeyedStateBackend.RocksDbKvStateInfo> e :
+                ((Map<String, org.apache.flink.state.rocksdb.RocksDBKeyedStateBackend.RocksDbKvStateInfo>) fkv.get(backend)).entrySet()) {
+            // Key/value states only (the timers' priority queues have their own meta info).
+            if (e.getValue().metaInfo instanceof org.apache.flink.runtime.state.RegisteredKeyValueStateBackendMetaInfo) {
+                out.put(e.getKey(), e.getValue());
+            }
+        }
+        return out;
+    }
+
+    /**
+     * A full manual compaction of every key/value state (RocksDB's compactRange, which flushes
+     * the memtable first, as RocksDBKeyedStateBackend.compactState runs it): Flink's TTL
+     * compaction filter drops the entries expired at the TTL clock.
+     */
+    private static void compactAll(KeyedOneInputStreamOperatorTestHarness<?, ?, ?> h) throws Exception {
+        org.rocksdb.RocksDB[] db = new org.rocksdb.RocksDB[1];
+        for (org.apache.flink.state.rocksdb.RocksDBKeyedStateBackend.RocksDbKvStateInfo info : rocksStates(h, db).values()) {
+            db[0].compactRange(info.columnFamilyHandle);
+        }
+    }
+
+    /**
+     * Counts RocksDB's entries of every key/value state, read raw with an iterator: {logical,
+     * physical}. Physical is every entry RocksDB returns (a read's clear is a delete, gone; an
+     * expired value the compaction filter has not dropped is there). Logical leaves out the
+     * entries of a TTL state (TtlSerializer: the 8-byte lastAccessTimestamp first, big-endian)
+     * expired at now (TtlUtils.expired).
+     */
+    private static int[] rocksTtlEntries(KeyedOneInputStreamOperatorTestHarness<?, ?, ?> h, long ttl, long now) throws Exception {
+        org.rocksdb.RocksDB[] db = new org.rocksdb.RocksDB[1];
+        int logical = 0, physical = 0;
+        for (org.apache.flink.state.rocksdb.RocksDBKeyedStateBackend.RocksDbKvStateInfo info : rocksStates(h, db).values()) {
+            Object ser = ((org.apache.flink.runtime.state.RegisteredKeyValueStateBackendMetaInfo<?, ?>) info.metaInfo).getStateSerializer();
+            boolean withTtl = ser.getClass().getName().contains("TtlSerializer");
+            try (org.rocksdb.RocksIterator it = db[0].newIterator(info.columnFamilyHandle)) {
+                for (it.seekToFirst(); it.isValid(); it.next()) {
+                    physical++;
+                    if (System.getProperty("oracle.verbose") != null) {
+                        // The serialized sizes docs/flink.md ("State bytes", RocksDB) derives.
+                        System.out.printf("    rocksdb %s: key %d bytes, value %d bytes%n", info.metaInfo.getName(), it.key().length, it.value().length);
+                    }
+                    if (!withTtl) {
+                        logical++;
+                        continue;
+                    }
+                    long ts = java.nio.ByteBuffer.wrap(it.value(), 0, 8).getLong();
+                    if (!TtlUtils.expired(ts, ttl, now)) {
+                        logical++;
+                    }
+                }
+                it.status();
+            }
+        }
+        return new int[] {logical, physical};
     }
 
     /** Counts the keys held in every keyed state of a RocksDB backend (no TTL: all are live). */
