@@ -63,7 +63,7 @@ const maxStateLine = 32
 // them). Every other query is named with the reason in Unsupported, and
 // so are all of them when a swept delay is not whole seconds.
 func ForSweep(ctx context.Context, sc *scenario.Scenario) (*metrics.Curves, error) {
-	out := &metrics.Curves{Scenario: sc.Name, Seed: sc.Seed}
+	out := &metrics.Curves{Format: metrics.CurvesFormat, Scenario: sc.Name, Seed: sc.Seed}
 	if sc.Sweep == nil || len(sc.Sweep.Delay) == 0 {
 		return nil, fmt.Errorf("%s: no delays to sweep", sc.File)
 	}
@@ -106,3 +106,7 @@ func ForSweep(ctx context.Context, sc *scenario.Scenario) (*metrics.Curves, erro
 	}
 	return out, nil
 }
+
+// WriteSweep writes a sweep's curves into the results folder dir as
+// curves.json, which the report's horizon chart draws.
+func WriteSweep(dir string, c *metrics.Curves) error { return metrics.WriteCurves(dir, c) }
