@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -111,6 +112,18 @@ func TestSweepCurve(t *testing.T) {
 	}
 	if !strings.Contains(string(md), "The lines of within are their exact one-pass curves") || !strings.Contains(string(md), "No curve for global") {
 		t.Errorf("report.md does not say which lines are curves")
+	}
+	// The chart's lines go through the curve's 30 points, not the 3 runs.
+	svg, err := os.ReadFile(filepath.Join(out, "horizon-tradeoff.svg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	longest := 0
+	for _, m := range regexp.MustCompile(`<path d="([^"]*)"`).FindAllSubmatch(svg, -1) {
+		longest = max(longest, strings.Count(string(m[1]), "L"))
+	}
+	if longest < 29 {
+		t.Errorf("the horizon chart's longest line has %d segments, want the curve's 29", longest)
 	}
 	for _, args := range [][]string{{"--json"}, {"--curve", "--shard", "0/2"}} {
 		o := filepath.Join(dir, "refused")
