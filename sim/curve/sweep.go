@@ -63,7 +63,7 @@ const maxStateLine = 32
 // them). Every other query is named with the reason in Unsupported, and
 // so are all of them when a swept delay is not whole seconds.
 func ForSweep(ctx context.Context, sc *scenario.Scenario) (*metrics.Curves, error) {
-	out := &metrics.Curves{Format: metrics.CurvesFormat, Scenario: sc.Name, Seed: sc.Seed}
+	out := &metrics.Curves{Format: metrics.CurvesFormat, Scenario: sc.Name, Seed: sc.Seed, Queries: []metrics.QueryCurve{}}
 	if sc.Sweep == nil || len(sc.Sweep.Delay) == 0 {
 		return nil, fmt.Errorf("%s: no delays to sweep", sc.File)
 	}
