@@ -224,7 +224,7 @@ func WriteFileAtomic(path string, data []byte) error { return fileio.WriteFile(p
 // that a named pipe or a device in their place is refused at once, with
 // one line naming it. A missing file is left to the reader that needs it.
 func CheckInputs(dir string) error {
-	for _, name := range []string{"summary.json", "timeseries.csv", StoresFile, "spark.csv"} {
+	for _, name := range []string{"summary.json", "timeseries.csv", StoresFile, CurvesFile, "spark.csv"} {
 		_, err := fileio.CheckRegular(filepath.Join(dir, name))
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err

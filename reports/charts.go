@@ -1,8 +1,10 @@
 package reports
 
 import (
+	"errors"
 	"fmt"
 	"image/color"
+	"io/fs"
 	"math"
 	"slices"
 	"strings"
@@ -546,6 +548,9 @@ func horizonChart(res *results) (d drawing, title, note string, ok bool) {
 	if s := res.saturationNote(h); s != "" {
 		notes = append(notes, s)
 	}
+	if s := h.curveNote(); s != "" {
+		notes = append(notes, s)
+	}
 	note = joinSentences(notes...)
 	title = "Horizon tradeoff: what each watermark delay costs"
 	if otherEngines(h.res.sum) {
@@ -641,6 +646,8 @@ type horizon struct {
 	stMin, stMax float64
 	logState     bool
 	anySaturated bool
+	// curves is set when some series has an exact curve.
+	curves bool
 }
 
 // horizonSeries is one query's points.
@@ -650,6 +657,9 @@ type horizonSeries struct {
 	style   draw.LineStyle
 	pts     []*run // sorted by delay, delays set
 	flat    *run   // a query without a watermark: a constant reference
+	// curve is the query's exact curve (curves.json) over the swept
+	// delays' range, nil without one: the line is drawn through it.
+	curve []metrics.CurvePoint
 }
 
 // logScale is a log10 axis fitted to the positive values it shows, from
@@ -764,7 +774,7 @@ func newHorizon(res *results) (h *horizon, ok bool) {
 		}
 		switch {
 		case len(pts) > 0:
-			h.ss = append(h.ss, horizonSeries{name: name, flavour: flavourOf(pts[0].sum), pts: pts})
+			h.ss = append(h.ss, horizonSeries{name: name, flavour: flavourOf(pts[0].sum), pts: pts, curve: res.curveOf(name)})
 			reps = append(reps, pts[0])
 		case flat != nil:
 			h.ss = append(h.ss, horizonSeries{name: name, flavour: flavourOf(flat.sum), flat: flat})
@@ -782,6 +792,21 @@ func newHorizon(res *results) (h *horizon, ok bool) {
 	h.xMin, h.xMax = h.delays[0], h.delays[len(h.delays)-1]
 	h.logX = h.xMin > 0 && h.xMax/h.xMin >= 20
 	var miss, fd []float64
+	for i := range h.ss {
+		s := &h.ss[i]
+		s.curve = slices.DeleteFunc(s.curve, func(p metrics.CurvePoint) bool {
+			m := p.DelaySeconds / 60
+			return m < h.xMin || m > h.xMax
+		})
+		for _, p := range s.curve {
+			miss, fd = append(miss, 100*p.MissedRate), append(fd, 100*p.FalseDropRate)
+			if p.PeakStateRows != nil {
+				v := float64(*p.PeakStateRows)
+				h.stMin, h.stMax = min(h.stMin, v), max(h.stMax, v)
+			}
+		}
+		h.curves = h.curves || len(s.curve) > 0
+	}
 	for _, s := range h.ss {
 		for _, r := range append(slices.Clone(s.pts), s.flat) {
 			if r == nil {
@@ -838,6 +863,9 @@ func (h *horizon) xOf(m float64) float64 {
 type horizonPanel struct {
 	yLabel string
 	value  func(r *run) float64
+	// curve is a curve point's y value, and false where the panel has
+	// none (the state the pass did not track).
+	curve func(p metrics.CurvePoint) (float64, bool)
 }
 
 // panels returns the three panels, top to bottom.
@@ -848,9 +876,17 @@ func (h *horizon) panels() []horizonPanel {
 		yState, stateLabel = math.Log10, "peak state rows (log)"
 	}
 	return []horizonPanel{
-		{"missed duplicates (%, log)", func(r *run) float64 { return h.miss.y(100 * rate(r.sum.MissedDuplicates, r.sum.TrueDuplicates)) }},
-		{"false drops (%, log)", func(r *run) float64 { return h.fd.y(100 * rate(r.sum.FalseDrops, r.sum.LogicalEvents)) }},
-		{stateLabel, func(r *run) float64 { return yState(max(float64(r.sum.PeakStateRows), 1)) }},
+		{"missed duplicates (%, log)", func(r *run) float64 { return h.miss.y(100 * rate(r.sum.MissedDuplicates, r.sum.TrueDuplicates)) },
+			func(p metrics.CurvePoint) (float64, bool) { return h.miss.y(100 * p.MissedRate), true }},
+		{"false drops (%, log)", func(r *run) float64 { return h.fd.y(100 * rate(r.sum.FalseDrops, r.sum.LogicalEvents)) },
+			func(p metrics.CurvePoint) (float64, bool) { return h.fd.y(100 * p.FalseDropRate), true }},
+		{stateLabel, func(r *run) float64 { return yState(max(float64(r.sum.PeakStateRows), 1)) },
+			func(p metrics.CurvePoint) (float64, bool) {
+				if p.PeakStateRows == nil {
+					return 0, false
+				}
+				return yState(max(float64(*p.PeakStateRows), 1)), true
+			}},
 	}
 }
 
@@ -893,8 +929,17 @@ func (h *horizon) panel(k int) (*plot.Plot, error) {
 			v := pn.value(s.flat)
 			xys = plotter.XYs{{X: h.xOf(h.xMin), Y: v}, {X: h.xOf(h.xMax), Y: v}}
 		}
+		var dots plotter.XYs
 		for _, r := range s.pts {
-			xys = append(xys, plotter.XY{X: h.xOf(*r.sum.Delay / 60), Y: pn.value(r)})
+			dots = append(dots, plotter.XY{X: h.xOf(*r.sum.Delay / 60), Y: pn.value(r)})
+		}
+		if s.curve == nil {
+			xys = append(xys, dots...)
+		}
+		for _, cp := range s.curve {
+			if y, ok := pn.curve(cp); ok && (!h.logX || cp.DelaySeconds > 0) {
+				xys = append(xys, plotter.XY{X: h.xOf(cp.DelaySeconds / 60), Y: y})
+			}
 		}
 		l, err := plotter.NewLine(xys)
 		if err != nil {
@@ -904,7 +949,7 @@ func (h *horizon) panel(k int) (*plot.Plot, error) {
 		l.LineStyle.Width = max(l.LineStyle.Width-vg.Points(0.6), vg.Points(1))
 		p.Add(l)
 		for i, r := range s.pts {
-			pt, err := plotter.NewScatter(plotter.XYs{xys[i]})
+			pt, err := plotter.NewScatter(plotter.XYs{dots[i]})
 			if err != nil {
 				return nil, fmt.Errorf("query %s: %w", s.name, err)
 			}
@@ -969,4 +1014,49 @@ func (n panelNote) Plot(c draw.Canvas, _ *plot.Plot) {
 	st.Color = color.Gray{Y: 0x50}
 	st.XAlign, st.YAlign = draw.XCenter, draw.YCenter
 	c.FillText(st, c.Center(), string(n))
+}
+
+// curveOf returns query name's exact curve from curves.json; nil without.
+func (res *results) curveOf(name string) []metrics.CurvePoint {
+	if res.curves == nil {
+		return nil
+	}
+	for _, q := range res.curves.Queries {
+		if q.Query == name {
+			return slices.Clone(q.Points)
+		}
+	}
+	return nil
+}
+
+// curveNote says which lines are exact curves and which queries have
+// none; "" without curves.
+func (h *horizon) curveNote() string {
+	if !h.curves {
+		return ""
+	}
+	var with []string
+	for _, s := range h.ss {
+		if len(s.curve) > 0 {
+			with = append(with, s.name)
+		}
+	}
+	out := fmt.Sprintf("The lines of %s are their exact one-pass curves (simulate sweep --curve, curves.json): the rates at every delay of plan's resolution, the peak state at the delays the pass tracked; the markers are the swept runs, which lie on them.", joinNames(with))
+	var none []string
+	for _, u := range h.res.curves.Unsupported {
+		none = append(none, fmt.Sprintf("%s (%s)", u.Query, strings.TrimPrefix(u.Reason, "the query's verdicts do not reduce to thresholds on the delay: ")))
+	}
+	if len(none) > 0 {
+		out += " No curve for " + strings.Join(none, "; ") + ": their lines join the swept runs."
+	}
+	return out
+}
+
+// readCurves reads curves.json from a results folder; nil without one.
+func readCurves(dir string) (*metrics.Curves, error) {
+	c, err := metrics.ReadCurves(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return c, err
 }

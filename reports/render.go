@@ -42,6 +42,9 @@ func Render(dir string) error {
 	if err := res.readSpark(dir); err != nil {
 		return err
 	}
+	if res.curves, err = readCurves(dir); err != nil {
+		return err
+	}
 	charts, err := buildCharts(res)
 	if err != nil {
 		return fmt.Errorf("%s: %w", dir, err)

@@ -66,6 +66,12 @@ type Review struct {
 	// Points are every delay simulated for the first seed, in increasing
 	// order: the horizon tradeoff.
 	Points []ReviewPoint `json:"points"`
+	// Curve is the first seed's exact one-pass curve (sim/curve) at the
+	// planned rate, when plan read one: report.html draws it as an
+	// interactive chart. CurveMemory says how its executor memory is
+	// estimated ("" without a cluster).
+	Curve       []ReviewCurvePoint `json:"curve,omitempty"`
+	CurveMemory string             `json:"curveMemory,omitempty"`
 	// RunDir is the folder, relative to the review's, of the direct run
 	// at the recommended delay and the production rate ("" without one).
 	RunDir string `json:"runDir,omitempty"`
@@ -589,8 +595,9 @@ func writeReviewMarkdown(b *bytes.Buffer, rv *Review, charts []chartFile) {
 
 func mdCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 
-// writeReviewHTML writes report.html: one page, no scripts, the answer in
-// a box at the top, above the fold.
+// writeReviewHTML writes report.html: one page, the answer in a box at the
+// top, above the fold; with a curve, its interactive chart (reviewcurve.go),
+// the page's only script.
 func writeReviewHTML(b *bytes.Buffer, rv *Review, charts []chartFile) error {
 	t, err := template.New("review").Parse(reviewTemplate)
 	if err != nil {
@@ -605,6 +612,13 @@ func writeReviewHTML(b *bytes.Buffer, rv *Review, charts []chartFile) error {
 		hc = append(hc, chart{c.Title, c.Note, inlineSVG(c.SVG)})
 	}
 	data := map[string]any{"R": rv, "Answer": rv.answer(), "Key": rv.answerRows(), "State": rv.stateRows(), "Rate": fmtRate(rv.PlannedRate), "Charts": hc}
+	if len(rv.Curve) > 1 {
+		c, err := rv.curveSection()
+		if err != nil {
+			return err
+		}
+		data["Curve"] = c
+	}
 	if rv.Cluster != nil {
 		head, rows := rv.providerTable()
 		data["Head"], data["Rows"] = head, rows
@@ -648,7 +662,21 @@ figcaption { color: #59636e; font-size: 13px; }
 {{if .Head}}<p></p><table><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr>
 {{range .Rows}}<tr>{{range $i, $v := .}}{{if $i}}<td>{{$v}}</td>{{else}}<th>{{$v}}</th>{{end}}{{end}}</tr>
 {{end}}</table>{{end}}
-{{range .Charts}}<h2>{{.Title}}</h2><figure>{{.SVG}}<figcaption>{{.Note}}</figcaption></figure>
+{{with .Curve}}<h2 id="curve">Every delay, exact: the one-pass curve</h2>
+<p class="why">{{.Intro}}</p>
+<p><label for="cv-slider">Watermark delay</label> <input type="range" id="cv-slider" min="0" max="{{.Last}}" step="1" value="0" style="width:60%;vertical-align:middle"> <b id="cv-delay-big"></b></p>
+<table id="cv-readout">
+<tr><th>Watermark delay</th><td><span id="cv-delay" data-value=""></span></td></tr>
+<tr><th>Missed duplicates</th><td><span id="cv-missed" data-value=""></span> <span id="cv-missed-vs"></span></td></tr>
+<tr><th>False drops</th><td><span id="cv-fd" data-value=""></span> <span id="cv-fd-vs"></span>: <span id="cv-fd-causes"></span></td></tr>
+<tr><th>Peak state, one store version</th><td><span id="cv-rows" data-value=""></span> rows, <span id="cv-bytes" data-value=""></span> <span id="cv-state-how"></span></td></tr>
+{{range $i, $p := .Providers}}<tr><th>Executor peak state memory, {{$p.Provider}}</th><td><span id="cv-mem-{{$i}}" data-value=""></span> {{$p.MemoryKind}} <span id="cv-mem-vs-{{$i}}"></span></td></tr>
+{{end}}</table>
+<figure><svg id="cv-svg" viewBox="0 0 960 600" width="960" height="600" role="img" aria-label="the tradeoff curve: delay against missed duplicates, false drops and state"></svg>
+<figcaption>{{.Caption}}</figcaption></figure>
+<script type="application/json" id="curve-data">{{.JSON}}</script>
+<script>{{.Script}}</script>
+{{end}}{{range .Charts}}<h2>{{.Title}}</h2><figure>{{.SVG}}<figcaption>{{.Note}}</figcaption></figure>
 {{end}}
 <h2 id="assumptions">Assumptions</h2>
 <ul>{{range .R.Assumptions}}<li>{{.}}</li>{{end}}</ul>

@@ -92,6 +92,8 @@ type results struct {
 	// origin is the processing time (ms since the epoch) that chart axes
 	// and marker offsets count from: the scenario's start.
 	origin int64
+	// curves are a sweep's exact curves (curves.json), nil without.
+	curves *metrics.Curves
 }
 
 // delayKey renders a delay the way timeseries.csv does, so summary

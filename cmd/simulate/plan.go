@@ -79,7 +79,11 @@ plan when the state of the smallest delay meeting the targets exceeds it.
 report.md and report.html with the answer first, the state and the cluster
 at the production rate (HDFS and RocksDB side by side), the chart of the
 delays tried against the targets and the assumptions; plan.json holds the
-same numbers.
+same numbers. Where plan read the one-pass curve, report.html also draws the
+first seed's curve as an interactive chart: a delay slider, hover, or
+report.html#delay=5m30s, show at any delay the rates, the peak state and
+each provider's executor memory (estimated from the sizing at the pick).
+It needs no server and no network.
 
 When no delay can meet the targets it says so and why: a pair-keyed
 dropDuplicates(["event_id", "event_time"]) sees every re-stamped copy as a new

@@ -88,6 +88,7 @@ func writeReview(ctx context.Context, st *fileio.Staging, in reviewInput, res *p
 	}
 
 	var g errgroup.Group
+	var pickRows int64 // the peak state of the run at the pick
 	if res.Recommended != nil {
 		// The direct run at the pick, the production rate and the first
 		// seed: its timeseries draws the state's growth.
@@ -111,6 +112,9 @@ func writeReview(ctx context.Context, st *fileio.Staging, in reviewInput, res *p
 			}
 			if err := runner.WriteFiles(dir, r); err != nil {
 				return err
+			}
+			if len(r.Summary.Queries) == 1 {
+				pickRows = r.Summary.Queries[0].PeakStateRows
 			}
 			rv.RunDir = "run"
 			return r.Close()
@@ -160,6 +164,19 @@ func writeReview(ctx context.Context, st *fileio.Staging, in reviewInput, res *p
 				MemoryHint: s.MemoryHint(), SimulationsAtBatchLimit: s.LimitedRuns})
 		}
 		rv.Cluster = rc
+	}
+	var provs []sizedProvider
+	if rv.Cluster != nil {
+		for _, p := range rv.Cluster.Providers {
+			if p.BatchLimited {
+				provs = nil // not measured: nothing to estimate from
+				break
+			}
+			provs = append(provs, sizedProvider{provider: p.Provider, mem: p.ExecutorPeakMemoryBytes})
+		}
+	}
+	if err := reviewCurve(rv, res, sc, in.cluster, provs, pickRows); err != nil {
+		return err
 	}
 	rv.Assumptions = assumptions(in, res, sc, rv)
 	return reports.RenderReview(st.Dir, rv)

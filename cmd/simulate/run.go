@@ -39,6 +39,8 @@ type runFlags struct {
 	memory     string
 	force      bool // --force: delete what dedupsim did not write in --out
 	goAhead    bool // --go-ahead: run what the estimate says cannot finish
+	curve      bool // sweep --curve: the exact one-pass curve too
+	asJSON     bool // sweep --json: print the curves
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
@@ -117,9 +119,22 @@ Runs execute in parallel on all cores; the results are identical whatever the
 number of workers. The report gains the horizon-tradeoff chart: delay against
 missed duplicates, false drops and peak state. With --shard K/N it runs only
 the K-th of N parts of the jobs (K from 0) into a shard folder; "simulate merge"
-combines the N shards into the folder the whole sweep writes (docs/sharding.md).`,
+combines the N shards into the folder the whole sweep writes (docs/sharding.md).
+
+With --curve, each swept Spark query whose verdicts reduce to thresholds on
+the delay (as plan reads them: one withWatermark, then one
+dropDuplicatesWithinWatermark or dropDuplicates with the event time among its
+keys, event_id among the keys, no restarts, no spark: block) also gets its
+exact one-pass curve (sim/curve) from 0 to the largest swept delay, on the
+run's seed: the horizon chart draws it as a line over every delay of plan's
+resolution (every second up to 199 s, then steps of 1%), the swept runs
+still marked, and curves.json holds it (--json prints it: delay, missed rate,
+false-drop rate by cause, peak state rows and bytes where tracked). Any other
+query is named in one line with the reason, and its chart shows the swept
+delays only.`,
 		Example: `  simulate sweep experiments/quickstart.yaml --delay 1m,5m,10m,20m,40m
-  simulate sweep experiments/horizon-tradeoff.yaml`,
+  simulate sweep experiments/horizon-tradeoff.yaml
+  simulate sweep experiments/horizon-tradeoff.yaml --curve --delay 30s,2m,5m --out /tmp/tradeoff-curve`,
 		Args: oneArg("one scenario file", "simulate sweep experiments/quickstart.yaml --delay 1m,5m"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.seedSet = cmd.Flags().Changed("seed")
@@ -151,6 +166,7 @@ combines the N shards into the folder the whole sweep writes (docs/sharding.md).
 	f.register(cmd)
 	cmd.Flags().StringVar(&delays, "delay", "", "comma-separated horizons: watermark delays, and the other engines' TTL, window or duration (default: the scenario's sweep.delay)")
 	cmd.Flags().StringVar(&f.shard, "shard", "", "run only shard K of N of the sweep's jobs (K from 0 to N-1, as $JOB_COMPLETION_INDEX/N) into a shard folder; combine them with simulate merge")
+	addCurveFlags(cmd, &f)
 	return cmd
 }
 
@@ -212,6 +228,10 @@ func runScenario(ctx context.Context, sc *scenario.Scenario, f runFlags, stdout,
 			fmt.Fprintln(stderr, w)
 		}
 	}
+	render, curveJSON, err := sweepCurves(ctx, sc, f, render, stderr)
+	if err != nil {
+		return err
+	}
 	res, err := publish(ctx, sc, opts, out, render)
 	if bar != nil {
 		bar.finish()
@@ -222,6 +242,10 @@ func runScenario(ctx context.Context, sc *scenario.Scenario, f runFlags, stdout,
 		err = fmt.Errorf("%w; %s", reportErr, reportAdvice(reportErr, out))
 	} else if err != nil {
 		return err
+	}
+	if curveJSON != nil {
+		_, e := fmt.Fprintf(stdout, "%s\n", curveJSON)
+		return errors.Join(e, err)
 	}
 	if e := reports.SummaryTableWidth(stdout, res.Summary, tableWidth(stdout)); e != nil {
 		return errors.Join(e, err)

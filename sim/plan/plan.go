@@ -1620,11 +1620,7 @@ type CurvePoint struct {
 // delay in whole seconds, at least one (every second up to 199 s), and
 // the grid's delays.
 func curvePoints(c *curve.Curve) []CurvePoint {
-	var ds []time.Duration
-	for d := time.Second; d <= c.Max; {
-		ds = append(ds, d)
-		d += max(time.Second, (d / 100).Truncate(time.Second))
-	}
+	ds := curve.Resolution(c.Max)
 	for _, d := range gridDelays {
 		if c.HasState(d) && !slices.Contains(ds, d) {
 			ds = append(ds, d)
