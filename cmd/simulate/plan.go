@@ -14,6 +14,7 @@ import (
 	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/sim/fitlog"
 	"github.com/dedupsim/dedupsim/sim/plan"
+	"github.com/dedupsim/dedupsim/sim/registry"
 	"github.com/dedupsim/dedupsim/sim/runner"
 	"github.com/dedupsim/dedupsim/sim/scenario"
 )
@@ -316,31 +317,42 @@ func checkPlanOut(cmd *cobra.Command, out string) error {
 	return forceOut(cmd.ErrOrStderr(), force, out, false)
 }
 
-// planIsSpark reports whether the scenario's query named query runs on
-// Spark; true for a name it lacks (Search reports it).
-func planIsSpark(sc *scenario.Scenario, query string) bool {
-	for _, q := range sc.Queries {
-		if q.Name == query {
-			return q.IsSpark()
-		}
-	}
-	return true
-}
-
-// refuseSparkOnly refuses, for a query of another engine than Spark, the
-// flags that size a Spark cluster and the review document (--out), which
-// is Spark-shaped: plan searches that engine's horizon by simulation only.
-func refuseSparkOnly(cmd *cobra.Command, sc *scenario.Scenario, query, out string) error {
-	if planIsSpark(sc, query) {
-		return nil
-	}
-	var engine string
+// planHarness returns the harness facts (sim/registry) of the engine of
+// the scenario's query named query; Spark's for a name it lacks (Search
+// reports it) or an engine the registry does not know (the loader
+// refuses it first).
+func planHarness(sc *scenario.Scenario, query string) registry.Harness {
+	engine := ""
 	for _, q := range sc.Queries {
 		if q.Name == query {
 			engine = q.Engine
 		}
 	}
-	if cmd.Flags().Changed("memory-budget") && !plan.BudgetModelled(engine) {
+	h, err := registry.HarnessOf(engine)
+	if err != nil {
+		h, _ = registry.HarnessOf(registry.Spark)
+	}
+	return h
+}
+
+// planIsSpark reports whether plan sizes the cluster of the scenario's
+// query named query (sim/registry's Harness.SizesCluster: Spark's).
+func planIsSpark(sc *scenario.Scenario, query string) bool {
+	return planHarness(sc, query).SizesCluster
+}
+
+// refuseSparkOnly refuses, for a query of an engine whose cluster plan
+// does not size (sim/registry's Harness), the flags that size a Spark
+// cluster and the review document (--out), which is Spark-shaped: plan
+// searches that engine's horizon by simulation only; and --memory-budget
+// for an engine whose state bytes are not modelled.
+func refuseSparkOnly(cmd *cobra.Command, sc *scenario.Scenario, query, out string) error {
+	h := planHarness(sc, query)
+	if h.SizesCluster {
+		return nil
+	}
+	engine := h.Name
+	if cmd.Flags().Changed("memory-budget") && !h.StateBytes {
 		return fmt.Errorf("--memory-budget: bounds modelled state bytes (Spark's state store, Flink's heap state); %q is a %s query, whose state bytes are not modelled: plan shows its simulated peak state rows (drop --memory-budget)", query, engine)
 	}
 	for _, n := range []string{"partitions", "executors", "cores-per-executor", "provider", "cost"} {
