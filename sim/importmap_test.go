@@ -174,9 +174,10 @@ func moduleRoot(t *testing.T) string {
 }
 
 // TestSimRootHoldsNoCode checks that the root of sim/ holds only what
-// every engine shares: its doc comment and the import-map tests. An
-// engine's code lives in the engine's folder (Spark's micro-batch executor
-// in sim/spark/microbatch), the harness's in its own subfolder.
+// every engine shares: its doc comment and the checks of the whole module
+// (tests). An engine's code lives in the engine's folder (Spark's
+// micro-batch executor in sim/spark/microbatch), the harness's in its own
+// subfolder.
 func TestSimRootHoldsNoCode(t *testing.T) {
 	entries, err := os.ReadDir(filepath.Join(moduleRoot(t), "sim"))
 	if err != nil {
@@ -187,8 +188,8 @@ func TestSimRootHoldsNoCode(t *testing.T) {
 		if e.IsDir() || !strings.HasSuffix(n, ".go") {
 			continue
 		}
-		if n != "doc.go" && !strings.HasSuffix(n, "importmap_test.go") {
-			t.Errorf("sim/%s: the root of sim/ holds only doc.go and the import-map tests; move it to the folder of what it serves", n)
+		if n != "doc.go" && !strings.HasSuffix(n, "_test.go") {
+			t.Errorf("sim/%s: the root of sim/ holds only doc.go and the module's checks (tests); move it to the folder of what it serves", n)
 		}
 	}
 }

@@ -367,9 +367,9 @@ type clock struct {
 // A job snapshot's cost grows with the job's state (its ground-truth
 // accounting above all) and, on a loaded machine, with the wait for a
 // core, while the interval is wall-clock time: so without the bound a
-// long run on a busy machine spent up to a sixth of its CPU on job
-// snapshots (measured at 1e7 rows, load 7-11 on 2 cores), with it at
-// most about 1/snapshotCost. A kill loses at most the gap's work.
+// long run on a busy machine spent a large share of its CPU on job
+// snapshots (BENCHMARKS.md, "Numbers behind the code's comments"), with
+// it at most about 1/snapshotCost. A kill loses at most the gap's work.
 const snapshotCost = 20
 
 func (r *jobRun) newClock() *clock {
