@@ -33,9 +33,11 @@ type Harness struct {
 	BudgetNote string
 	// SizesCluster is true when plan sizes the engine's cluster
 	// (--partitions, --executors, --cost, a spark: block) and writes its
-	// review document (--out). (export, Spark's own tool, takes Spark's
-	// queries only.)
+	// review document (--out).
 	SizesCluster bool
+	// Exports is true when `simulate export` writes the engine's queries
+	// as a job of the real engine (Spark's: a PySpark job).
+	Exports bool
 	// Counters are the engine's own counters as the reports show them, in
 	// their columns' order (summary.json's engineCounterInfo).
 	Counters []metrics.CounterInfo
@@ -55,7 +57,7 @@ func physicalCounters(why string) []metrics.CounterInfo {
 // Harnesses returns every engine's harness facts, Spark first.
 func Harnesses() []Harness {
 	return []Harness{
-		{Name: Spark, HorizonName: "delay", StateBytes: true, PeakState: "peak state", PeakStateWhy: "simulated peak state", SizesCluster: true},
+		{Name: Spark, HorizonName: "delay", StateBytes: true, PeakState: "peak state", PeakStateWhy: "simulated peak state", SizesCluster: true, Exports: true},
 		flinkHarness(),
 		kstreamsHarness(),
 		beamHarness(),

@@ -22,7 +22,7 @@ func TestEveryEngineHasHarnessFacts(t *testing.T) {
 			t.Errorf("%s: incomplete harness facts %+v", e.Name, h)
 		}
 	}
-	if h, err := HarnessOf(""); err != nil || h.Name != Spark || !h.SizesCluster || !h.StateBytes || h.HorizonName != "delay" {
+	if h, err := HarnessOf(""); err != nil || h.Name != Spark || !h.SizesCluster || !h.Exports || !h.StateBytes || h.HorizonName != "delay" {
 		t.Errorf(`HarnessOf("") = %+v, %v; want Spark's`, h, err)
 	}
 	if _, err := HarnessOf("storm"); err == nil {
@@ -34,7 +34,7 @@ func TestEveryEngineHasHarnessFacts(t *testing.T) {
 		bytes, size bool
 	}{{"flink", "state TTL", true, false}, {"kafka-streams", "window", false, false}, {"beam", "duration", false, false}} {
 		h, _ := HarnessOf(c.engine)
-		if h.HorizonName != c.horizon || h.StateBytes != c.bytes || h.SizesCluster != c.size {
+		if h.HorizonName != c.horizon || h.StateBytes != c.bytes || h.SizesCluster != c.size || h.Exports {
 			t.Errorf("%s: horizon %q, state bytes %v, sizes a cluster %v; want %q, %v, %v", c.engine, h.HorizonName, h.StateBytes, h.SizesCluster, c.horizon, c.bytes, c.size)
 		}
 	}
