@@ -189,9 +189,10 @@ func BenchmarkBatchAdd(b *testing.B) {
 // that writes the evictions' deletes (the round's adds are committed
 // before, untimed).
 //
-// -evict-1e8 adds stay=1e8 for the memory store (about 10 GB of heap and a
-// few minutes of filling; its bare-map baseline, which would need some 15
-// GB more, is skipped, so that size reports only the store's metrics).
+// -evict-1e8 adds stay=1e8 for the memory store (a heap of gigabytes and
+// minutes of filling, BENCHMARKS.md, "Numbers behind the code's
+// comments"; its bare-map baseline, which would need more again, is
+// skipped, so that size reports only the store's metrics).
 func BenchmarkEvict(b *testing.B) {
 	for _, st := range benchStores() {
 		sizes := st.sizes

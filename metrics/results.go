@@ -131,6 +131,19 @@ type FalseDropCauses struct {
 type Horizon struct {
 	Name    string   `json:"name"`
 	Seconds *float64 `json:"seconds"`
+	// Key is the scenario query's key that sets it, as a sweep sets it
+	// ("options.table.exec.state.ttl", "window", "duration"); left out
+	// when no key does.
+	Key string `json:"key,omitempty"`
+}
+
+// CounterInfo is how the reports show one of an engine's own counters
+// (summary.json's engineCounterInfo): Name is its key in engineCounters,
+// Header its column's header, Explanation a sentence of the table's note.
+type CounterInfo struct {
+	Name        string `json:"name"`
+	Header      string `json:"header"`
+	Explanation string `json:"explanation"`
 }
 
 // QuerySummary is one query's (or one query-and-delay's) totals.
@@ -230,6 +243,10 @@ type QuerySummary struct {
 	// counters (Kafka Streams' droppedRecordsTotal, Beam's timersFired);
 	// absent for a Spark query.
 	EngineCounters map[string]int64 `json:"engineCounters,omitempty"`
+	// EngineCounterInfo says how the reports show the engine's counters:
+	// their columns' order, headers and explanations, as sim/registry
+	// states them; absent for a Spark query.
+	EngineCounterInfo []CounterInfo `json:"engineCounterInfo,omitempty"`
 
 	// SparkSummary holds the fields a spark: block adds (see
 	// SparkSummary); nil, and absent from the JSON, without one.

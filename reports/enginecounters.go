@@ -14,19 +14,20 @@ import (
 // engines' own counters (summary.json's engineCounters).
 const engineCountersTitle = "Engine counters"
 
-// engineCounterColumns names the counters of engineCounters that the
-// reports know, in the order of their columns, with their headers. A
-// counter not listed gets a column of its own name, after these.
-var engineCounterColumns = []struct{ name, header string }{
-	{"peakPhysicalStateRows", "peak physical state rows"},
-	{"finalPhysicalStateRows", "final physical state rows"},
-	{"droppedRecordsTotal", "dropped records (Kafka Streams)"},
-	{"punctuations", "punctuations (Kafka Streams wall-clock)"},
-	{"timersFired", "timers fired (Beam)"},
-	{"numLateRecordsDropped", "late records dropped (Flink)"},
-	{"insertsEmitted", "+I rows (Flink)"},
-	{"updatesEmitted", "+U rows (Flink)"},
-	{"retractionsEmitted", "-U rows: retractions (Flink)"},
+// counterColumns returns the counters the queries' summaries describe
+// (summary.json's engineCounterInfo, which sim/registry fills), in the
+// order they first appear: the reports know no engine's counters
+// themselves.
+func counterColumns(qs []*metrics.QuerySummary) []metrics.CounterInfo {
+	var out []metrics.CounterInfo
+	for _, q := range qs {
+		for _, c := range q.EngineCounterInfo {
+			if !slices.ContainsFunc(out, func(o metrics.CounterInfo) bool { return o.Name == c.Name }) {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
 }
 
 // counterQueries returns the queries of s that carry engine counters (the
@@ -41,14 +42,14 @@ func counterQueries(s *metrics.Summary) []*metrics.QuerySummary {
 	return out
 }
 
-// counterNames returns the counters the queries carry, the known ones in
-// engineCounterColumns' order, then the others sorted.
+// counterNames returns the counters the queries carry, the described ones
+// in counterColumns' order, then the others sorted.
 func counterNames(qs []*metrics.QuerySummary) []string {
 	var names, other []string
-	for _, c := range engineCounterColumns {
+	for _, c := range counterColumns(qs) {
 		for _, q := range qs {
-			if _, ok := q.EngineCounters[c.name]; ok {
-				names = append(names, c.name)
+			if _, ok := q.EngineCounters[c.Name]; ok {
+				names = append(names, c.Name)
 				break
 			}
 		}
@@ -72,10 +73,11 @@ func engineCountersHeader(s *metrics.Summary) []string {
 	if sweptCounters(counterQueries(s)) {
 		h = slices.Insert(h, 2, "delay")
 	}
+	cols := counterColumns(counterQueries(s))
 	for _, n := range counterNames(counterQueries(s)) {
-		i := slices.IndexFunc(engineCounterColumns, func(c struct{ name, header string }) bool { return c.name == n })
+		i := slices.IndexFunc(cols, func(c metrics.CounterInfo) bool { return c.Name == n })
 		if i >= 0 {
-			h = append(h, engineCounterColumns[i].header)
+			h = append(h, cols[i].Header)
 		} else {
 			h = append(h, n)
 		}
@@ -122,21 +124,29 @@ func sweptCounters(qs []*metrics.QuerySummary) bool {
 	return false
 }
 
-// engineCountersNote explains the engine counters table.
-func engineCountersNote() string {
-	return "The numbers of the engines other than Spark that the summary's columns do not hold (summary.json's engineCounters). " +
-		"State rows are logical, what decides the engine's verdicts (the summary's peak state rows); physical rows are what its memory holds: " +
-		"Flink's heap keeps an expired entry until a read or the incremental cleanup removes it, " +
-		"Kafka Streams' window store keeps a row until its whole segment is older than the retention, while all() shows only the rows of the last window, " +
-		"and Beam clears a key when its timer fires, so the two are the same. " +
-		"dropped records is Kafka Streams' dropped-records-total: puts the window store dropped because their segment had already expired, so their keys were never remembered. " +
-		"punctuations counts a Kafka Streams wall-clock query's purges, each deleting the keys a window W old or older. " +
-		"timers fired counts Beam's expiry timers, each forgetting one key. " +
-		"late records dropped is Flink's numLateRecordsDropped: rows a 2.1+ rowtime keep-first dropped behind the watermark. " +
-		"+I, +U and -U rows are the changelog rows a Flink query emitted by kind: +I a key's first row (or its first after its state expired), " +
-		"+U a row replacing the one emitted for its key (keep-last, and the rowtime changelog functions of 2.0 keep-first and mini-batch); " +
-		"the run's sink appends, so a +U for an event already emitted is also a missed duplicate, and it needs no -U rows (generateUpdateBefore false), so retractions are 0. " +
-		"Peaks cover the traffic window; final values the end of the run, the drain included; —: the engine has no such counter."
+// engineCountersNote explains the engine counters table of s: what its
+// columns hold, then each explanation the queries' summaries give for the
+// counters they carry (engineCounterInfo), once each, in the columns'
+// order.
+func engineCountersNote(s *metrics.Summary) string {
+	var b strings.Builder
+	b.WriteString("The numbers of the engines other than Spark that the summary's columns do not hold (summary.json's engineCounters). " +
+		"State rows are logical, what decides the engine's verdicts (the summary's peak state rows); physical rows are what its memory holds.")
+	qs := counterQueries(s)
+	names := counterNames(qs)
+	var said []string
+	for _, n := range names {
+		for _, q := range qs {
+			for _, c := range q.EngineCounterInfo {
+				if c.Name == n && c.Explanation != "" && !slices.Contains(said, c.Explanation) {
+					said = append(said, c.Explanation)
+					b.WriteString(" " + c.Explanation)
+				}
+			}
+		}
+	}
+	b.WriteString(" Peaks cover the traffic window; final values the end of the run, the drain included; —: the engine has no such counter.")
+	return b.String()
 }
 
 // writeEngineCountersMarkdown writes the engine counters section of
@@ -153,5 +163,5 @@ func writeEngineCountersMarkdown(b *bytes.Buffer, s *metrics.Summary) {
 	for _, row := range rows {
 		b.WriteString("| " + strings.Join(mdCells(row), " | ") + " |\n")
 	}
-	fmt.Fprintf(b, "\n%s\n\n", engineCountersNote())
+	fmt.Fprintf(b, "\n%s\n\n", engineCountersNote(s))
 }

@@ -28,11 +28,18 @@ func withEngines(s *metrics.Summary, engines ...string) *metrics.Summary {
 		q.Engine, q.Store = e, stores[e]
 		q.PeakStateBytes, q.FinalStateBytes = 0, 0
 		q.EngineCounters = map[string]int64{"peakPhysicalStateRows": q.PeakStateRows + 7, "finalPhysicalStateRows": 5}
+		// What sim/registry writes in summary.json, by hand: the reports
+		// know no engine's counters of their own.
+		q.EngineCounterInfo = []metrics.CounterInfo{
+			{Name: "peakPhysicalStateRows", Header: "peak physical state rows", Explanation: e + " physical rows."},
+			{Name: "finalPhysicalStateRows", Header: "final physical state rows", Explanation: e + " physical rows."}}
 		switch e {
 		case "kafka-streams":
 			q.EngineCounters["droppedRecordsTotal"] = 1234
+			q.EngineCounterInfo = append(q.EngineCounterInfo, metrics.CounterInfo{Name: "droppedRecordsTotal", Header: "dropped records (Kafka Streams)", Explanation: "dropped records note."})
 		case "beam":
 			q.EngineCounters["timersFired"] = 4321
+			q.EngineCounterInfo = append(q.EngineCounterInfo, metrics.CounterInfo{Name: "timersFired", Header: "timers fired (Beam)", Explanation: "timers note."})
 		}
 	}
 	return &c
@@ -298,6 +305,12 @@ func TestWrittenDelayOfOtherEngines(t *testing.T) {
 		{"name": "beam", "engine": "beam", "timeDomain": "event", "duration": "90s"}]}`), &res.sc); err != nil {
 		t.Fatal(err)
 	}
+	// The keys sim/registry names in each summary's horizon, by hand; the
+	// Beam query also sets a fixed window, which is not its horizon.
+	res.sc.Queries[4].Window = "1m"
+	for name, key := range map[string]string{"flink": "options.table.exec.state.ttl", "flink-no-ttl": "options.table.exec.state.ttl", "kstreams": "window", "beam": "duration"} {
+		res.runs = append(res.runs, &run{sum: &metrics.QuerySummary{Name: name, Horizon: &metrics.Horizon{Name: "x", Key: key}}})
+	}
 	for name, want := range map[string]float64{"spark": 600, "flink": 120, "flink-no-ttl": -1, "kstreams": 1200, "beam": 90} {
 		got, ok := res.writtenDelay(name)
 		if want < 0 && ok || want >= 0 && (!ok || got != want) {
@@ -308,28 +321,37 @@ func TestWrittenDelayOfOtherEngines(t *testing.T) {
 
 // TestEngineCountersFlinkChangelog: a Flink query's changelog counters
 // (the runner's insertsEmitted, updatesEmitted, retractionsEmitted) get
-// their own headers, after the late records, in the changelog's order,
-// whatever the map's; the note says what each counts.
+// the headers summary.json's engineCounterInfo gives them, in its order,
+// whatever the map's; a counter it does not describe gets its own name,
+// after them; the note says each explanation once.
 func TestEngineCountersFlinkChangelog(t *testing.T) {
 	s, _ := singleRun(t)
 	mixed := withEngines(s, "", "flink")
 	for i := 1; i < len(mixed.Queries); i++ {
 		mixed.Queries[i].EngineCounters = map[string]int64{"retractionsEmitted": 0, "updatesEmitted": 12, "peakPhysicalStateRows": 9,
-			"finalPhysicalStateRows": 5, "insertsEmitted": 3456, "numLateRecordsDropped": 7}
+			"finalPhysicalStateRows": 5, "insertsEmitted": 3456, "numLateRecordsDropped": 7, "aNewCounter": 1}
+		mixed.Queries[i].EngineCounterInfo = []metrics.CounterInfo{
+			{Name: "peakPhysicalStateRows", Header: "peak physical state rows", Explanation: "Heap note."},
+			{Name: "finalPhysicalStateRows", Header: "final physical state rows", Explanation: "Heap note."},
+			{Name: "numLateRecordsDropped", Header: "late records dropped (Flink)", Explanation: "Late note."},
+			{Name: "insertsEmitted", Header: "+I rows (Flink)", Explanation: "+I, +U and -U rows: retractions are 0."},
+			{Name: "updatesEmitted", Header: "+U rows (Flink)", Explanation: "+I, +U and -U rows: retractions are 0."},
+			{Name: "retractionsEmitted", Header: "-U rows: retractions (Flink)", Explanation: "+I, +U and -U rows: retractions are 0."}}
 	}
 	h := engineCountersHeader(mixed)
 	want := []string{"query", "engine", "peak state rows", "final state rows", "peak physical state rows", "final physical state rows",
-		"late records dropped (Flink)", "+I rows (Flink)", "+U rows (Flink)", "-U rows: retractions (Flink)"}
+		"late records dropped (Flink)", "+I rows (Flink)", "+U rows (Flink)", "-U rows: retractions (Flink)", "aNewCounter"}
 	if strings.Join(h, "|") != strings.Join(want, "|") {
 		t.Errorf("header %q, want %q", h, want)
 	}
 	rows := engineCountersRows(mixed)
-	if len(rows) == 0 || strings.Join(rows[0][6:], "|") != "7|3,456|12|0" {
-		t.Errorf("rows %q, want the counters 7, 3,456, 12, 0 after the state rows", rows)
+	if len(rows) == 0 || strings.Join(rows[0][6:], "|") != "7|3,456|12|0|1" {
+		t.Errorf("rows %q, want the counters 7, 3,456, 12, 0, 1 after the state rows", rows)
 	}
-	for _, w := range []string{"+I, +U and -U rows", "retractions are 0"} {
-		if !strings.Contains(engineCountersNote(), w) {
-			t.Errorf("the note does not say %q", w)
+	note := engineCountersNote(mixed)
+	for _, w := range []string{"Heap note.", "Late note.", "+I, +U and -U rows: retractions are 0."} {
+		if strings.Count(note, w) != 1 {
+			t.Errorf("the note says %q %d times, want once:\n%s", w, strings.Count(note, w), note)
 		}
 	}
 }

@@ -513,7 +513,7 @@ func writeHTML(b *bytes.Buffer, res *results, charts []chartFile, findings, recs
 		data["ComparedHeader"], data["ComparedRows"], data["ComparedNote"] = enginesComparedHeader(), enginesComparedRows(res.sum), enginesComparedNote()
 	}
 	if rows := engineCountersRows(res.sum); len(rows) > 0 {
-		data["CountersHeader"], data["CountersRows"], data["CountersNote"] = engineCountersHeader(res.sum), rows, engineCountersNote()
+		data["CountersHeader"], data["CountersRows"], data["CountersNote"] = engineCountersHeader(res.sum), rows, engineCountersNote(res.sum)
 	}
 	return t.Execute(b, data)
 }

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/dedupsim/dedupsim/engines/interval"
@@ -33,16 +34,8 @@ type scenarioInfo struct {
 			Metadata    []string `json:"metadata"`
 		} `json:"retries"`
 	} `json:"workload"`
-	Queries []struct {
-		Name  string `json:"name"`
-		Query string `json:"query"`
-		// The other engines' horizons (a sweep replaces them).
-		Engine   string         `json:"engine"`
-		Options  map[string]any `json:"options"`
-		Window   string         `json:"window"`
-		Duration string         `json:"duration"`
-	} `json:"queries"`
-	Sweep *struct {
+	Queries []scenarioQuery `json:"queries"`
+	Sweep   *struct {
 		Delay []string `json:"delay"`
 	} `json:"sweep"`
 	Spark *struct {
@@ -220,6 +213,33 @@ func (res *results) isSweep() bool {
 	return false
 }
 
+// scenarioQuery is a query of the scenario file, with the keys that set
+// the other engines' horizons (a sweep replaces them).
+type scenarioQuery struct {
+	Name     string         `json:"name"`
+	Query    string         `json:"query"`
+	Engine   string         `json:"engine"`
+	Options  map[string]any `json:"options"`
+	Window   string         `json:"window"`
+	Duration string         `json:"duration"`
+}
+
+// key returns the value the query gives the key k (a summary's
+// horizon key: "window", "duration", "options.NAME"), "" when unset.
+func (q scenarioQuery) key(k string) string {
+	switch k {
+	case "window":
+		return q.Window
+	case "duration":
+		return q.Duration
+	}
+	if opt, ok := strings.CutPrefix(k, "options."); ok {
+		v, _ := q.Options[opt].(string)
+		return v
+	}
+	return ""
+}
+
 // writtenDelay returns the horizon, in seconds, that the scenario file
 // wrote for the named query: a Spark query's watermark delay, read off the
 // query text, or another engine's own horizon (Flink's state TTL, Kafka
@@ -231,8 +251,15 @@ func (res *results) writtenDelay(name string) (float64, bool) {
 			continue
 		}
 		if q.Engine != "" && q.Engine != "spark" {
-			ttl, _ := q.Options["table.exec.state.ttl"].(string)
-			other := map[string]string{"flink": ttl, "kafka-streams": q.Window, "beam": q.Duration}[q.Engine]
+			// The summary names the key that sets the engine's horizon
+			// (sim/registry's): the reports know no engine's keys.
+			var other string
+			for _, r := range res.runsOf(name) {
+				if h := r.sum.Horizon; h != nil && h.Key != "" {
+					other = q.key(h.Key)
+					break
+				}
+			}
 			d, err := interval.Parse(other)
 			if other == "" || err != nil {
 				return 0, false

@@ -1,13 +1,18 @@
 package sim_test
 
 import (
+	"fmt"
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	simregistry "github.com/dedupsim/dedupsim/sim/registry"
 )
 
 // engineFolders are the folders that serve one engine each. An engine's
@@ -137,4 +142,125 @@ func engineOf(pkg string) string {
 // within reports whether pkg is folder or below it.
 func within(pkg, folder string) bool {
 	return pkg == folder || strings.HasPrefix(pkg, folder+"/")
+}
+
+// namesAllowed are the folders, besides the engines' own (engineFolders),
+// whose code may name an engine: the registry maps the names to their
+// parts, and everything else asks it.
+var namesAllowed = []string{registry}
+
+// TestNoEngineNamedOutsideItsFolders checks that no Go code outside the
+// engines' folders and the registry names an engine other than Spark by a
+// string literal (a switch case, a comparison, a map key): what the
+// harness knows of an engine is sim/registry's (Harness), so adding an
+// engine is one folder and one registration. Left out, knowingly: test
+// files (their fixtures are scenarios and summaries of every engine),
+// comments and longer strings (help text and messages that list the
+// engines), and "spark", the default engine, whose micro-batch executor
+// is the harness's own (the spark: block, Spark's folders).
+func TestNoEngineNamedOutsideItsFolders(t *testing.T) {
+	names := map[string]bool{}
+	for _, e := range registryEngines() {
+		if e != "spark" {
+			names[e] = true
+		}
+	}
+	if len(names) < 3 {
+		t.Fatalf("the registry lists only %v", names)
+	}
+	root := moduleRoot(t)
+	var bad []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if n := d.Name(); p != root && (n == "testdata" || n == "results" || strings.HasPrefix(n, ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			return err
+		}
+		pkg := filepath.ToSlash(filepath.Dir(rel))
+		if engineOf(pkg) != "" || slices.ContainsFunc(namesAllowed, func(f string) bool { return within(pkg, f) }) {
+			return nil
+		}
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, p, nil, 0)
+		if err != nil {
+			return err
+		}
+		bad = append(bad, engineLiterals(fset, f, names, filepath.ToSlash(rel))...)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range bad {
+		t.Error(b)
+	}
+}
+
+// engineLiterals lists the string literals of f (struct tags aside) that
+// are an engine's name, as "file:line: "name"".
+func engineLiterals(fset *token.FileSet, f *ast.File, names map[string]bool, file string) []string {
+	var out []string
+	tags := map[*ast.BasicLit]bool{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		if fl, ok := n.(*ast.Field); ok && fl.Tag != nil {
+			tags[fl.Tag] = true
+		}
+		lit, ok := n.(*ast.BasicLit)
+		if !ok || lit.Kind != token.STRING || tags[lit] {
+			return true
+		}
+		if v, err := strconv.Unquote(lit.Value); err == nil && names[v] {
+			out = append(out, fmt.Sprintf("%s:%d: %s names an engine: ask sim/registry instead", file, fset.Position(lit.Pos()).Line, lit.Value))
+		}
+		return true
+	})
+	return out
+}
+
+// registryEngines returns the names of the engines the registry lists.
+func registryEngines() []string {
+	var out []string
+	for _, e := range simregistry.Engines() {
+		out = append(out, e.Name)
+	}
+	return out
+}
+
+// TestEngineLiterals pins what engineLiterals flags: a name in a
+// comparison, a case or a map key, not in a struct tag or a longer text.
+func TestEngineLiterals(t *testing.T) {
+	src := `package p
+type T struct{ E string ` + "`want:\"flink\"`" + ` }
+func f(e string) string {
+	if e == "beam" { return "x" }
+	switch e { case "kafka-streams": }
+	_ = map[string]int{"flink": 1}
+	return "flink, beam or kafka-streams"
+}`
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "p.go", src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := engineLiterals(fset, f, map[string]bool{"flink": true, "beam": true, "kafka-streams": true}, "p.go")
+	want := []string{"p.go:4:", "p.go:5:", "p.go:6:"}
+	if len(got) != len(want) {
+		t.Fatalf("flagged %q, want lines 4, 5, 6", got)
+	}
+	for i := range want {
+		if !strings.HasPrefix(got[i], want[i]) {
+			t.Errorf("flagged %q, want %s...", got[i], want[i])
+		}
+	}
 }

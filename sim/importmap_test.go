@@ -29,14 +29,21 @@ var folderImports = map[string][]string{
 	"internal":   {"engines"},
 }
 
-// testOnly are the packages of test scaffolding (under internal/, so no
-// other module can import them): only test files import them, from any
-// folder.
+// testOnly are the packages of test scaffolding: only test files (and
+// the files built with the tag dedupsim_testhooks, cmd's test hooks)
+// import them, from any folder.
 var testOnly = map[string]bool{
 	// The engines' benchmark workload and loops, shared with sim's
 	// executor benchmark (which lives outside engines/).
 	"internal/enginetest": true,
+	// The runner's test hooks for other packages' tests (and cmd's hooks,
+	// built only with the tag dedupsim_testhooks).
+	"sim/runner/runnertest": true,
 }
+
+// testTag is the build tag of the files that hold cmd/simulate's test
+// hooks: such a file may import the test scaffolding too.
+const testTag = "//go:build dedupsim_testhooks"
 
 // leaves are the packages every folder may import (they import nothing of
 // the module but other leaves), except the folders listed against them,
@@ -77,9 +84,15 @@ func TestImportMap(t *testing.T) {
 		}
 		files++
 		pkg := filepath.ToSlash(filepath.Dir(rel))
-		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.ImportsOnly)
+		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.ImportsOnly|parser.ParseComments)
 		if err != nil {
 			return err
+		}
+		tagged := false
+		for _, cg := range f.Comments {
+			for _, c := range cg.List {
+				tagged = tagged || c.Text == testTag
+			}
 		}
 		for _, im := range f.Imports {
 			target, err := strconv.Unquote(im.Path.Value)
@@ -91,7 +104,7 @@ func TestImportMap(t *testing.T) {
 			}
 			target = strings.TrimPrefix(strings.TrimPrefix(target, module), "/")
 			if testOnly[target] {
-				if !strings.HasSuffix(p, "_test.go") {
+				if !strings.HasSuffix(p, "_test.go") && !tagged {
 					bad = append(bad, filepath.ToSlash(rel)+": "+pkg+" -> "+target+" (test scaffolding: test files only)")
 				}
 				continue
@@ -161,9 +174,10 @@ func moduleRoot(t *testing.T) string {
 }
 
 // TestSimRootHoldsNoCode checks that the root of sim/ holds only what
-// every engine shares: its doc comment and the import-map tests. An
-// engine's code lives in the engine's folder (Spark's micro-batch executor
-// in sim/spark/microbatch), the harness's in its own subfolder.
+// every engine shares: its doc comment and the checks of the whole module
+// (tests). An engine's code lives in the engine's folder (Spark's
+// micro-batch executor in sim/spark/microbatch), the harness's in its own
+// subfolder.
 func TestSimRootHoldsNoCode(t *testing.T) {
 	entries, err := os.ReadDir(filepath.Join(moduleRoot(t), "sim"))
 	if err != nil {
@@ -174,8 +188,8 @@ func TestSimRootHoldsNoCode(t *testing.T) {
 		if e.IsDir() || !strings.HasSuffix(n, ".go") {
 			continue
 		}
-		if n != "doc.go" && !strings.HasSuffix(n, "importmap_test.go") {
-			t.Errorf("sim/%s: the root of sim/ holds only doc.go and the import-map tests; move it to the folder of what it serves", n)
+		if n != "doc.go" && !strings.HasSuffix(n, "_test.go") {
+			t.Errorf("sim/%s: the root of sim/ holds only doc.go and the module's checks (tests); move it to the folder of what it serves", n)
 		}
 	}
 }

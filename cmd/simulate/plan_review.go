@@ -35,9 +35,9 @@ type reviewInput struct {
 	// default), execMemFrom where it comes from (see plan.SparkOptions).
 	execMem     int64
 	execMemFrom string
-	// maxBatchRows lowers the runner's limit on a batch's rows in the
-	// cluster sizing: test hooks only.
-	maxBatchRows int
+	// runnerOpts are the runner options the cluster's runs start from:
+	// the test hooks (testhooks.go), none in a release build.
+	runnerOpts runner.Options
 }
 
 // writeReview writes res into the results folder st stages (published
@@ -135,7 +135,7 @@ func writeReview(ctx context.Context, st *fileio.Staging, in reviewInput, res *p
 					// Costs are a provider's: the other takes its defaults.
 					c.Cost = nil
 				}
-				r, err := plan.Spark(ctx, in.sc, res, plan.SparkOptions{Config: c, Rate: in.targets.ProductionRate, Workers: in.workers, ExecutorMemory: in.execMem, ExecutorMemorySource: in.execMemFrom, MaxBatchRows: in.maxBatchRows})
+				r, err := plan.Spark(ctx, in.sc, res, plan.SparkOptions{Config: c, Rate: in.targets.ProductionRate, Workers: in.workers, ExecutorMemory: in.execMem, ExecutorMemorySource: in.execMemFrom, Base: in.runnerOpts})
 				sized[i] = r
 				return err
 			})

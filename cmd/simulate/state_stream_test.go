@@ -227,11 +227,11 @@ func peakRSS(t *testing.T, args ...string) int64 {
 }
 
 // TestStateListingEveryKeyHoldsFewOfThem: `state --limit -1` on a Pebble
-// checkpoint of 300,000 keys held every key at once, then every row, then
-// the whole output: a peak of 403 MiB (table) and 376 MiB (JSON), against
-// 117 MiB to only count the keys (--limit 0); 1.1 GB at 900,000 keys
-// (issue #21). Its peak must stay within 64 MiB of the count's, in both
-// formats (measured: within 4 MiB).
+// checkpoint held every key at once, then every row, then the whole
+// output, several times the memory of only counting the keys (--limit 0;
+// issue #21, the numbers in BENCHMARKS.md, "Numbers behind the code's
+// comments"). Its peak must stay within 64 MiB of the count's, in both
+// formats.
 func TestStateListingEveryKeyHoldsFewOfThem(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the command on a checkpoint of 300,000 keys")

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/dedupsim/dedupsim/sim/runner"
+	"github.com/dedupsim/dedupsim/sim/runner/runnertest"
 )
 
 // This file is compiled only with the build tag dedupsim_testhooks, which
@@ -38,7 +39,7 @@ import (
 //	                      or DIR/go exists
 //	pause-dir=DIR         the folder of those files (required with pause)
 //	max-batch-rows=N      lowers the runner's limit on a batch's rows
-//	                      (runner.Options.MaxBatchRows); plan passes it to
+//	                      (runnertest.Hooks.MaxBatchRows); plan passes it to
 //	                      its cluster sizing (plan.SparkOptions), so that a
 //	                      test meets the limit without millions of rows
 //
@@ -55,6 +56,7 @@ func applyTestHooks(opts *runner.Options) error {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%s: "+format, append([]any{testHooksEnv}, args...)...)
 	}
+	var h runnertest.Hooks
 	snapAt := map[int64]bool{}
 	every := int64(0)
 	pauses := map[string]int64{} // job -> batch, -1 for end
@@ -101,13 +103,13 @@ func applyTestHooks(opts *runner.Options) error {
 			if err != nil || n < 1 {
 				return bad("max-batch-rows %q: want a count of rows", v)
 			}
-			opts.MaxBatchRows = n
+			h.MaxBatchRows = n
 		default:
 			return bad("unknown setting %q", k)
 		}
 	}
 	if len(snapAt) > 0 || every > 0 {
-		opts.SnapshotAt = func(_ string, next int64) bool {
+		h.SnapshotAt = func(_ string, next int64) bool {
 			return snapAt[next-1] || every > 0 && next%every == 0
 		}
 	}
@@ -117,7 +119,7 @@ func applyTestHooks(opts *runner.Options) error {
 		}
 		var mu sync.Mutex
 		ran := map[string]int64{}
-		opts.AfterBatch = func(job string, next int64, done bool) {
+		h.AfterBatch = func(job string, next int64, done bool) {
 			at, ok := pauses[job]
 			if !ok {
 				at, ok = pauses["*"]
@@ -136,6 +138,7 @@ func applyTestHooks(opts *runner.Options) error {
 			}
 		}
 	}
+	*opts = runnertest.With(*opts, h)
 	return nil
 }
 

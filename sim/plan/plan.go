@@ -60,6 +60,7 @@ import (
 	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/metrics"
 	"github.com/dedupsim/dedupsim/sim/curve"
+	"github.com/dedupsim/dedupsim/sim/registry"
 	"github.com/dedupsim/dedupsim/sim/runner"
 	"github.com/dedupsim/dedupsim/sim/scenario"
 )
@@ -848,48 +849,40 @@ type searcher struct {
 }
 
 // BudgetModelled reports whether a query of engine has modelled state
-// bytes that a memory budget can bound: Spark's state store (the
-// closed-form model and the simulated store) and Flink's heap state
-// backend (sim/flink's estimate from the classes' fields, mini-batch
-// bundle included: an estimate, not a JVM measurement). Kafka Streams'
-// and Beam's state bytes are not modelled (their summaries hold 0).
+// bytes that a memory budget can bound (sim/registry's Harness.StateBytes:
+// Spark's state store, Flink's heap state backend estimate).
 func BudgetModelled(engine string) bool {
-	return engine == "" || engine == scenario.EngineSpark || engine == scenario.EngineFlink
+	h, err := registry.HarnessOf(engine)
+	return err == nil && h.StateBytes
 }
 
-// peakWhat names the peak state that fits a memory budget: Spark's
-// "peak state", Flink's "modelled peak heap state".
-func (s *searcher) peakWhat() string {
-	if s.q.Engine == scenario.EngineFlink {
-		return "modelled peak heap state"
+// peakWhat names the peak state that fits a memory budget, by the
+// engine's harness facts ("peak state", "modelled peak heap state").
+func (s *searcher) peakWhat() string { return s.harness().PeakState }
+
+// stateWhat names the peak state a memory budget bounds in a reason, by
+// the engine's harness facts.
+func (s *searcher) stateWhat() string { return s.harness().PeakStateWhy }
+
+// harness returns the harness facts of the query's engine (Spark's for an
+// engine the registry does not know, which the loader refuses first).
+func (s *searcher) harness() registry.Harness {
+	h, err := registry.HarnessOf(s.q.Engine)
+	if err != nil {
+		h, _ = registry.HarnessOf(registry.Spark)
 	}
-	return "peak state"
+	return h
 }
 
-// stateWhat names the peak state a memory budget bounds in a reason:
-// Spark's simulated state, or Flink's modelled heap estimate.
-func (s *searcher) stateWhat() string {
-	if s.q.Engine == scenario.EngineFlink {
-		return "modelled peak heap state (an estimate of Flink's heap state backend, not a JVM measurement)"
-	}
-	return "simulated peak state"
-}
-
-// HorizonName names the horizon plan searches for a query of engine:
-// Spark's watermark "delay", Flink's "state TTL" (table.exec.state.ttl),
-// Kafka Streams' "window" and Beam's "duration".
+// HorizonName names the horizon plan searches for a query of engine
+// (sim/registry's Harness.HorizonName: Spark's watermark "delay", Flink's
+// "state TTL", ...).
 func HorizonName(engine string) (string, error) {
-	switch engine {
-	case "", scenario.EngineSpark:
-		return "delay", nil
-	case scenario.EngineFlink:
-		return "state TTL", nil
-	case "kafka-streams":
-		return "window", nil
-	case "beam":
-		return "duration", nil
+	h, err := registry.HarnessOf(engine)
+	if err != nil {
+		return "", fmt.Errorf("plan cannot search the horizon of a %s query: %w", engine, err)
 	}
-	return "", fmt.Errorf("plan cannot search the horizon of a %s query", engine)
+	return h.HorizonName, nil
 }
 
 // estimateTotal guesses the simulated seconds of one seed's search: a
@@ -1432,8 +1425,8 @@ func (s *searcher) notes(res *Result) {
 	switch {
 	case !s.q.IsSpark():
 		res.Notes = append(res.Notes, fmt.Sprintf("no closed-form model for this engine (%s): only simulated values are shown, each a run with the %s set to the value", s.q.Engine, s.param))
-		if s.t.MemoryBudget > 0 && s.q.Engine == scenario.EngineFlink {
-			res.Notes = append(res.Notes, "the memory budget bounds the peak of the modelled heap state bytes (docs/flink.md, State bytes: the entries, expired ones not yet cleaned up, the bucket arrays and a mini-batch bundle, from the classes' fields under compressed oops): an estimate, not a JVM measurement")
+		if n := s.harness().BudgetNote; s.t.MemoryBudget > 0 && n != "" {
+			res.Notes = append(res.Notes, n)
 		}
 	case !s.info.ok:
 		res.Notes = append(res.Notes, "the closed-form model covers chains with one dedup operator; this one has several, so only simulated values are shown")

@@ -31,9 +31,11 @@ type SparkOptions struct {
 	// came from, in words ("--executor-memory"); "" says the default.
 	ExecutorMemory       int64
 	ExecutorMemorySource string
-	// MaxBatchRows lowers the runner's limit on a batch's rows (see
-	// runner.Options.MaxBatchRows). FOR TESTS ONLY.
-	MaxBatchRows int
+	// Base is the runner's options the cluster's runs start from (Workers
+	// is set from Workers): what a caller's tests set in it through
+	// sim/runner/runnertest (a lower limit on a batch's rows) reaches
+	// every run; the zero value in production.
+	Base runner.Options
 }
 
 // The bounds of the search for the largest sustainable rate
@@ -217,7 +219,9 @@ func Spark(ctx context.Context, sc *scenario.Scenario, res *Result, opts SparkOp
 		if out.HasDelay {
 			s.Sweep = &scenario.Sweep{Delay: []interval.Duration{interval.Duration(out.Delay)}}
 		}
-		r, err := runner.Run(ctx, &s, runner.Options{Workers: opts.Workers, MaxBatchRows: opts.MaxBatchRows})
+		ro := opts.Base
+		ro.Workers = opts.Workers
+		r, err := runner.Run(ctx, &s, ro)
 		if errors.Is(err, runner.ErrBatchLimit) && ctx.Err() == nil {
 			out.LimitedRuns++
 			return sparkRun{limited: true}, nil

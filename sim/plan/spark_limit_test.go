@@ -11,6 +11,7 @@ import (
 
 	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/sim/runner"
+	"github.com/dedupsim/dedupsim/sim/runner/runnertest"
 	"github.com/dedupsim/dedupsim/sim/scenario"
 )
 
@@ -35,7 +36,7 @@ func issue34(t *testing.T) *scenario.Scenario {
 func TestSparkSearchMeetsBatchLimit(t *testing.T) {
 	sc := issue34(t)
 	res := &Result{Query: "within", Point: Point{Delay: time.Minute, HasDelay: true}}
-	got, err := Spark(context.Background(), sc, res, SparkOptions{Config: *sc.Spark, MaxBatchRows: 30_000})
+	got, err := Spark(context.Background(), sc, res, SparkOptions{Config: *sc.Spark, Base: runnertest.With(runner.Options{}, runnertest.Hooks{MaxBatchRows: 30_000})})
 	if err != nil {
 		t.Fatalf("the search died: %v", err)
 	}

@@ -135,12 +135,17 @@ type scenarioEngine struct {
 	// the spec with it set to a swept value.
 	horizon     string
 	withHorizon func(QuerySpec, time.Duration) (QuerySpec, error)
+	// noKeySplit says why no query of the engine can be split by key
+	// (run --shard), "" when its queries can (as far as their keys go):
+	// its operator then sees every part's rows on its clocks.
+	noKeySplit string
 }
 
 func scenarioEngines() []scenarioEngine {
 	return []scenarioEngine{
 		{name: flink.Engine, title: "Flink", keys: []string{"query", "options"}, state: "Flink's heap backend", store: "heap", resolve: flinkQuery,
-			horizon: "options." + flink.OptStateTTL, withHorizon: flinkHorizon},
+			horizon: "options." + flink.OptStateTTL, withHorizon: flinkHorizon,
+			noKeySplit: "the Flink heap state backend cleans expired entries incrementally, a few of every key's entries at each access, and sizes its table by every key's entries, so its physical state and bytes are not the sum of the parts' (and a rowtime keep-first of 2.1+ or a mini-batch waits for a watermark or a bundle made of every key's rows)"},
 		{name: kstreams.Engine, title: "Kafka Streams", keys: []string{"window", "time", "partitions", "mode", "form", "punctuate"}, state: "a persistent (RocksDB) window store", store: "rocksdb-window-store",
 			defaults: QuerySpec{Time: "stream"}, resolve: kstreamsQuery,
 			horizon: "window", withHorizon: func(spec QuerySpec, d time.Duration) (QuerySpec, error) {
@@ -235,6 +240,7 @@ func ScenarioQueryFor(engine string, spec QuerySpec) (ScenarioQuery, error) {
 		return ScenarioQuery{}, err
 	}
 	sq.Store = cmp.Or(sq.Store, e.store)
+	sq.NoKeySplit = cmp.Or(sq.NoKeySplit, e.noKeySplit)
 	return sq, nil
 }
 

@@ -83,9 +83,13 @@ func TestBeamFixedWindowsInARun(t *testing.T) {
 		rows = append(rows, generators.Row{EventNum: r[0], EventTime: start + r[4]*1e6, IngestTime: start + r[4]*1e6, Arrival: start + r[3]*1e6, Attempt: r[1],
 			Truth: generators.Truth{Event: uint64(r[0]), Copy: uint32(r[1]), Copies: uint32(r[2])}})
 	}
-	res, err := Run(context.Background(), sc, Options{Workers: 1, NewSource: func(*scenario.Scenario) (Source, error) {
-		return &listSource{rows: rows}, nil
-	}})
+	res, err := Run(context.Background(), sc, Options{
+		Workers: 1,
+		hooks: testHooks{NewSource: func(*scenario.Scenario) (Source, error) {
+			return &listSource{rows: rows}, nil
+		},
+		},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

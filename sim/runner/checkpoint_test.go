@@ -89,12 +89,15 @@ func interruptAt(t *testing.T, sc *scenario.Scenario, dir, store string, snapAft
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	_, err := Run(ctx, sc, Options{
-		Workers: 1, CheckpointDir: dir, Store: store,
-		SnapshotAt: func(_ string, next int64) bool { return slices.Contains(snapAfter, next-1) },
-		AfterBatch: func(job string, next int64, done bool) {
-			if job == stopJob && next-1 == stopBatch {
-				cancel()
-			}
+		Workers:       1,
+		CheckpointDir: dir,
+		Store:         store,
+		hooks: testHooks{SnapshotAt: func(_ string, next int64) bool { return slices.Contains(snapAfter, next-1) },
+			AfterBatch: func(job string, next int64, done bool) {
+				if job == stopJob && next-1 == stopBatch {
+					cancel()
+				}
+			},
 		},
 	})
 	if !errors.Is(err, context.Canceled) {
@@ -497,15 +500,17 @@ func TestSecondRunOnACheckpointIsRefused(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		res, err := Run(context.Background(), sc, Options{
-			Workers: 1, CheckpointDir: dir,
-			SnapshotAt: func(_ string, next int64) bool { return next == 3 },
-			AfterBatch: func(job string, next int64, _ bool) {
-				if next == 3 && job == "within" {
-					once.Do(func() {
-						close(held)
-						<-release
-					})
-				}
+			Workers:       1,
+			CheckpointDir: dir,
+			hooks: testHooks{SnapshotAt: func(_ string, next int64) bool { return next == 3 },
+				AfterBatch: func(job string, next int64, _ bool) {
+					if next == 3 && job == "within" {
+						once.Do(func() {
+							close(held)
+							<-release
+						})
+					}
+				},
 			},
 		})
 		if err == nil {
@@ -556,14 +561,17 @@ func TestTemporariesStayInScratchDir(t *testing.T) {
 			scratch := filepath.Join(root, c.name)
 			var during []string
 			res, err := Run(context.Background(), sc, Options{
-				Workers: 1, Store: scenario.StorePebble, ScratchDir: scratch,
-				AfterBatch: func(job string, next int64, _ bool) {
+				Workers:    1,
+				Store:      scenario.StorePebble,
+				ScratchDir: scratch,
+				hooks: testHooks{AfterBatch: func(job string, next int64, _ bool) {
 					if job == sc.Queries[0].Name && next == 12 {
 						during = listTree(t, scratch)
 						if ents, _ := os.ReadDir(tmp); len(ents) > 0 {
 							t.Errorf("the run wrote to the system's temporary folder: %v", ents)
 						}
 					}
+				},
 				},
 			})
 			if err != nil {
@@ -592,8 +600,11 @@ func TestTemporariesStayInScratchDir(t *testing.T) {
 			}
 			// A failed run leaves nothing either.
 			ctx, cancel := context.WithCancel(context.Background())
-			_, err = Run(ctx, sc, Options{Store: scenario.StorePebble, ScratchDir: scratch,
-				AfterBatch: func(string, int64, bool) { cancel() }})
+			_, err = Run(ctx, sc, Options{
+				Store:      scenario.StorePebble,
+				ScratchDir: scratch,
+				hooks:      testHooks{AfterBatch: func(string, int64, bool) { cancel() }},
+			})
 			if !errors.Is(err, context.Canceled) {
 				t.Fatalf("canceled run: %v", err)
 			}

@@ -97,9 +97,13 @@ func engineRows(start int64) [][]int64 {
 func TestKafkaStreamsAndBeamInARun(t *testing.T) {
 	sc := load(t, enginesScenario)
 	rows := retryRows(sc.Start.UnixMicro(), engineRows(0))
-	res, err := Run(context.Background(), sc, Options{Workers: 2, NewSource: func(*scenario.Scenario) (Source, error) {
-		return &listSource{rows: rows}, nil
-	}})
+	res, err := Run(context.Background(), sc, Options{
+		Workers: 2,
+		hooks: testHooks{NewSource: func(*scenario.Scenario) (Source, error) {
+			return &listSource{rows: rows}, nil
+		},
+		},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,9 +185,13 @@ func TestKafkaStreamsAndBeamInARun(t *testing.T) {
 func TestKafkaStreamsRecordTimeDropsLatePuts(t *testing.T) {
 	sc := load(t, strings.Replace(strings.Replace(enginesScenario, "time: stream", "time: record", 1), "duration: 3m", "duration: 4m", 1))
 	rows := retryRows(sc.Start.UnixMicro(), [][]int64{{1000, 210000}, {200000}})
-	res, err := Run(context.Background(), sc, Options{Workers: 1, NewSource: func(*scenario.Scenario) (Source, error) {
-		return &listSource{rows: rows}, nil
-	}})
+	res, err := Run(context.Background(), sc, Options{
+		Workers: 1,
+		hooks: testHooks{NewSource: func(*scenario.Scenario) (Source, error) {
+			return &listSource{rows: rows}, nil
+		},
+		},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

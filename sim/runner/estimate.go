@@ -42,11 +42,12 @@ func ReportSizeWarning(s *scenario.Scenario) string {
 const (
 	// EstimateRowsPerSecond is the speed the estimate of time assumes, per
 	// core and job: above what the executor measures on one core
-	// (BENCHMARKS.md: 0.7 to 2.4 million rows/s a job), so that the time
-	// estimated is at least what the run takes on such a machine.
+	// (BENCHMARKS.md, "Numbers behind the code's comments"), so that the
+	// time estimated is at least what the run takes on such a machine.
 	EstimateRowsPerSecond = 5e6
 	// EstimateEntryBytes is the least memory a key that expires takes in
-	// the memory store (BENCHMARKS.md, BenchmarkKeyBytes: 37 to 85 bytes).
+	// the memory store (BENCHMARKS.md, BenchmarkKeyBytes: the smallest
+	// entry it measures).
 	EstimateEntryBytes = 37
 	// EstimateNumberedBytes is the least a key that never expires takes:
 	// memstore.Numbered keeps keys that decode to event numbers in a

@@ -196,10 +196,13 @@ func TestLogResumes(t *testing.T) {
 	for _, stop := range []int{3000, 8000} {
 		ctx, cancel := context.WithCancel(context.Background())
 		_, err := Run(ctx, sc, Options{
-			Workers: 2, CheckpointDir: ck, SnapshotEvery: time.Nanosecond,
-			NewSource: func(s *scenario.Scenario) (Source, error) {
+			Workers:       2,
+			CheckpointDir: ck,
+			SnapshotEvery: time.Nanosecond,
+			hooks: testHooks{NewSource: func(s *scenario.Scenario) (Source, error) {
 				g, err := generators.NewLogSource(s.Workload.Events)
 				return &stopLogAfter{LogSource: g, n: stop, cancel: cancel}, err
+			},
 			},
 		})
 		cancel()

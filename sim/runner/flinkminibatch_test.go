@@ -85,9 +85,13 @@ func TestFlinkMiniBatchInARun(t *testing.T) {
 		if sc.Start.UnixMilli()%4000 != 0 {
 			t.Fatalf("the start %s is not a multiple of 4 s", sc.Start)
 		}
-		res, err := Run(context.Background(), sc, Options{Workers: 1, NewSource: func(*scenario.Scenario) (Source, error) {
-			return &listSource{rows: timedRows(sc.Start.UnixMicro(), miniBatchStream)}, nil
-		}})
+		res, err := Run(context.Background(), sc, Options{
+			Workers: 1,
+			hooks: testHooks{NewSource: func(*scenario.Scenario) (Source, error) {
+				return &listSource{rows: timedRows(sc.Start.UnixMicro(), miniBatchStream)}, nil
+			},
+			},
+		})
 		if err != nil {
 			t.Fatalf("%s: %v", c.order, err)
 		}

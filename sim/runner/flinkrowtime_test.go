@@ -121,9 +121,13 @@ func TestFlinkRowTimeInARun(t *testing.T) {
 		name := c.version + " " + c.order
 		yaml := strings.NewReplacer("VERSION", c.version, "event_time ORDER", "event_time "+c.order).Replace(rowTimeScenario)
 		sc := load(t, yaml)
-		res, err := Run(context.Background(), sc, Options{Workers: 1, NewSource: func(*scenario.Scenario) (Source, error) {
-			return &listSource{rows: timedRows(sc.Start.UnixMicro(), rowTimeStream)}, nil
-		}})
+		res, err := Run(context.Background(), sc, Options{
+			Workers: 1,
+			hooks: testHooks{NewSource: func(*scenario.Scenario) (Source, error) {
+				return &listSource{rows: timedRows(sc.Start.UnixMicro(), rowTimeStream)}, nil
+			},
+			},
+		})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -232,9 +236,13 @@ queries:
 func TestFlinkRowTimeBadClock(t *testing.T) {
 	sc := load(t, strings.NewReplacer("VERSION", "2.3", "event_time ORDER", "event_time ASC").Replace(rowTimeScenario))
 	spec := [][5]int64{{0, 0, 1, 1000, 1000}, {1, 0, 1, 100000, 2000}, {2, 0, 1, 3000, 3000}, {3, 0, 1, 96000, 110000}, {4, 0, 1, 120000, 120000}, {5, 0, 1, 100000, 121000}}
-	res, err := Run(context.Background(), sc, Options{Workers: 1, NewSource: func(*scenario.Scenario) (Source, error) {
-		return &listSource{rows: timedRows(sc.Start.UnixMicro(), spec)}, nil
-	}})
+	res, err := Run(context.Background(), sc, Options{
+		Workers: 1,
+		hooks: testHooks{NewSource: func(*scenario.Scenario) (Source, error) {
+			return &listSource{rows: timedRows(sc.Start.UnixMicro(), spec)}, nil
+		},
+		},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

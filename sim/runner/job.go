@@ -67,10 +67,10 @@ type jobEnv struct {
 	// snapshotEvery is the wall-clock interval between job snapshots.
 	snapshotEvery time.Duration
 	// snapshotAt, if set, decides instead when to snapshot (see
-	// Options.SnapshotAt).
+	// the SnapshotAt test hook).
 	snapshotAt func(job string, nextBatchID int64) bool
 	// afterBatch, if set, is called after each batch (see
-	// Options.AfterBatch).
+	// the AfterBatch test hook).
 	afterBatch func(job string, nextBatchID int64, done bool)
 	// progress receives processed simulated seconds, for the bar.
 	progress func(seconds float64)
@@ -80,7 +80,7 @@ type jobEnv struct {
 	// notify, if set, receives the run's notices (see Options.Notify).
 	notify func(msg string)
 	// maxBatchRows is the most rows a batch on the modelled cluster may
-	// hold while more are due (see Options.MaxBatchRows).
+	// hold while more are due (see the MaxBatchRows test hook).
 	maxBatchRows int
 	// pool runs the partitions of a partitioned query (nil: the job's
 	// goroutine).
@@ -367,9 +367,9 @@ type clock struct {
 // A job snapshot's cost grows with the job's state (its ground-truth
 // accounting above all) and, on a loaded machine, with the wait for a
 // core, while the interval is wall-clock time: so without the bound a
-// long run on a busy machine spent up to a sixth of its CPU on job
-// snapshots (measured at 1e7 rows, load 7-11 on 2 cores), with it at
-// most about 1/snapshotCost. A kill loses at most the gap's work.
+// long run on a busy machine spent a large share of its CPU on job
+// snapshots (BENCHMARKS.md, "Numbers behind the code's comments"), with
+// it at most about 1/snapshotCost. A kill loses at most the gap's work.
 const snapshotCost = 20
 
 func (r *jobRun) newClock() *clock {

@@ -41,9 +41,13 @@ func TestKafkaStreamsKeepLastInARun(t *testing.T) {
 		t.Errorf("resolved keep-last query has time %q, window %v; want neither (no lookup time, no window)", q.Time, q.Window)
 	}
 	rows := retryRows(sc.Start.UnixMicro(), engineRows(0))
-	res, err := Run(context.Background(), sc, Options{Workers: 1, NewSource: func(*scenario.Scenario) (Source, error) {
-		return &listSource{rows: rows}, nil
-	}})
+	res, err := Run(context.Background(), sc, Options{
+		Workers: 1,
+		hooks: testHooks{NewSource: func(*scenario.Scenario) (Source, error) {
+			return &listSource{rows: rows}, nil
+		},
+		},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,9 +45,13 @@ queries:
 func TestKafkaStreamsWallClockInARun(t *testing.T) {
 	sc := load(t, wallClockScenario)
 	rows := retryRows(sc.Start.UnixMicro(), engineRows(0))
-	res, err := Run(context.Background(), sc, Options{Workers: 1, NewSource: func(*scenario.Scenario) (Source, error) {
-		return &listSource{rows: rows}, nil
-	}})
+	res, err := Run(context.Background(), sc, Options{
+		Workers: 1,
+		hooks: testHooks{NewSource: func(*scenario.Scenario) (Source, error) {
+			return &listSource{rows: rows}, nil
+		},
+		},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,12 +42,17 @@ queries:
 		base := fds()
 		var mu sync.Mutex
 		most := 0
-		opts := Options{Workers: 1, Store: "pebble", ScratchDir: b.TempDir(),
-			AfterBatch: func(string, int64, bool) {
+		opts := Options{
+			Workers:    1,
+			Store:      "pebble",
+			ScratchDir: b.TempDir(),
+			hooks: testHooks{AfterBatch: func(string, int64, bool) {
 				mu.Lock()
 				most = max(most, fds())
 				mu.Unlock()
-			}}
+			},
+			},
+		}
 		res, err := Run(context.Background(), sc, opts)
 		if err != nil {
 			b.Fatal(err)

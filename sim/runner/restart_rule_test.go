@@ -57,9 +57,13 @@ faults:
 		return generators.Row{EventNum: id, EventTime: start + eventTime*sec, IngestTime: start + arrival*sec,
 			Arrival: start + arrival*sec, Truth: generators.Truth{Event: uint64(id), Copies: 1}}
 	}
-	res, err := Run(context.Background(), sc, Options{Workers: 1, NewSource: func(*scenario.Scenario) (Source, error) {
-		return &handRows{rows: []generators.Row{row(0, 100, 5), row(1, 50, 25)}}, nil
-	}})
+	res, err := Run(context.Background(), sc, Options{
+		Workers: 1,
+		hooks: testHooks{NewSource: func(*scenario.Scenario) (Source, error) {
+			return &handRows{rows: []generators.Row{row(0, 100, 5), row(1, 50, 25)}}, nil
+		},
+		},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

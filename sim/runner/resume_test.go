@@ -54,10 +54,13 @@ func TestResumeAfterInterruptionMatchesUninterrupted(t *testing.T) {
 	for _, stop := range []int{9000, 30000, 52000} {
 		ctx, cancel := context.WithCancel(context.Background())
 		_, err := Run(ctx, sc, Options{
-			Workers: 2, CheckpointDir: dir, SnapshotEvery: time.Nanosecond,
-			NewSource: func(s *scenario.Scenario) (Source, error) {
+			Workers:       2,
+			CheckpointDir: dir,
+			SnapshotEvery: time.Nanosecond,
+			hooks: testHooks{NewSource: func(s *scenario.Scenario) (Source, error) {
 				g, err := generators.New(s.Generator())
 				return &stopAfter{Generator: g, n: stop, cancel: cancel}, err
+			},
 			},
 		})
 		cancel()
@@ -123,11 +126,14 @@ func interrupted(t *testing.T, sc *scenario.Scenario, dir, store string, snapAft
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	_, err := Run(ctx, sc, Options{
-		Workers: 1, CheckpointDir: dir, Store: store,
-		SnapshotAt: func(_ string, next int64) bool { return next == snapAfter+1 },
-		NewSource: func(s *scenario.Scenario) (Source, error) {
-			g, err := generators.New(s.Generator())
-			return &stopAfter{Generator: g, n: stop, cancel: cancel}, err
+		Workers:       1,
+		CheckpointDir: dir,
+		Store:         store,
+		hooks: testHooks{SnapshotAt: func(_ string, next int64) bool { return next == snapAfter+1 },
+			NewSource: func(s *scenario.Scenario) (Source, error) {
+				g, err := generators.New(s.Generator())
+				return &stopAfter{Generator: g, n: stop, cancel: cancel}, err
+			},
 		},
 	})
 	if err == nil {

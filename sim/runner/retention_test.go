@@ -51,11 +51,14 @@ func TestRetentionKeepsWhatTheSnapshotNeeds(t *testing.T) {
 			// past batch 250 once more.
 			ctx, cancel := context.WithCancel(context.Background())
 			_, err := Run(ctx, sc, Options{
-				Workers: 1, CheckpointDir: dir, Store: store,
-				SnapshotAt: func(string, int64) bool { return false },
-				NewSource: func(s *scenario.Scenario) (Source, error) {
-					g, err := generators.New(s.Generator())
-					return &stopAfter{Generator: g, n: 4000, cancel: cancel}, err
+				Workers:       1,
+				CheckpointDir: dir,
+				Store:         store,
+				hooks: testHooks{SnapshotAt: func(string, int64) bool { return false },
+					NewSource: func(s *scenario.Scenario) (Source, error) {
+						g, err := generators.New(s.Generator())
+						return &stopAfter{Generator: g, n: 4000, cancel: cancel}, err
+					},
 				},
 			})
 			cancel()

@@ -139,7 +139,7 @@ func runRowJob(ctx context.Context, env jobEnv, j Job) (*jobResult, error) {
 	// A sweep job's delay is the horizon the sweep set.
 	s.Delay = j.Delay
 	s.Mechanism = j.Rows.Mechanism
-	s.Horizon = &metrics.Horizon{Name: j.Rows.Horizon.Name}
+	s.Horizon = &metrics.Horizon{Name: j.Rows.Horizon.Name, Key: registry.HorizonKey(j.Engine)}
 	if v := j.Rows.Horizon.Value; v != nil {
 		secs := v.Seconds()
 		s.Horizon.Seconds = &secs
@@ -245,6 +245,7 @@ func runRowJob(ctx context.Context, env jobEnv, j Job) (*jobResult, error) {
 		s.FinalStateBytes, s.BytesPerEntry[0] = sb.StateBytes()
 	}
 	s.EngineCounters = map[string]int64{"peakPhysicalStateRows": r.peakPhysical, "finalPhysicalStateRows": r.physical}
+	s.EngineCounterInfo = registry.CounterInfoFor(j.Engine)
 	for _, c := range r.counters {
 		s.EngineCounters[c.Name] = c.Value
 	}

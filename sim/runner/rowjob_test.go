@@ -98,9 +98,13 @@ func TestFlinkKeepFirstTTLInARun(t *testing.T) {
 		{20000},
 		{40000, 41000},
 	})
-	res, err := Run(context.Background(), sc, Options{Workers: 1, NewSource: func(*scenario.Scenario) (Source, error) {
-		return &listSource{rows: rows}, nil
-	}})
+	res, err := Run(context.Background(), sc, Options{
+		Workers: 1,
+		hooks: testHooks{NewSource: func(*scenario.Scenario) (Source, error) {
+			return &listSource{rows: rows}, nil
+		},
+		},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,9 +309,13 @@ func TestFlinkKeepLastCountsUpdatesAsDuplicates(t *testing.T) {
 		{20000},
 		{40000, 41000},
 	})
-	res, err := Run(context.Background(), sc, Options{Workers: 1, NewSource: func(*scenario.Scenario) (Source, error) {
-		return &listSource{rows: rows}, nil
-	}})
+	res, err := Run(context.Background(), sc, Options{
+		Workers: 1,
+		hooks: testHooks{NewSource: func(*scenario.Scenario) (Source, error) {
+			return &listSource{rows: rows}, nil
+		},
+		},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

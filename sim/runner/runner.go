@@ -18,6 +18,7 @@ import (
 	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/generators"
 	"github.com/dedupsim/dedupsim/metrics"
+	"github.com/dedupsim/dedupsim/sim/runner/internal/testhooks"
 	"github.com/dedupsim/dedupsim/sim/scenario"
 	"github.com/dedupsim/dedupsim/sim/spark/microbatch"
 	"github.com/dedupsim/dedupsim/sim/stores"
@@ -67,34 +68,13 @@ type Options struct {
 	// Progress, if set, is told the total simulated seconds once and then
 	// how many more have been processed, from any goroutine.
 	Progress Progress
-	// NewSource overrides how a job's stream is made. FOR TESTS ONLY.
-	NewSource func(sc *scenario.Scenario) (Source, error)
 	// StoreHook, if set, sees (and may wrap) every state store the run
 	// opens; see StoreHook.
 	StoreHook StoreHook
-	// SnapshotAt, if set, replaces the wall-clock rule of a resumable
-	// run's snapshots: a job snapshots after a batch when SnapshotAt
-	// returns true for the job's FileName and the id of its next batch.
-	// FOR TESTS ONLY: tests use it to snapshot at chosen batches, whatever
-	// the machine's speed; the results do not depend on it.
-	SnapshotAt func(job string, nextBatchID int64) bool
-	// AfterBatch, if set, is called on a job's goroutine after each of
-	// its batches (after the job snapshot, if one was due) with the job's
-	// FileName, the id of its next batch and done false, and once more
-	// with done true when the job's stream is over, before the job
-	// finishes. The job waits for it to return. FOR TESTS ONLY: tests use
-	// it to hold a run at a chosen point (cmd/simulate's test hooks, built
-	// only with the tag dedupsim_testhooks).
-	AfterBatch func(job string, nextBatchID int64, done bool)
 	// Notify, if set, receives the run's notices, one line each, from any
 	// goroutine: what the run did differently from what the scenario
 	// asks, as Spark would (a checkpoint that keeps its partition count).
 	Notify func(msg string)
-	// MaxBatchRows lowers the most rows a batch of a job on the modelled
-	// cluster may hold while more are due [scenario.MaxRowsPerBatch]; a
-	// batch that reaches it fails the run with ErrBatchLimit. FOR TESTS
-	// ONLY: tests use it to meet the limit without millions of rows.
-	MaxBatchRows int
 	// KeyShard, if set, makes the run part K of N of a run split by key
 	// (see KeyShard): sim/shard runs and merges the parts. Such a run
 	// cannot be resumable, nor have a spark: block, and every query must
@@ -103,7 +83,27 @@ type Options struct {
 	// numberedSeen, if set, is told the job of every store opened as
 	// numbers (memstore.Numbered), from the job's goroutine: for tests.
 	numberedSeen func(job string)
+	// hooks are the test hooks (a stream of the test's, snapshots at
+	// chosen batches, a hold after a batch, a lower batch limit), set
+	// only through WithTestHooks, which only sim/runner's tree can call
+	// with hooks (their type is internal): runnertest for other
+	// packages' tests.
+	hooks testHooks
 }
+
+// testHooks are the runner's test hooks (internal/testhooks).
+type testHooks = testhooks.Hooks[Source]
+
+// WithTestHooks returns opts with the test hooks h. FOR TESTS ONLY: h's
+// type is internal to sim/runner, so other packages' tests set hooks
+// through sim/runner/runnertest, and production code cannot.
+func WithTestHooks(opts Options, h testhooks.Hooks[Source]) Options {
+	opts.hooks = h
+	return opts
+}
+
+// TestHooksOf returns the test hooks of opts (see WithTestHooks).
+func TestHooksOf(opts Options) testhooks.Hooks[Source] { return opts.hooks }
 
 // Progress receives a run's progress, in simulated seconds over all jobs.
 type Progress interface {
@@ -197,7 +197,7 @@ func prepare(s *scenario.Scenario, opts Options) (_ *execution, err error) {
 	if err := checkOpenFiles(s, jobs, opts.Workers, opts.CheckpointDir != ""); err != nil {
 		return nil, err
 	}
-	r := &execution{sc: s, opts: opts, jobs: jobs, newSource: opts.NewSource, prog: opts.Progress}
+	r := &execution{sc: s, opts: opts, jobs: jobs, newSource: opts.hooks.NewSource, prog: opts.Progress}
 	if r.newSource == nil {
 		r.newSource = defaultSource
 	}
@@ -380,16 +380,16 @@ func (r *execution) runJob(ctx context.Context, i int, newSource func() (Source,
 		partsDir:      r.partsDir,
 		resumable:     r.rf != nil,
 		snapshotEvery: snapEvery,
-		snapshotAt:    r.opts.SnapshotAt,
-		afterBatch:    r.opts.AfterBatch,
+		snapshotAt:    r.opts.hooks.SnapshotAt,
+		afterBatch:    r.opts.hooks.AfterBatch,
 		progress:      r.prog.Add,
 		badClock:      i == 0,
 		notify:        r.opts.Notify,
-		maxBatchRows:  r.opts.MaxBatchRows,
+		maxBatchRows:  r.opts.hooks.MaxBatchRows,
 		pool:          r.pool,
 		keyShard:      r.opts.KeyShard,
 	}
-	if j.Store == stores.Memory && r.opts.NewSource == nil && r.opts.StoreHook == nil {
+	if j.Store == stores.Memory && r.opts.hooks.NewSource == nil && r.opts.StoreHook == nil {
 		gen := r.sc.Generator()
 		seen := r.opts.numberedSeen
 		env.numbering = func(cols []int) func([]byte) (uint64, bool) {

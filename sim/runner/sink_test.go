@@ -88,7 +88,10 @@ sink: {kind: %s, failureProbability: %g}
 	source := func(sc *scenario.Scenario) (Source, error) {
 		return &evenSource{start: sc.Start.UnixMicro(), trigger: sc.Trigger.Micros(), perBatch: perBatch, batches: batches}, nil
 	}
-	res, err := Run(context.Background(), load(t, doc("append")), Options{Workers: 1, NewSource: source})
+	res, err := Run(context.Background(), load(t, doc("append")), Options{
+		Workers: 1,
+		hooks:   testHooks{NewSource: source},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +112,10 @@ sink: {kind: %s, failureProbability: %g}
 		t.Errorf("sink writes %d != emitted %d + duplicates %d", q.SinkWrites, q.EmittedRows, q.SinkDuplicates)
 	}
 
-	res, err = Run(context.Background(), load(t, doc("idempotent")), Options{Workers: 1, NewSource: source})
+	res, err = Run(context.Background(), load(t, doc("idempotent")), Options{
+		Workers: 1,
+		hooks:   testHooks{NewSource: source},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,7 +57,7 @@ type sparkRun struct {
 	ranAt, end int64
 	ran        bool
 	// limit is the most rows a batch may hold while more are due; 0
-	// stands for scenario.MaxRowsPerBatch (see Options.MaxBatchRows).
+	// stands for scenario.MaxRowsPerBatch (see the MaxBatchRows test hook).
 	limit int
 }
 

@@ -182,9 +182,13 @@ spark:
 func sparkTrace(t *testing.T, doc string, rows []generators.Row) *Results {
 	t.Helper()
 	sc := load(t, doc)
-	res, err := runOpts(t, sc, Options{Workers: 1, NewSource: func(*scenario.Scenario) (Source, error) {
-		return &handRows{rows: append([]generators.Row(nil), rows...)}, nil
-	}})
+	res, err := runOpts(t, sc, Options{
+		Workers: 1,
+		hooks: testHooks{NewSource: func(*scenario.Scenario) (Source, error) {
+			return &handRows{rows: append([]generators.Row(nil), rows...)}, nil
+		},
+		},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,9 +45,13 @@ func TestTransformWithStateInARun(t *testing.T) {
 		rows[i].EventTime = rows[i].Arrival
 		rows[i].IngestTime = rows[i].Arrival
 	}
-	res, err := Run(context.Background(), sc, Options{Workers: 1, NewSource: func(*scenario.Scenario) (Source, error) {
-		return &listSource{rows: rows}, nil
-	}})
+	res, err := Run(context.Background(), sc, Options{
+		Workers: 1,
+		hooks: testHooks{NewSource: func(*scenario.Scenario) (Source, error) {
+			return &listSource{rows: rows}, nil
+		},
+		},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

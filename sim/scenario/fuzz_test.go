@@ -18,6 +18,7 @@ import (
 	"github.com/dedupsim/dedupsim/generators"
 	"github.com/dedupsim/dedupsim/metrics"
 	"github.com/dedupsim/dedupsim/sim/runner"
+	"github.com/dedupsim/dedupsim/sim/runner/runnertest"
 	"github.com/dedupsim/dedupsim/sim/scenario"
 )
 
@@ -127,9 +128,7 @@ func checkAccepted(t *testing.T, s *scenario.Scenario) {
 	// sink draws) must not panic on anything the loader accepts.
 	ctx, cancel := context.WithTimeout(context.Background(), fuzzTime)
 	defer cancel()
-	res, err := runner.Run(ctx, s, runner.Options{
-		Workers: 1,
-		Store:   scenario.StoreMemory,
+	res, err := runner.Run(ctx, s, runnertest.With(runner.Options{Workers: 1, Store: scenario.StoreMemory}, runnertest.Hooks{
 		NewSource: func(sc *scenario.Scenario) (runner.Source, error) {
 			g, err := generators.New(sc.Generator())
 			if err != nil {
@@ -137,7 +136,7 @@ func checkAccepted(t *testing.T, s *scenario.Scenario) {
 			}
 			return &capped{g: g, left: fuzzRows / 10, deadline: time.Now().Add(fuzzTime / 2)}, nil
 		},
-	})
+	}))
 	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("accepted a scenario the runner fails on: %v", err)
 	}

@@ -110,7 +110,7 @@ type Query struct {
 	// JSON form when unset, so scenarios without it resolve as before.
 	Store string `json:"store,omitempty" yaml:"store" want:"memory or pebble"`
 	// Engine is the engine that runs the query: "" or EngineSpark for a
-	// PySpark-style chain, EngineFlink for Flink SQL's ROW_NUMBER() = 1
+	// PySpark-style chain, "flink" for Flink SQL's ROW_NUMBER() = 1
 	// dedup (docs/flink.md, "In a scenario"), "kafka-streams" for the
 	// window-store dedup (docs/kafka-streams.md), "beam" for Deduplicate
 	// (docs/beam.md): registry.ScenarioEngines. Left out of the JSON form when unset, so
@@ -237,13 +237,10 @@ func (q Query) Spec() registry.QuerySpec {
 	return spec
 }
 
-// The engines a scenario's queries may name.
-const (
-	// EngineSpark runs a PySpark-style chain (the default).
-	EngineSpark = "spark"
-	// EngineFlink runs Flink SQL's dedup pattern.
-	EngineFlink = "flink"
-)
+// EngineSpark is the engine of a PySpark-style chain (the default); the
+// other engines a scenario's queries may name are sim/registry's
+// (registry.ScenarioEngines).
+const EngineSpark = "spark"
 
 // NoHorizon returns why q, a query of another engine than Spark, has no
 // horizon a sweep or plan could set (registry.NoHorizon: a Kafka Streams

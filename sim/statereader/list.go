@@ -328,9 +328,9 @@ type lister struct {
 // copyStoresBelow is the room (in bytes, a key and 12 bytes of expiry and
 // index each) under which the keys of a store in key order are copied
 // rather than read as the merge goes: a Pebble store held open for the
-// merge costs about a megabyte (measured: 200 partitions' stores of 1,500
-// keys each held 257 MB more than one at a time), so that a listing over
-// many small partitions holds their keys, less, instead of their stores.
+// merge costs far more than a small store's keys (BENCHMARKS.md, "Numbers
+// behind the code's comments"), so that a listing over many small
+// partitions holds their keys, less, instead of their stores.
 const copyStoresBelow = 1 << 20
 
 // each opens the operator's stores and calls fn with their keys merged in

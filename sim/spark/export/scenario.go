@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/dedupsim/dedupsim/generators"
+	"github.com/dedupsim/dedupsim/sim/registry"
 	"github.com/dedupsim/dedupsim/sim/runner"
 	"github.com/dedupsim/dedupsim/sim/scenario"
 	"github.com/dedupsim/dedupsim/sim/spark/sparkmodel"
@@ -203,7 +204,7 @@ func scenarioQueries(sc *scenario.Scenario) ([]Query, error) {
 		if !safeName(j.FileName) {
 			return nil, fmt.Errorf("query %s: the name cannot name a Spark query's folders", j.FileName)
 		}
-		if j.Engine != "" {
+		if h, err := registry.HarnessOf(j.Engine); err != nil || !h.Exports {
 			return nil, fmt.Errorf("query %s: a %s query cannot be exported as a PySpark job: export a scenario of Spark queries", j.FileName, j.Engine)
 		}
 		apply, verbatim := pythonChain(j.Query, j.Plan.Chain)
