@@ -42,6 +42,10 @@ type Events struct {
 	Path string `json:"-" yaml:"-"`
 	// Index is the log's first pass (ScanLog), set by the loader.
 	Index *LogIndex `json:"-" yaml:"-"`
+	// SortBudget is the memory, in bytes, the first pass (and sort:
+	// true) may hold ids or rows in before spilling to disk; 0 is
+	// eventlog.DefaultSortBudget (64 MiB).
+	SortBudget int `json:"-" yaml:"-"`
 }
 
 // ColumnList is one column name or a list of them.

@@ -9,8 +9,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"runtime/debug"
-	"strconv"
 
 	"github.com/dedupsim/dedupsim/generators/eventlog"
 )
@@ -35,19 +33,19 @@ const (
 // id's number, in order of first appearance) and each event's number of
 // rows. The accountant needs an event's number of copies when its first
 // copy arrives, so the log is read twice: once here, once by LogSource.
-// While it reads, the index maps each distinct id to its number (a Go
-// map: LogIndexBytes); after, it keeps 4 bytes per event in memory (the
-// copies) and 4 bytes per row in an unlinked temporary file (the rows'
-// event numbers, which the second pass reads in order, with no look-up).
+// The first pass holds no id in memory beyond its budget (SortBudget):
+// it sorts (id, row) pairs externally (eventlog.Sorter, spilling sorted
+// runs to disk), finds each id's first row and number of rows in the
+// merge, and writes, 8 bytes a row in row order to an unlinked temporary
+// file, either the row's event's number of rows (the row is its id's
+// first) or the index of its id's first row. The second pass numbers the
+// events as their first rows come, holding only the events with copies
+// still to come.
 type LogIndex struct {
-	form   int
-	ints   map[int64]uint32
-	uuids  map[[16]byte]uint32
-	others map[string]uint32
-	// copies holds each event's number of rows.
-	copies []uint32
-	// events is the rows' event numbers, 4 bytes little-endian a row,
-	// in a temporary file removed from its folder once opened.
+	form int
+	// events is the rows' entries, 8 bytes little-endian a row (firstRow
+	// with the number of rows, or the first row's index), in a temporary
+	// file removed from its folder once opened.
 	events *os.File
 	// Rows and Events count the log's rows and distinct ids.
 	Rows   int64
@@ -62,12 +60,14 @@ type LogIndex struct {
 	// Has says which schema columns (ColCustomerID, ColIngestTime,
 	// ColAttempt, ColPayload) the log holds, in its first row.
 	Has [NumColumns]bool
+	// Spilled is the number of sorted runs the scan wrote to disk (0
+	// when the log's ids fit in the budget).
+	Spilled int
 }
 
-// logEntry is an event's number and its number of rows.
-type logEntry struct {
-	event, copies uint32
-}
+// firstRow marks a row entry that is its id's first row; the rest of
+// the entry is the id's number of rows.
+const firstRow = 1 << 63
 
 // Close releases the index's temporary file. Sources opened on it must
 // be done with.
@@ -87,10 +87,9 @@ func (x *LogIndex) IDForm() string {
 	return [...]string{"int", "uuid", "other"}[x.form]
 }
 
-// LogIndexBytes is the index's measured memory per distinct id, by form
-// (BenchmarkLogIndex): Go maps of 8-byte entries keyed by an int64, 16
-// bytes or the id's text.
-const LogIndexBytes = "while the log is scanned, about 30-50 bytes per distinct int or UUID id (other ids add their text); after, 4 bytes per event in memory and 4 bytes per row in a temporary file"
+// LogIndexBytes is the index's memory: bounded by its budget, whatever
+// the number of distinct ids (TestScanLogMemoryBounded).
+const LogIndexBytes = "while the log is scanned, at most the sort budget (64 MiB unless set) of ids in memory, the rest in sorted runs on disk (about 25 bytes a row for uuid ids); after, nothing in memory and 8 bytes a row in a temporary file"
 
 // maxLogEvents bounds the distinct ids of a log: event numbers are kept
 // in 32 bits.
@@ -98,37 +97,23 @@ const maxLogEvents = math.MaxUint32 - 1
 
 // ScanLog reads the log of e once: it checks every row (the reader's
 // checks, and the schema columns the log carries: customer_id, attempt
-// and payload whole numbers, ingest_time a time) and indexes its ids.
+// and payload whole numbers, ingest_time a time) and indexes its ids,
+// in at most e.SortBudget bytes of memory for them (0: 64 MiB).
 func ScanLog(e *Events) (*LogIndex, error) {
 	r, err := eventlog.Open(e.Spec())
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	tmp, err := os.CreateTemp("", "dedupsim-eventlog-*.events")
-	if err != nil {
-		return nil, fmt.Errorf("event log: a temporary file for the rows' events: %w", err)
+	budget := e.SortBudget
+	if budget <= 0 {
+		budget = eventlog.DefaultSortBudget
 	}
-	// Unlinked at once: the file lives while the index holds it open,
-	// and nothing is left behind however the process ends (where the
-	// system allows removing an open file).
-	os.Remove(tmp.Name())
-	x := &LogIndex{form: -1, events: tmp}
-	ok := false
-	defer func() {
-		if !ok {
-			tmp.Close()
-		}
-	}()
-	w := bufio.NewWriterSize(tmp, 1<<16)
-	// The id map is the scan's memory, and it is free of pointers, so a
-	// collection costs little: collect at 10% growth instead of the
-	// default 100% while it grows (its old tables are garbage once
-	// rehashed), so that the heap stays near the map's own size rather
-	// than twice it. The setting is restored when the scan ends.
-	defer debug.SetGCPercent(debug.SetGCPercent(10))
+	srt := eventlog.NewSorter(budget)
+	defer srt.Close()
+	x := &LogIndex{form: -1}
 	var row Row
-	var b [4]byte
+	var key []byte
 	cols := newLogCols(e)
 	for r.Next() {
 		rec := r.Record()
@@ -143,113 +128,119 @@ func ScanLog(e *Events) (*LogIndex, error) {
 		if err := cols.fill(r, &row, &x.Has); err != nil {
 			return nil, err
 		}
-		ev, err := x.add(rec)
-		if err != nil {
+		x.see(rec)
+		key = binary.BigEndian.AppendUint64(appendLogKey(key[:0], rec.ID), uint64(x.Rows))
+		if err := srt.Add(key); err != nil {
 			return nil, r.RowError(e.ID[0], err.Error())
 		}
-		if x.copies[ev] == math.MaxUint32 {
-			return nil, r.RowError(e.ID[0], "an id with more than 4294967295 rows")
-		}
-		x.copies[ev]++
-		binary.LittleEndian.PutUint32(b[:], ev)
-		w.Write(b[:])
 		x.Rows++
 		x.LastArrival = rec.Arrival
 	}
 	if err := r.Err(); err != nil {
 		return nil, err
 	}
-	if err := w.Flush(); err != nil {
-		return nil, fmt.Errorf("event log: writing the rows' events to a temporary file: %w", err)
+	x.Spilled = srt.Spilled()
+	name := r.Files()[0]
+	if err := x.number(srt, budget, name); err != nil {
+		return nil, err
 	}
-	// The ids are no longer needed: only the numbers are. One
-	// collection now frees the map and gives its pages back to the
-	// system before the run allocates, so that the run's heap does not
-	// grow on top of it (the pacer would let the heap reach twice the
-	// map's size before the next collection).
-	x.ints, x.uuids, x.others = nil, nil, nil
-	debug.FreeOSMemory()
-	ok = true
 	return x, nil
+}
+
+// number merges the sorted (id, row) pairs into the rows' entries, in
+// row order, in x.events.
+func (x *LogIndex) number(srt *eventlog.Sorter, budget int, name string) error {
+	m, err := srt.Sorted()
+	if err != nil {
+		return fmt.Errorf("event log %s: %w", name, err)
+	}
+	defer m.Close()
+	out, err := newRowTable(x.Rows, budget)
+	if err != nil {
+		return err
+	}
+	defer out.close()
+	var cur []byte
+	var first, n uint64
+	flush := func() error {
+		if n == 0 {
+			return nil
+		}
+		if x.Events >= maxLogEvents {
+			return fmt.Errorf("%s: more than 4294967295 distinct ids, the limit", name)
+		}
+		if n > math.MaxUint32 {
+			return fmt.Errorf("%s: the id %q has more than 4294967295 rows", name, cut(cur))
+		}
+		x.Events++
+		return out.put(first, firstRow|n)
+	}
+	for m.Next() {
+		rec := m.Record()
+		k, row := rec[:len(rec)-8], binary.BigEndian.Uint64(rec[len(rec)-8:])
+		if n > 0 && bytes.Equal(k, cur) {
+			n++
+			if err := out.put(row, first); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := flush(); err != nil {
+			return err
+		}
+		cur, first, n = append(cur[:0], k...), row, 1
+	}
+	if err := m.Err(); err != nil {
+		return fmt.Errorf("event log %s: %w", name, err)
+	}
+	if err := flush(); err != nil {
+		return err
+	}
+	x.events, err = out.finish()
+	return err
+}
+
+// appendLogKey appends the sort key of an id: a tag and the id's int
+// (8 bytes, sign flipped so that bytes order as numbers) or UUID (16
+// bytes) when it is written canonically, else its length (4 bytes) and
+// text. Distinct ids get distinct keys, and no key is a prefix of
+// another, so the key followed by a row index sorts by id, then row.
+func appendLogKey(dst, id []byte) []byte {
+	if n, ok := parseCanonicalInt(id); ok {
+		return binary.BigEndian.AppendUint64(append(dst, 0), uint64(n)^1<<63)
+	}
+	if u, ok := parseLowerUUID(id); ok {
+		return append(append(dst, 1), u[:]...)
+	}
+	return append(binary.BigEndian.AppendUint32(append(dst, 2), uint32(len(id))), id...)
 }
 
 // start picks the id form from the first row.
 func (x *LogIndex) start(rec *eventlog.Record) {
 	switch {
 	case len(rec.IDParts) > 1:
-		x.form, x.others = formOther, map[string]uint32{}
+		x.form = formOther
 	case isCanonicalInt(rec.ID):
-		x.form, x.ints = formInt, map[int64]uint32{}
+		x.form = formInt
 	case isLowerUUID(rec.ID):
-		x.form, x.uuids = formUUID, map[[16]byte]uint32{}
+		x.form = formUUID
 	default:
-		x.form, x.others = formOther, map[string]uint32{}
+		x.form = formOther
 	}
 }
 
-// add returns the event number of rec's id, a new one for an id not
-// seen before; when the id does not fit the form, the index moves to
-// formOther first.
-func (x *LogIndex) add(rec *eventlog.Record) (uint32, error) {
+// see moves the form to formOther when rec's id does not fit it.
+func (x *LogIndex) see(rec *eventlog.Record) {
 	switch x.form {
 	case formInt:
-		if n, ok := parseCanonicalInt(rec.ID); ok {
-			if ev, ok := x.ints[n]; ok {
-				return ev, nil
-			}
-			ev, err := x.newEvent()
-			if err == nil {
-				x.ints[n] = ev
-			}
-			return ev, err
+		if !isCanonicalInt(rec.ID) {
+			x.form = formOther
 		}
 	case formUUID:
-		if u, ok := parseLowerUUID(rec.ID); ok {
-			if ev, ok := x.uuids[u]; ok {
-				return ev, nil
-			}
-			ev, err := x.newEvent()
-			if err == nil {
-				x.uuids[u] = ev
-			}
-			return ev, err
+		if !isLowerUUID(rec.ID) {
+			x.form = formOther
 		}
-	default:
-		if ev, ok := x.others[string(rec.ID)]; ok {
-			return ev, nil
-		}
-		ev, err := x.newEvent()
-		if err == nil {
-			x.others[string(rec.ID)] = ev
-		}
-		return ev, err
 	}
-	x.toOther()
-	return x.add(rec)
-}
-
-func (x *LogIndex) newEvent() (uint32, error) {
-	if x.Events >= maxLogEvents {
-		return 0, errors.New("more than 4294967295 distinct ids, the limit")
-	}
-	x.Events++
-	x.copies = append(x.copies, 0)
-	return uint32(x.Events - 1), nil
-}
-
-// toOther rekeys the index by the ids' text: an int or UUID id's text
-// is its canonical form, so the rekeying is exact.
-func (x *LogIndex) toOther() {
-	m := make(map[string]uint32, len(x.ints)+len(x.uuids))
-	for n, ev := range x.ints {
-		m[strconv.FormatInt(n, 10)] = ev
-	}
-	for u, ev := range x.uuids {
-		var t [36]byte
-		writeUUIDBytes(&t, u)
-		m[string(t[:])] = ev
-	}
-	x.form, x.ints, x.uuids, x.others = formOther, nil, nil, m
 }
 
 // isCanonicalInt reports whether b is a whole number as strconv writes
@@ -433,16 +424,22 @@ type LogSource struct {
 	idCol string
 	cols  *logCols
 	tol   int64
-	// next is the next new event's number; pending the copies seen of
-	// the events with copies still to come.
+	// next is the next new event's number; pending the events with
+	// copies still to come, by their first row.
 	next    uint32
-	pending map[uint32]uint32
-	// events reads the rows' event numbers the index wrote.
+	pending map[uint64]logPending
+	// events reads the rows' entries the index wrote.
 	events *bufio.Reader
-	evBuf  [4]byte
+	evBuf  [8]byte
 	rows   int64
 	err    error
 	done   bool
+}
+
+// logPending is an event with copies still to come: its number, its
+// rows and the rows seen.
+type logPending struct {
+	event, copies, seen uint32
 }
 
 // NewLogSource opens the log of e, whose index (ScanLog) is e.Index.
@@ -455,8 +452,8 @@ func NewLogSource(e *Events) (*LogSource, error) {
 		return nil, err
 	}
 	x := e.Index
-	events := bufio.NewReaderSize(io.NewSectionReader(x.events, 0, 4*x.Rows), 1<<16)
-	return &LogSource{r: r, e: e, x: x, events: events, idCol: e.ID[0], cols: newLogCols(e), tol: e.BadClockTolerance.Micros(), pending: map[uint32]uint32{}}, nil
+	events := bufio.NewReaderSize(io.NewSectionReader(x.events, 0, 8*x.Rows), 1<<16)
+	return &LogSource{r: r, e: e, x: x, events: events, idCol: e.ID[0], cols: newLogCols(e), tol: e.BadClockTolerance.Micros(), pending: map[uint64]logPending{}}, nil
 }
 
 // Next writes the next row into row and reports whether there was one;
@@ -478,11 +475,29 @@ func (s *LogSource) Next(row *Row) bool {
 	if _, err := io.ReadFull(s.events, s.evBuf[:]); err != nil {
 		return s.fail(s.r.RowError(s.idCol, "the log changed since it was first read (more rows)"))
 	}
-	ev := binary.LittleEndian.Uint32(s.evBuf[:])
-	ent := logEntry{event: ev, copies: s.x.copies[ev]}
+	v := binary.LittleEndian.Uint64(s.evBuf[:])
 	*row = Row{EventTime: rec.EventTime, Arrival: rec.Arrival}
 	if err := s.cols.fill(s.r, row, &s.x.Has); err != nil {
 		return s.fail(err)
+	}
+	t := &row.Truth
+	if v&firstRow != 0 {
+		t.Event, t.Copies = uint64(s.next), uint32(v&^firstRow)
+		if t.Copies > 1 {
+			s.pending[uint64(s.rows)] = logPending{event: s.next, copies: t.Copies, seen: 1}
+		}
+		s.next++
+	} else {
+		p, ok := s.pending[v]
+		if !ok {
+			return s.fail(s.r.RowError(s.idCol, "the log changed since it was first read (ids in another order)"))
+		}
+		t.Event, t.Copies, t.Copy = uint64(p.event), p.copies, p.seen
+		if p.seen++; p.seen >= p.copies {
+			delete(s.pending, v)
+		} else {
+			s.pending[v] = p
+		}
 	}
 	switch s.x.form {
 	case formInt:
@@ -496,26 +511,7 @@ func (s *LogSource) Next(row *Row) bool {
 		}
 		copy(row.EventID[:], rec.ID)
 	default:
-		row.EventNum = int64(ent.event)
-	}
-	t := &row.Truth
-	t.Event, t.Copies = uint64(ent.event), ent.copies
-	switch {
-	case ent.event == s.next:
-		s.next++
-		if ent.copies > 1 {
-			s.pending[ent.event] = 1
-		}
-	case ent.event > s.next:
-		return s.fail(s.r.RowError(s.idCol, "the log changed since it was first read (ids in another order)"))
-	default:
-		c := s.pending[ent.event]
-		t.Copy = c
-		if c+1 >= ent.copies {
-			delete(s.pending, ent.event)
-		} else {
-			s.pending[ent.event] = c + 1
-		}
+		row.EventNum = int64(t.Event)
 	}
 	t.BadClock = row.EventTime-row.Arrival > s.tol
 	s.rows++
@@ -615,4 +611,122 @@ func SourceErr(src Source) error {
 		return f.Err()
 	}
 	return nil
+}
+
+// rowTable writes 8-byte entries given in any row order to a file in
+// row order, in bounded memory: the rows are split in buckets of at most
+// budget/8 rows, each written to its own temporary file as (row, entry)
+// pairs, then each bucket is read into an array and written out in
+// order. A log whose rows fit in one bucket never leaves memory.
+type rowTable struct {
+	rows, per int64
+	mem       []uint64
+	buckets   []*os.File
+	ws        []*bufio.Writer
+	scratch   [16]byte
+}
+
+func newRowTable(rows int64, budget int) (*rowTable, error) {
+	t := &rowTable{rows: rows, per: max(int64(budget)/8, 1)}
+	if rows <= t.per {
+		t.mem = make([]uint64, rows)
+		return t, nil
+	}
+	nb := (rows + t.per - 1) / t.per
+	buf := max(min(1<<16, budget/int(nb)), 4<<10)
+	for range nb {
+		f, err := os.CreateTemp("", "dedupsim-eventlog-*.rows")
+		if err != nil {
+			t.close()
+			return nil, fmt.Errorf("event log: a temporary file for the rows' events: %w", err)
+		}
+		os.Remove(f.Name())
+		t.buckets = append(t.buckets, f)
+		t.ws = append(t.ws, bufio.NewWriterSize(f, buf))
+	}
+	return t, nil
+}
+
+func (t *rowTable) put(row, v uint64) error {
+	if t.mem != nil {
+		t.mem[row] = v
+		return nil
+	}
+	b := t.scratch[:]
+	binary.LittleEndian.PutUint64(b, row)
+	binary.LittleEndian.PutUint64(b[8:], v)
+	_, err := t.ws[row/uint64(t.per)].Write(b)
+	return err
+}
+
+// finish writes the entries in row order to a new unlinked temporary
+// file and returns it.
+func (t *rowTable) finish() (*os.File, error) {
+	out, err := os.CreateTemp("", "dedupsim-eventlog-*.events")
+	if err != nil {
+		return nil, fmt.Errorf("event log: a temporary file for the rows' events: %w", err)
+	}
+	// Unlinked at once: the file lives while the index holds it open,
+	// and nothing is left behind however the process ends (where the
+	// system allows removing an open file).
+	os.Remove(out.Name())
+	w := bufio.NewWriterSize(out, 1<<16)
+	err = t.writeTo(w)
+	if err == nil {
+		err = w.Flush()
+	}
+	if err != nil {
+		out.Close()
+		return nil, fmt.Errorf("event log: writing the rows' events to a temporary file: %w", err)
+	}
+	return out, nil
+}
+
+func (t *rowTable) writeTo(w *bufio.Writer) error {
+	var b [8]byte
+	if t.mem != nil {
+		for _, v := range t.mem {
+			binary.LittleEndian.PutUint64(b[:], v)
+			w.Write(b[:])
+		}
+		return nil
+	}
+	arr := make([]uint64, t.per)
+	r := bufio.NewReaderSize(nil, 1<<16)
+	for i, f := range t.buckets {
+		if err := t.ws[i].Flush(); err != nil {
+			return err
+		}
+		base := int64(i) * t.per
+		n := min(t.per, t.rows-base)
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return err
+		}
+		r.Reset(f)
+		var p [16]byte
+		for {
+			if _, err := io.ReadFull(r, p[:]); err == io.EOF {
+				break
+			} else if err != nil {
+				return err
+			}
+			arr[int64(binary.LittleEndian.Uint64(p[:]))-base] = binary.LittleEndian.Uint64(p[8:])
+		}
+		for _, v := range arr[:n] {
+			binary.LittleEndian.PutUint64(b[:], v)
+			w.Write(b[:])
+		}
+		f.Close()
+		t.buckets[i] = nil
+	}
+	return nil
+}
+
+func (t *rowTable) close() {
+	for _, f := range t.buckets {
+		if f != nil {
+			f.Close()
+		}
+	}
+	t.buckets, t.mem = nil, nil
 }
