@@ -47,6 +47,11 @@ type LogIndex struct {
 	// with the number of rows, or the first row's index), in a temporary
 	// file removed from its folder once opened.
 	events *os.File
+	// rows is the rows as the scan parsed them (logRowCodec), in a
+	// temporary file like events, so that the second pass decodes them
+	// instead of parsing the log again; rowBytes is its size.
+	rows     *os.File
+	rowBytes int64
 	// Rows and Events count the log's rows and distinct ids.
 	Rows   int64
 	Events uint64
@@ -71,7 +76,15 @@ const firstRow = 1 << 63
 
 // Close releases the index's temporary file. Sources opened on it must
 // be done with.
-func (x *LogIndex) Close() error { return x.events.Close() }
+func (x *LogIndex) Close() error {
+	if x.rows != nil {
+		x.rows.Close()
+	}
+	if x.events == nil {
+		return nil
+	}
+	return x.events.Close()
+}
 
 // IDs returns the form of the event_id column of the log's rows.
 func (x *LogIndex) IDs() IDForm {
@@ -112,6 +125,21 @@ func ScanLog(e *Events) (*LogIndex, error) {
 	srt := eventlog.NewSorter(budget)
 	defer srt.Close()
 	x := &LogIndex{form: -1}
+	ok := false
+	defer func() {
+		if !ok {
+			x.Close()
+		}
+	}()
+	if x.rows, err = os.CreateTemp("", "dedupsim-eventlog-*.rows"); err != nil {
+		return nil, fmt.Errorf("event log: a temporary file for the rows: %w", err)
+	}
+	// Unlinked at once: the file lives while the index holds it open,
+	// and nothing is left behind however the process ends (where the
+	// system allows removing an open file).
+	os.Remove(x.rows.Name())
+	rw := bufio.NewWriterSize(x.rows, 1<<16)
+	var enc logRowCodec
 	var row Row
 	var key []byte
 	cols := newLogCols(e)
@@ -128,8 +156,13 @@ func ScanLog(e *Events) (*LogIndex, error) {
 		if err := cols.fill(r, &row, &x.Has); err != nil {
 			return nil, err
 		}
-		x.see(rec)
-		key = binary.BigEndian.AppendUint64(appendLogKey(key[:0], rec.ID), uint64(x.Rows))
+		key = appendLogKey(key[:0], rec.ID)
+		x.see(key[0])
+		row.EventTime, row.Arrival = rec.EventTime, rec.Arrival
+		if _, err := rw.Write(enc.encode(&row, key)); err != nil {
+			return nil, fmt.Errorf("event log: writing the rows to a temporary file: %w", err)
+		}
+		key = binary.BigEndian.AppendUint64(key, uint64(x.Rows))
 		if err := srt.Add(key); err != nil {
 			return nil, r.RowError(e.ID[0], err.Error())
 		}
@@ -139,11 +172,16 @@ func ScanLog(e *Events) (*LogIndex, error) {
 	if err := r.Err(); err != nil {
 		return nil, err
 	}
+	if err := rw.Flush(); err != nil {
+		return nil, fmt.Errorf("event log: writing the rows to a temporary file: %w", err)
+	}
+	x.rowBytes = enc.bytes
 	x.Spilled = srt.Spilled()
 	name := r.Files()[0]
 	if err := x.number(srt, budget, name); err != nil {
 		return nil, err
 	}
+	ok = true
 	return x, nil
 }
 
@@ -200,19 +238,26 @@ func (x *LogIndex) number(srt *eventlog.Sorter, budget int, name string) error {
 	return err
 }
 
+// The tags of an id's sort key (appendLogKey), which are also its form.
+const (
+	keyInt  = 0
+	keyUUID = 1
+	keyText = 2
+)
+
 // appendLogKey appends the sort key of an id: a tag and the id's int
 // (8 bytes, sign flipped so that bytes order as numbers) or UUID (16
 // bytes) when it is written canonically, else its length (4 bytes) and
 // text. Distinct ids get distinct keys, and no key is a prefix of
 // another, so the key followed by a row index sorts by id, then row.
 func appendLogKey(dst, id []byte) []byte {
-	if n, ok := parseCanonicalInt(id); ok {
-		return binary.BigEndian.AppendUint64(append(dst, 0), uint64(n)^1<<63)
-	}
 	if u, ok := parseLowerUUID(id); ok {
-		return append(append(dst, 1), u[:]...)
+		return append(append(dst, keyUUID), u[:]...)
 	}
-	return append(binary.BigEndian.AppendUint32(append(dst, 2), uint32(len(id))), id...)
+	if n, ok := parseCanonicalInt(id); ok {
+		return binary.BigEndian.AppendUint64(append(dst, keyInt), uint64(n)^1<<63)
+	}
+	return append(binary.BigEndian.AppendUint32(append(dst, keyText), uint32(len(id))), id...)
 }
 
 // start picks the id form from the first row.
@@ -229,18 +274,91 @@ func (x *LogIndex) start(rec *eventlog.Record) {
 	}
 }
 
-// see moves the form to formOther when rec's id does not fit it.
-func (x *LogIndex) see(rec *eventlog.Record) {
-	switch x.form {
-	case formInt:
-		if !isCanonicalInt(rec.ID) {
-			x.form = formOther
-		}
-	case formUUID:
-		if !isLowerUUID(rec.ID) {
-			x.form = formOther
-		}
+// see moves the form to formOther when an id whose key has tag does not
+// fit it.
+func (x *LogIndex) see(tag byte) {
+	switch {
+	case x.form == formInt && tag != keyInt, x.form == formUUID && tag != keyUUID:
+		x.form = formOther
 	}
+}
+
+// maxLogRow is the longest encoding of a row (logRowCodec).
+const maxLogRow = 1 + 16 + 6*binary.MaxVarintLen64
+
+// logRowCodec encodes the rows the scan parsed, for the second pass: the
+// id's key tag and its int (zigzag varint) or UUID (16 bytes) (nothing
+// for other ids: their rows take the event number), then the arrival
+// less the previous row's, the event time and ingest_time less the
+// arrival, customer_id, attempt and payload, each a zigzag varint.
+type logRowCodec struct {
+	buf   [maxLogRow]byte
+	last  int64
+	bytes int64
+}
+
+func (c *logRowCodec) encode(r *Row, key []byte) []byte {
+	b := append(c.buf[:0], key[0])
+	switch key[0] {
+	case keyInt:
+		b = binary.AppendVarint(b, int64(binary.BigEndian.Uint64(key[1:])^1<<63))
+	case keyUUID:
+		b = append(b, key[1:17]...)
+	}
+	b = binary.AppendVarint(b, r.Arrival-c.last)
+	b = binary.AppendVarint(b, r.EventTime-r.Arrival)
+	b = binary.AppendVarint(b, r.IngestTime-r.Arrival)
+	b = binary.AppendVarint(b, r.CustomerID)
+	b = binary.AppendVarint(b, r.Attempt)
+	b = binary.AppendVarint(b, r.Payload)
+	c.last = r.Arrival
+	c.bytes += int64(len(b))
+	return b
+}
+
+// decode decodes a row from b into r (its id by form) and returns its
+// length, or 0 when b does not hold one.
+func (c *logRowCodec) decode(b []byte, r *Row, form int) int {
+	if len(b) == 0 {
+		return 0
+	}
+	i := 1
+	switch b[0] {
+	case keyInt:
+		v, n := binary.Varint(b[i:])
+		if n <= 0 || form != formInt && form != formOther {
+			return 0
+		}
+		r.EventNum = v
+		i += n
+	case keyUUID:
+		if len(b) < 17 || form != formUUID && form != formOther {
+			return 0
+		}
+		if form == formUUID {
+			writeUUIDBytes(&r.EventID, [16]byte(b[1:17]))
+		}
+		i = 17
+	case keyText:
+		if form != formOther {
+			return 0
+		}
+	default:
+		return 0
+	}
+	var v [6]int64
+	for k := range v {
+		x, n := binary.Varint(b[i:])
+		if n <= 0 {
+			return 0
+		}
+		v[k], i = x, i+n
+	}
+	r.Arrival = c.last + v[0]
+	r.EventTime, r.IngestTime = r.Arrival+v[1], r.Arrival+v[2]
+	r.CustomerID, r.Attempt, r.Payload = v[3], v[4], v[5]
+	c.last = r.Arrival
+	return i
 }
 
 // isCanonicalInt reports whether b is a whole number as strconv writes
@@ -297,14 +415,21 @@ func parseLowerUUID(b []byte) ([16]byte, bool) {
 }
 
 func lowerHex(c byte) (byte, bool) {
-	switch {
-	case c >= '0' && c <= '9':
-		return c - '0', true
-	case c >= 'a' && c <= 'f':
-		return c - 'a' + 10, true
-	}
-	return 0, false
+	v := lowerHexValues[c]
+	return v, v != 0xff
 }
+
+// lowerHexValues holds each byte's value as a lowercase hexadecimal
+// digit, 0xff for the bytes that are not one.
+var lowerHexValues = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 0xff
+	}
+	for i, c := range []byte(hexDigits) {
+		t[c] = byte(i)
+	}
+	return t
+}()
 
 // writeUUIDBytes writes the lowercase text of the UUID u.
 func writeUUIDBytes(dst *[36]byte, u [16]byte) {
@@ -414,21 +539,20 @@ func cut(b []byte) string {
 // the log: rows with the same id are copies of one event, numbered by
 // first appearance (LogIndex); a row's Copy is its place among its id's
 // rows; BadClock is set when its event time is ahead of its arrival by
-// more than the tolerance. It holds the reader's buffer and the events
-// with copies still to come, never the log. It is not safe for
-// concurrent use.
+// more than the tolerance. It reads the rows the index's scan parsed
+// (not the log again) and holds the events with copies still to come,
+// never the log. It is not safe for concurrent use.
 type LogSource struct {
-	r     *eventlog.Reader
-	e     *Events
-	x     *LogIndex
-	idCol string
-	cols  *logCols
-	tol   int64
+	e   *Events
+	x   *LogIndex
+	tol int64
 	// next is the next new event's number; pending the events with
 	// copies still to come, by their first row.
 	next    uint32
 	pending map[uint64]logPending
-	// events reads the rows' entries the index wrote.
+	// rowsIn reads the parsed rows, events the rows' entries.
+	rowsIn *bufio.Reader
+	codec  logRowCodec
 	events *bufio.Reader
 	evBuf  [8]byte
 	rows   int64
@@ -442,18 +566,16 @@ type logPending struct {
 	event, copies, seen uint32
 }
 
-// NewLogSource opens the log of e, whose index (ScanLog) is e.Index.
+// NewLogSource opens the rows of the log of e, whose index (ScanLog) is
+// e.Index.
 func NewLogSource(e *Events) (*LogSource, error) {
 	if e.Index == nil {
 		return nil, errors.New("generators: the event log has not been scanned")
 	}
-	r, err := eventlog.Open(e.Spec())
-	if err != nil {
-		return nil, err
-	}
 	x := e.Index
-	events := bufio.NewReaderSize(io.NewSectionReader(x.events, 0, 8*x.Rows), 1<<16)
-	return &LogSource{r: r, e: e, x: x, events: events, idCol: e.ID[0], cols: newLogCols(e), tol: e.BadClockTolerance.Micros(), pending: map[uint64]logPending{}}, nil
+	events := bufio.NewReaderSize(io.NewSectionReader(x.events, 0, 8*x.Rows), 1<<15)
+	rows := bufio.NewReaderSize(io.NewSectionReader(x.rows, 0, x.rowBytes), 1<<16)
+	return &LogSource{e: e, x: x, events: events, rowsIn: rows, tol: e.BadClockTolerance.Micros(), pending: map[uint64]logPending{}}, nil
 }
 
 // Next writes the next row into row and reports whether there was one;
@@ -462,24 +584,21 @@ func (s *LogSource) Next(row *Row) bool {
 	if s.done {
 		return false
 	}
-	if !s.r.Next() {
+	if s.rows == s.x.Rows {
 		s.done = true
-		s.err = s.r.Err()
-		if s.err == nil && s.rows != s.x.Rows {
-			s.err = fmt.Errorf("%s: the log changed since it was first read (%d rows, now %d)", s.r.Files()[0], s.x.Rows, s.rows)
-		}
-		s.r.Close()
 		return false
 	}
-	rec := s.r.Record()
+	b, _ := s.rowsIn.Peek(maxLogRow)
+	*row = Row{}
+	n := s.codec.decode(b, row, s.x.form)
+	if n == 0 {
+		return s.fail(fmt.Errorf("generators: the event log's parsed rows are damaged at row %d (its temporary file)", s.rows))
+	}
+	s.rowsIn.Discard(n)
 	if _, err := io.ReadFull(s.events, s.evBuf[:]); err != nil {
-		return s.fail(s.r.RowError(s.idCol, "the log changed since it was first read (more rows)"))
+		return s.fail(fmt.Errorf("generators: reading the event log's row entries: %w", err))
 	}
 	v := binary.LittleEndian.Uint64(s.evBuf[:])
-	*row = Row{EventTime: rec.EventTime, Arrival: rec.Arrival}
-	if err := s.cols.fill(s.r, row, &s.x.Has); err != nil {
-		return s.fail(err)
-	}
 	t := &row.Truth
 	if v&firstRow != 0 {
 		t.Event, t.Copies = uint64(s.next), uint32(v&^firstRow)
@@ -490,7 +609,7 @@ func (s *LogSource) Next(row *Row) bool {
 	} else {
 		p, ok := s.pending[v]
 		if !ok {
-			return s.fail(s.r.RowError(s.idCol, "the log changed since it was first read (ids in another order)"))
+			return s.fail(fmt.Errorf("generators: the event log's row entries are damaged at row %d (its temporary file)", s.rows))
 		}
 		t.Event, t.Copies, t.Copy = uint64(p.event), p.copies, p.seen
 		if p.seen++; p.seen >= p.copies {
@@ -499,18 +618,7 @@ func (s *LogSource) Next(row *Row) bool {
 			s.pending[v] = p
 		}
 	}
-	switch s.x.form {
-	case formInt:
-		var ok bool
-		if row.EventNum, ok = parseCanonicalInt(rec.ID); !ok {
-			return s.fail(s.r.RowError(s.idCol, "the log changed since it was first read (the ids' form)"))
-		}
-	case formUUID:
-		if len(rec.ID) != uuidLen {
-			return s.fail(s.r.RowError(s.idCol, "the log changed since it was first read (the ids' form)"))
-		}
-		copy(row.EventID[:], rec.ID)
-	default:
+	if s.x.form == formOther {
 		row.EventNum = int64(t.Event)
 	}
 	t.BadClock = row.EventTime-row.Arrival > s.tol
@@ -520,7 +628,6 @@ func (s *LogSource) Next(row *Row) bool {
 
 func (s *LogSource) fail(err error) bool {
 	s.err, s.done = err, true
-	s.r.Close()
 	return false
 }
 
@@ -587,13 +694,12 @@ func (s *LogSource) Restore(state []byte) error {
 			return errors.New("generators: restore: the log ended before the state's position")
 		}
 	}
-	s.r.Close()
 	*s = *fresh
 	return nil
 }
 
-// Close closes the log's files.
-func (s *LogSource) Close() error { return s.r.Close() }
+// Close ends the source; the index's files stay open for others.
+func (s *LogSource) Close() error { s.done = true; return nil }
 
 // NewSource returns the row source of c: its event log's (LogSource)
 // when the workload reads one, else its generator.

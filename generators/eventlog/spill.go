@@ -33,6 +33,7 @@ type Sorter struct {
 	budget int
 	arena  []byte
 	recs   []sortRec
+	tmp    []sortRec
 	runs   []*os.File
 	w      *bufio.Writer
 	err    error
@@ -67,16 +68,18 @@ func (s *Sorter) Add(rec []byte) error {
 	if len(rec) > s.budget/4 {
 		return fmt.Errorf("sort: a record of %d bytes, more than a quarter of the budget (%d bytes)", len(rec), s.budget)
 	}
-	if len(s.arena)+len(rec)+16*(len(s.recs)+1) > s.budget && len(s.recs) > 0 {
+	if len(s.arena)+len(rec)+slotBytes*(len(s.recs)+1) > s.budget && len(s.recs) > 0 {
 		if err := s.spill(); err != nil {
 			s.err = err
 			return err
 		}
 	}
 	if s.arena == nil {
-		// Most of the budget is the arena, the rest the records' slots
-		// (16 bytes each); both grow as they fill.
-		s.arena = make([]byte, 0, min(s.budget/2, 1<<16))
+		// The budget is the arena and the records' slots (16 bytes
+		// each, and as many for the sort's scratch): allocated whole,
+		// their pages are touched only as they fill.
+		s.arena = make([]byte, 0, s.budget/2)
+		s.recs = make([]sortRec, 0, s.budget/2/slotBytes)
 	}
 	s.recs = append(s.recs, sortRec{prefix: prefix8(rec), off: uint32(len(s.arena)), len: uint32(len(rec))})
 	s.arena = append(s.arena, rec...)
@@ -94,17 +97,58 @@ func prefix8(b []byte) uint64 {
 
 func (s *Sorter) bytes(r sortRec) []byte { return s.arena[r.off : r.off+r.len] }
 
-// sortMemory sorts the records held in memory.
+// slotBytes is the memory of a record's slot: its sortRec, and one in
+// the radix sort's scratch.
+const slotBytes = 32
+
+// sortMemory sorts the records held in memory: a least-significant-digit
+// radix sort of their 8-byte prefixes (stable, skipping the bytes all
+// prefixes share), then a comparison sort of each run of equal prefixes
+// (already in the order added, which is often their order).
 func (s *Sorter) sortMemory() {
-	slices.SortFunc(s.recs, func(a, b sortRec) int {
-		switch {
-		case a.prefix < b.prefix:
-			return -1
-		case a.prefix > b.prefix:
-			return 1
+	recs := s.recs
+	if len(recs) < 2 {
+		return
+	}
+	if cap(s.tmp) < len(recs) {
+		s.tmp = make([]sortRec, len(recs))
+	}
+	tmp := s.tmp[:len(recs)]
+	for shift := 0; shift < 64; shift += 8 {
+		var count [256]int
+		for _, r := range recs {
+			count[byte(r.prefix>>shift)]++
 		}
-		return bytes.Compare(s.bytes(a), s.bytes(b))
-	})
+		if count[byte(recs[0].prefix>>shift)] == len(recs) {
+			continue
+		}
+		pos := 0
+		for i, c := range count {
+			count[i] = pos
+			pos += c
+		}
+		for _, r := range recs {
+			b := byte(r.prefix >> shift)
+			tmp[count[b]] = r
+			count[b]++
+		}
+		recs, tmp = tmp, recs
+	}
+	if &recs[0] != &s.recs[0] {
+		copy(s.recs, recs)
+	}
+	recs = s.recs
+	cmp := func(a, b sortRec) int { return bytes.Compare(s.bytes(a), s.bytes(b)) }
+	for i := 0; i < len(recs); {
+		j := i + 1
+		for j < len(recs) && recs[j].prefix == recs[i].prefix {
+			j++
+		}
+		if j-i > 1 {
+			slices.SortFunc(recs[i:j], cmp)
+		}
+		i = j
+	}
 }
 
 // spill sorts the records in memory and writes them to a new run.
@@ -202,7 +246,7 @@ func (s *Sorter) Close() error {
 	for _, f := range s.runs {
 		f.Close()
 	}
-	s.runs, s.arena, s.recs = nil, nil, nil
+	s.runs, s.arena, s.recs, s.tmp = nil, nil, nil, nil
 	return nil
 }
 
