@@ -3,13 +3,17 @@ package generators
 import (
 	"bufio"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/dedupsim/dedupsim/generators/eventlog"
 	"github.com/dedupsim/dedupsim/generators/randvar"
 )
 
@@ -344,4 +348,71 @@ func TestScanLogMemoryBounded(t *testing.T) {
 		t.Fatalf("scan allocated %d bytes for %d ids (and %d for a quarter of them); want less than the ids' 16 bytes each and at most 4x the budget (%d) more than the small log", big, ids, small, budget)
 	}
 	t.Logf("allocated %d bytes for %d ids, %d for a quarter of them", big, ids, small)
+}
+
+// TestLogSortByArrival: a log whose lines are shuffled, read with
+// sort: true (in memory, and with a budget far smaller than the log, so
+// sorted runs spill to disk and merge in rounds), gives every row the
+// same values and ground truth as the log in arrival order.
+func TestLogSortByArrival(t *testing.T) {
+	cfg := retriesConfig(2*time.Minute, 100, UUIDs)
+	dir := t.TempDir()
+	ordered := filepath.Join(dir, "ordered.csv")
+	writeLogCSV(t, mustNew(t, cfg), ordered, false)
+	data, err := os.ReadFile(ordered)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	// Keep one row of each arrival, so that the order is total (rows of
+	// equal arrival keep their file order: TestSortedReaderIsStable).
+	seen := map[string]bool{}
+	body := lines[1:][:0]
+	for _, l := range lines[1:] {
+		a := l[strings.LastIndexByte(l, ',')+1:]
+		if !seen[a] {
+			seen[a] = true
+			body = append(body, l)
+		}
+	}
+	os.WriteFile(ordered, []byte(lines[0]+"\n"+strings.Join(body, "\n")+"\n"), 0o644)
+	shuffled := slices.Clone(body)
+	rand.New(rand.NewPCG(3, 4)).Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+	if slices.Equal(shuffled, body) {
+		t.Fatal("the shuffle left the rows in order")
+	}
+	// Two files, each out of order.
+	half := len(shuffled) / 2
+	sdir := filepath.Join(dir, "shuffled")
+	os.Mkdir(sdir, 0o755)
+	os.WriteFile(filepath.Join(sdir, "a.csv"), []byte(lines[0]+"\n"+strings.Join(shuffled[:half], "\n")+"\n"), 0o644)
+	os.WriteFile(filepath.Join(sdir, "b.csv"), []byte(lines[0]+"\n"+strings.Join(shuffled[half:], "\n")+"\n"), 0o644)
+
+	if _, err := ScanLog(logEvents(sdir, "event_id")); err == nil || !strings.Contains(err.Error(), "rows must be in arrival order") {
+		t.Fatalf("the shuffled log without sort: %v, want an arrival-order error", err)
+	}
+	want, _ := readRows(t, logEvents(ordered, "event_id"), 0)
+	for _, budget := range []int{0, 4 << 10} {
+		e := logEvents(sdir, "event_id")
+		e.Sort = true
+		r, err := eventlog.Open(func() eventlog.Spec { s := e.Spec(); s.SortBudget = budget; return s }())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for r.Next() {
+		}
+		if spilled := r.Spilled(); budget == 0 && spilled != 0 || budget != 0 && spilled <= 64 {
+			t.Fatalf("budget %d: %d runs spilled", budget, spilled)
+		}
+		r.Close()
+		got, _ := readRows(t, e, budget)
+		if len(got) != len(want) {
+			t.Fatalf("budget %d: %d rows, want %d", budget, len(got), len(want))
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("budget %d: row %d:\nsorted  %+v\nordered %+v", budget, i, got[i], want[i])
+			}
+		}
+	}
 }
