@@ -300,7 +300,7 @@ budget, no watermark to plan, or a state that never shrinks), 1 on errors.`,
 	sf.register(fl)
 	addForceFlag(cmd, new(bool))
 	addGoAheadFlag(cmd, new(bool))
-	return cmd
+	return withPlanLog(cmd)
 }
 
 // checkPlanOut refuses an empty --out, which wrote nothing silently, and
