@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"runtime/debug"
 
 	"github.com/dedupsim/dedupsim/generators/eventlog"
 )
@@ -102,7 +103,7 @@ func (x *LogIndex) IDForm() string {
 
 // LogIndexBytes is the index's memory: bounded by its budget, whatever
 // the number of distinct ids (TestScanLogMemoryBounded).
-const LogIndexBytes = "while the log is scanned, at most the sort budget (64 MiB unless set) of ids in memory, the rest in sorted runs on disk (about 25 bytes a row for uuid ids); after, nothing in memory and 8 bytes a row in a temporary file"
+const LogIndexBytes = "while the log is scanned, at most the sort budget (64 MiB unless set) of ids and half of it of rows' entries in memory, the rest in sorted runs on disk (about 25 bytes a row for uuid ids); after, nothing in memory, and 8 bytes a row (the entries) and about 30 (the parsed rows) in temporary files"
 
 // maxLogEvents bounds the distinct ids of a log: event numbers are kept
 // in 32 bits.
@@ -111,7 +112,7 @@ const maxLogEvents = math.MaxUint32 - 1
 // ScanLog reads the log of e once: it checks every row (the reader's
 // checks, and the schema columns the log carries: customer_id, attempt
 // and payload whole numbers, ingest_time a time) and indexes its ids,
-// in at most e.SortBudget bytes of memory for them (0: 64 MiB).
+// in at most 1.5 x e.SortBudget bytes of memory for them (0: 64 MiB).
 func ScanLog(e *Events) (*LogIndex, error) {
 	r, err := eventlog.Open(e.Spec())
 	if err != nil {
@@ -181,6 +182,10 @@ func ScanLog(e *Events) (*LogIndex, error) {
 	if err := x.number(srt, budget, name); err != nil {
 		return nil, err
 	}
+	// The scan's buffers (up to 1.5 budgets) are garbage now: one
+	// collection gives their pages back to the system before the run
+	// allocates, so that the run's heap does not grow on top of them.
+	debug.FreeOSMemory()
 	ok = true
 	return x, nil
 }
@@ -193,7 +198,8 @@ func (x *LogIndex) number(srt *eventlog.Sorter, budget int, name string) error {
 		return fmt.Errorf("event log %s: %w", name, err)
 	}
 	defer m.Close()
-	out, err := newRowTable(x.Rows, budget)
+	// The row table's buckets take half the budget beside the sorter's.
+	out, err := newRowTable(x.Rows, budget/2)
 	if err != nil {
 		return err
 	}
