@@ -217,6 +217,10 @@ func (x *LogIndex) number(srt *eventlog.Sorter, budget int, name string) error {
 			return fmt.Errorf("%s: the id %q has more than 4294967295 rows", name, cut(cur))
 		}
 		x.Events++
+		if n == 1 {
+			// A single row: the table's default entry.
+			return nil
+		}
 		return out.put(first, firstRow|n)
 	}
 	for m.Next() {
@@ -729,7 +733,9 @@ func SourceErr(src Source) error {
 // row order, in bounded memory: the rows are split in buckets of at most
 // budget/8 rows, each written to its own temporary file as (row, entry)
 // pairs, then each bucket is read into an array and written out in
-// order. A log whose rows fit in one bucket never leaves memory.
+// order. A log whose rows fit in one bucket never leaves memory. A row
+// given no entry has singleEntry: the rows of ids seen once, most rows
+// of most logs, are never written to a bucket.
 type rowTable struct {
 	rows, per int64
 	mem       []uint64
@@ -742,6 +748,7 @@ func newRowTable(rows int64, budget int) (*rowTable, error) {
 	t := &rowTable{rows: rows, per: max(int64(budget)/8, 1)}
 	if rows <= t.per {
 		t.mem = make([]uint64, rows)
+		fillSingle(t.mem)
 		return t, nil
 	}
 	nb := (rows + t.per - 1) / t.per
@@ -815,6 +822,7 @@ func (t *rowTable) writeTo(w *bufio.Writer) error {
 			return err
 		}
 		r.Reset(f)
+		fillSingle(arr[:n])
 		var p [16]byte
 		for {
 			if _, err := io.ReadFull(r, p[:]); err == io.EOF {
@@ -832,6 +840,15 @@ func (t *rowTable) writeTo(w *bufio.Writer) error {
 		t.buckets[i] = nil
 	}
 	return nil
+}
+
+// singleEntry is the entry of an id's only row.
+const singleEntry = firstRow | 1
+
+func fillSingle(a []uint64) {
+	for i := range a {
+		a[i] = singleEntry
+	}
 }
 
 func (t *rowTable) close() {
