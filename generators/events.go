@@ -29,7 +29,9 @@ type Events struct {
 	// Format forces the files' format: csv, jsonl or parquet; "" detects
 	// it from each file's first bytes.
 	Format string `json:"format,omitempty" yaml:"format" want:"csv, jsonl or parquet"`
-	// Sort asks the reader to sort rows by arrival. Not supported yet.
+	// Sort asks the reader to sort the rows by arrival (rows with equal
+	// arrivals keep their order in the files), in bounded memory
+	// (SortBudget), spilling sorted runs to temporary files.
 	Sort bool `json:"sort,omitempty" yaml:"sort" want:"true or false"`
 	// BadClockTolerance is how far ahead of its arrival a row's event
 	// time may be before the row counts as a bad clock [1m].
@@ -42,6 +44,10 @@ type Events struct {
 	Path string `json:"-" yaml:"-"`
 	// Index is the log's first pass (ScanLog), set by the loader.
 	Index *LogIndex `json:"-" yaml:"-"`
+	// SortBudget is the memory, in bytes, the first pass (and sort:
+	// true) may hold ids or rows in before spilling to disk; 0 is
+	// eventlog.DefaultSortBudget (64 MiB).
+	SortBudget int `json:"-" yaml:"-"`
 }
 
 // ColumnList is one column name or a list of them.
@@ -66,7 +72,7 @@ func (e *Events) Spec() eventlog.Spec {
 		}
 	}
 	return eventlog.Spec{Path: path, ID: e.ID, EventTime: e.EventTime, ArrivalTime: e.ArrivalTime, TimeUnit: u,
-		Format: eventlog.Format(e.Format), Optional: opt}
+		Format: eventlog.Format(e.Format), Optional: opt, Sort: e.Sort, SortBudget: e.SortBudget}
 }
 
 // uses reports whether the log's own columns (id, times) include name.
@@ -110,9 +116,6 @@ func (ps *problems) checkEvents(c *Config) {
 	case eventlog.FormatAuto, eventlog.FormatCSV, eventlog.FormatJSONL, eventlog.FormatParquet:
 	default:
 		ps.add(path+".format", "must be one of csv, jsonl, parquet (or left out to detect it), got %q", e.Format)
-	}
-	if e.Sort {
-		ps.add(path+".sort", "must be false: sorting a log by arrival is not supported yet (sort the files first, such as sort -t, -k3,3 for a CSV file's third column)")
 	}
 	if e.BadClockTolerance < 0 {
 		ps.add(path+".badClockTolerance", "must be at least 0, got %s", e.BadClockTolerance)

@@ -3,10 +3,13 @@ package generators
 import (
 	"bufio"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -209,10 +212,9 @@ func BenchmarkLogSource(b *testing.B) {
 }
 
 // BenchmarkLogIndex measures the first pass's memory per distinct id:
-// scan-bytes/id is the heap of the id map ScanLog fills while it reads
-// (a map of the form's key to a uint32, rebuilt here with the log's own
-// ids, measured after a collection), kept-bytes/id what the index keeps
-// after the scan (the copies; the rows' event numbers are on disk).
+// alloc-bytes/id is what ScanLog allocates in all (its budget's buffers,
+// reused, so it falls as the ids grow), kept-bytes/id what the index
+// keeps on the heap after the scan (the rows' entries are on disk).
 func BenchmarkLogIndex(b *testing.B) {
 	for _, c := range []struct {
 		name      string
@@ -227,7 +229,7 @@ func BenchmarkLogIndex(b *testing.B) {
 			if c.composite {
 				id = []string{"k1", "k2"}
 			}
-			var scan, kept float64
+			var alloc, kept float64
 			for range b.N {
 				var before, after runtime.MemStats
 				runtime.GC()
@@ -237,38 +239,180 @@ func BenchmarkLogIndex(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
+				runtime.ReadMemStats(&after)
+				alloc = float64(after.TotalAlloc-before.TotalAlloc) / float64(x.Events)
 				runtime.GC()
 				runtime.ReadMemStats(&after)
 				kept = float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / float64(x.Events)
-				// The map as the scan held it.
-				r, _ := eventlog.Open(e.Spec())
-				runtime.GC()
-				runtime.ReadMemStats(&before)
-				ints, uuids, others := map[int64]uint32{}, map[[16]byte]uint32{}, map[string]uint32{}
-				for r.Next() {
-					rec := r.Record()
-					switch {
-					case c.composite:
-						others[string(rec.ID)] = 0
-					case c.ids == UUIDs:
-						u, _ := parseLowerUUID(rec.ID)
-						uuids[u] = 0
-					default:
-						n, _ := parseCanonicalInt(rec.ID)
-						ints[n] = 0
-					}
-				}
-				r.Close()
-				runtime.GC()
-				runtime.ReadMemStats(&after)
-				scan = float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / float64(x.Events)
-				runtime.KeepAlive(ints)
-				runtime.KeepAlive(uuids)
-				runtime.KeepAlive(others)
 				runtime.KeepAlive(x)
+				x.Close()
 			}
-			b.ReportMetric(scan, "scan-bytes/id")
+			b.ReportMetric(alloc, "alloc-bytes/id")
 			b.ReportMetric(kept, "kept-bytes/id")
 		})
+	}
+}
+
+// readRows reads every row of the log of e through LogSource, scanned
+// with the given sort budget, and returns the rows and the index.
+func readRows(t *testing.T, e *Events, budget int) ([]Row, *LogIndex) {
+	t.Helper()
+	e.SortBudget = budget
+	x, err := ScanLog(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Index = x
+	src, err := NewLogSource(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []Row
+	var r Row
+	for src.Next(&r) {
+		rows = append(rows, r)
+	}
+	if err := src.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return rows, x
+}
+
+// TestScanLogSpills: a log whose ids are far more than the first pass's
+// budget (sorted runs spilled to disk, merged in rounds) gives every row
+// the same event, copies and copy as a scan that holds it all in memory,
+// for each id form.
+func TestScanLogSpills(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		ids       IDForm
+		composite bool
+	}{{"uuid", UUIDs, false}, {"int", Ints, false}, {"composite", Ints, true}} {
+		t.Run("ids="+c.name, func(t *testing.T) {
+			cfg := retriesConfig(2*time.Minute, 100, c.ids)
+			path := filepath.Join(t.TempDir(), "log.csv")
+			n := writeLogCSV(t, mustNew(t, cfg), path, c.composite)
+			id := []string{"event_id"}
+			if c.composite {
+				id = []string{"k1", "k2"}
+			}
+			want, wx := readRows(t, logEvents(path, id...), 0)
+			got, gx := readRows(t, logEvents(path, id...), 2<<10)
+			if wx.Spilled != 0 || gx.Spilled <= 64 {
+				t.Fatalf("runs spilled: %d with the default budget, %d with 2 KiB; want 0 and more than one merge's fan-in (64)", wx.Spilled, gx.Spilled)
+			}
+			if len(got) != n || len(want) != n || gx.Events != wx.Events || gx.IDForm() != wx.IDForm() {
+				t.Fatalf("rows %d and %d, events %d and %d, forms %s and %s; want %d rows", len(got), len(want), gx.Events, wx.Events, gx.IDForm(), wx.IDForm(), n)
+			}
+			copies := 0
+			for i := range want {
+				if got[i] != want[i] {
+					t.Fatalf("row %d:\nspilled   %+v\nin memory %+v", i, got[i], want[i])
+				}
+				if want[i].Truth.Copy > 0 {
+					copies++
+				}
+			}
+			if copies == 0 {
+				t.Fatal("no copies: the test proves nothing")
+			}
+		})
+	}
+}
+
+// TestScanLogMemoryBounded: the first pass allocates about its budget,
+// however many distinct ids the log has: four times the ids allocate
+// less than the ids' own 16 bytes each (an id map would allocate more),
+// and at most four budgets more than a quarter of the ids.
+func TestScanLogMemoryBounded(t *testing.T) {
+	const budget = 256 << 10
+	alloc := func(rate float64) (uint64, uint64) {
+		cfg := workload(2*time.Minute, rate, func(s *Config) { s.Workload.IDs = UUIDs })
+		path := filepath.Join(t.TempDir(), "log.csv")
+		writeLogCSV(t, mustNew(t, cfg), path, false)
+		e := logEvents(path, "event_id")
+		e.SortBudget = budget
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		x, err := ScanLog(e)
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x.Close()
+		return after.TotalAlloc - before.TotalAlloc, x.Events
+	}
+	small, _ := alloc(500)
+	big, ids := alloc(2000)
+	if ids < 200000 || big > 16*ids || big > 4*budget+small {
+		t.Fatalf("scan allocated %d bytes for %d ids (and %d for a quarter of them); want less than the ids' 16 bytes each and at most 4x the budget (%d) more than the small log", big, ids, small, budget)
+	}
+	t.Logf("allocated %d bytes for %d ids, %d for a quarter of them", big, ids, small)
+}
+
+// TestLogSortByArrival: a log whose lines are shuffled, read with
+// sort: true (in memory, and with a budget far smaller than the log, so
+// sorted runs spill to disk and merge in rounds), gives every row the
+// same values and ground truth as the log in arrival order.
+func TestLogSortByArrival(t *testing.T) {
+	cfg := retriesConfig(2*time.Minute, 100, UUIDs)
+	dir := t.TempDir()
+	ordered := filepath.Join(dir, "ordered.csv")
+	writeLogCSV(t, mustNew(t, cfg), ordered, false)
+	data, err := os.ReadFile(ordered)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	// Keep one row of each arrival, so that the order is total (rows of
+	// equal arrival keep their file order: TestSortedReaderIsStable).
+	seen := map[string]bool{}
+	body := lines[1:][:0]
+	for _, l := range lines[1:] {
+		a := l[strings.LastIndexByte(l, ',')+1:]
+		if !seen[a] {
+			seen[a] = true
+			body = append(body, l)
+		}
+	}
+	os.WriteFile(ordered, []byte(lines[0]+"\n"+strings.Join(body, "\n")+"\n"), 0o644)
+	shuffled := slices.Clone(body)
+	rand.New(rand.NewPCG(3, 4)).Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+	if slices.Equal(shuffled, body) {
+		t.Fatal("the shuffle left the rows in order")
+	}
+	// Two files, each out of order.
+	half := len(shuffled) / 2
+	sdir := filepath.Join(dir, "shuffled")
+	os.Mkdir(sdir, 0o755)
+	os.WriteFile(filepath.Join(sdir, "a.csv"), []byte(lines[0]+"\n"+strings.Join(shuffled[:half], "\n")+"\n"), 0o644)
+	os.WriteFile(filepath.Join(sdir, "b.csv"), []byte(lines[0]+"\n"+strings.Join(shuffled[half:], "\n")+"\n"), 0o644)
+
+	if _, err := ScanLog(logEvents(sdir, "event_id")); err == nil || !strings.Contains(err.Error(), "rows must be in arrival order") {
+		t.Fatalf("the shuffled log without sort: %v, want an arrival-order error", err)
+	}
+	want, _ := readRows(t, logEvents(ordered, "event_id"), 0)
+	for _, budget := range []int{0, 4 << 10} {
+		e := logEvents(sdir, "event_id")
+		e.Sort = true
+		r, err := eventlog.Open(func() eventlog.Spec { s := e.Spec(); s.SortBudget = budget; return s }())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for r.Next() {
+		}
+		if spilled := r.Spilled(); budget == 0 && spilled != 0 || budget != 0 && spilled <= 64 {
+			t.Fatalf("budget %d: %d runs spilled", budget, spilled)
+		}
+		r.Close()
+		got, _ := readRows(t, e, budget)
+		if len(got) != len(want) {
+			t.Fatalf("budget %d: %d rows, want %d", budget, len(got), len(want))
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("budget %d: row %d:\nsorted  %+v\nordered %+v", budget, i, got[i], want[i])
+			}
+		}
 	}
 }

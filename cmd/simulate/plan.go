@@ -141,7 +141,7 @@ func newPlanCmd(stdout, stderr io.Writer) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error { return f.run(cmd, args[0], stdout, stderr) },
 	}
 	f.register(cmd)
-	return cmd
+	return withPlanLog(cmd)
 }
 
 // register binds plan's flags to cmd.

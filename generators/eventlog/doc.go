@@ -1,7 +1,8 @@
 // Package eventlog reads event logs: a user's own traffic, dumped from a
 // topic or a table, as rows of an id, an event time and an arrival time
 // (and any other columns the caller asks for). It streams: memory is one
-// read buffer and one row, never the log.
+// read buffer and one row, never the log (with Spec.Sort, its sort's
+// budget).
 //
 // Formats: CSV with a header row (RFC 4180 quoting), JSON lines (one
 // object a line; strings or numbers), Parquet (flat columns: strings,
@@ -14,7 +15,14 @@
 // A log is a file, a folder (its files by name, skipping those whose
 // names start with '.' or '_', as Spark does) or a glob (its matches by
 // name). Rows must come in arrival order across the files: a row whose
-// arrival is before the previous row's is an error naming both.
+// arrival is before the previous row's is an error naming both. With
+// Spec.Sort the reader sorts them instead (rows of equal arrival in
+// their order in the files), by an external sort in bounded memory.
+//
+// Sorter is that external sort, also used by the caller's first pass:
+// records held up to a budget, radix-sorted on an 8-byte prefix, spilled
+// as sorted runs to temporary files removed from their folder at once,
+// and merged.
 //
 // Times are RFC 3339 (any sub-second precision, cut to the microsecond
 // toward the past; offsets converted to UTC; 't', 'z' and a space for

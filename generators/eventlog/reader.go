@@ -68,6 +68,8 @@ type Reader struct {
 	optUnits []TimeUnit
 	optTS    []int64
 	optIsTS  []bool
+	// sort is set when Spec.Sort asks for the rows sorted by arrival.
+	sort *sorted
 }
 
 // fileReader reads the rows of one file.
@@ -115,6 +117,9 @@ func Open(spec Spec) (*Reader, error) {
 	r.optIsTS = make([]bool, len(spec.Optional))
 	if spec.TimeUnit != UnitAuto {
 		r.detected = true
+	}
+	if spec.Sort {
+		r.sort = &sorted{}
 	}
 	if err := r.openNext(); err != nil {
 		return nil, err
@@ -208,6 +213,10 @@ func (r *Reader) Close() error {
 		err = r.cur.close()
 		r.cur = nil
 	}
+	if r.sort != nil && r.sort.m != nil {
+		r.sort.m.Close()
+		r.sort.m = nil
+	}
 	if r.tmp != "" {
 		os.Remove(r.tmp)
 		r.tmp = ""
@@ -222,7 +231,11 @@ func (r *Reader) Next() bool {
 	if r.err != nil {
 		return false
 	}
-	if err := r.next(); err != nil {
+	next := r.next
+	if r.sort != nil {
+		next = r.nextSorted
+	}
+	if err := next(); err != nil {
 		if err != io.EOF {
 			r.err = err
 		} else if r.rows == 0 {
@@ -301,7 +314,7 @@ func (r *Reader) next() error {
 		}
 		rec.Optional[i] = v.b
 	}
-	if r.rows > 0 && rec.Arrival < r.last {
+	if r.rows > 0 && rec.Arrival < r.last && r.sort == nil {
 		return r.rowErr(r.spec.ArrivalTime, fmt.Sprintf("arrival %s is before the previous row's, %s (%s %s): rows must be in arrival order (sort: true sorts them)",
 			fmtMicros(rec.Arrival), fmtMicros(r.last), r.lastFile, r.lastRowName()))
 	}
@@ -440,6 +453,9 @@ func (r *Reader) RowError(col, msg string) error { return r.rowErr(col, msg) }
 
 // rowErr is a problem with column col of the current row.
 func (r *Reader) rowErr(col, msg string) error {
+	if r.sort != nil && r.sort.m != nil {
+		return &Error{File: r.rec.File, Row: r.rec.Row, Line: r.rec.Line, Column: col, Msg: msg}
+	}
 	row, line := r.cur.row()
 	return &Error{File: r.files[r.fi], Row: row, Line: line, Column: col, Msg: msg}
 }

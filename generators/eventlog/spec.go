@@ -40,6 +40,12 @@ type Spec struct {
 	Optional []string
 	// Format forces the format of every file; FormatAuto detects it.
 	Format Format
+	// Sort reads the rows in arrival order whatever their order in the
+	// files (rows with equal arrivals in their order in the files), by an
+	// external sort in SortBudget bytes of memory (0: DefaultSortBudget),
+	// spilling sorted runs to temporary files.
+	Sort       bool
+	SortBudget int
 }
 
 // Check returns the first problem of s, or nil.

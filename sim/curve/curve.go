@@ -242,12 +242,16 @@ func Compute(ctx context.Context, sc *scenario.Scenario, name string, opts Optio
 	if sc.Start.UnixMilli()-maxD.Milliseconds() <= 0 {
 		return nil, unsupported("delays up to %s reach back before the epoch from the scenario's start", maxD)
 	}
-	src, err := generators.New(sc.Generator())
+	// The scenario's rows: generated, or its event log's.
+	src, err := generators.NewSource(sc.Generator())
 	if err != nil {
 		return nil, err
 	}
 	p := newPass(sc, sh, maxD, opts)
 	if err := p.run(ctx, src); err != nil {
+		return nil, err
+	}
+	if err := generators.SourceErr(src); err != nil {
 		return nil, err
 	}
 	out := &Curve{Query: name, Max: maxD, InputRows: p.inputRows, LogicalEvents: p.logical, TrueDuplicates: p.trueDups,

@@ -240,7 +240,7 @@ func floorDiv(a, b int64) int64 {
 // rows that arrived by a trigger form its batch; with none, a no-data
 // batch runs when no-data batches are on and the last batch raised the
 // largest event time; idle triggers are skipped.
-func (p *pass) run(ctx context.Context, src *generators.Generator) error {
+func (p *pass) run(ctx context.Context, src generators.Source) error {
 	sc := p.sc
 	trig := sc.Trigger.Micros()
 	t := sc.Start.UnixMicro() + trig

@@ -240,11 +240,20 @@ func TestWriteLogOf(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	n := writeLogCSV(t, sc, *writeLogTo)
+	t.Logf("%d rows written to %s", n, *writeLogTo)
+}
+
+// writeLogCSV writes the rows of sc's generator as a CSV log at path:
+// event_id, customer_id, event_time, ingest_time, attempt, payload,
+// arrival (times in epoch microseconds). It returns the rows written.
+func writeLogCSV(t testing.TB, sc *scenario.Scenario, path string) int {
+	t.Helper()
 	g, err := generators.New(sc.Generator())
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Create(*writeLogTo)
+	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,5 +283,5 @@ func TestWriteLogOf(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%d rows written to %s", n, *writeLogTo)
+	return n
 }

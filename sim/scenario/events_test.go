@@ -41,7 +41,6 @@ func TestEventsWorkload(t *testing.T) {
 	for _, c := range []struct{ yaml, want string }{
 		{"workload:\n  rate: 10/s\n  events: {file: log.csv, id: k, eventTime: et, arrivalTime: at}\n", "workload.rate: must be left out with workload.events"},
 		{"start: 2026-01-01T00:00:00Z\nworkload:\n  events: {file: log.csv, id: k, eventTime: et, arrivalTime: at}\n", "start: must be left out with workload.events"},
-		{"workload:\n  events: {file: log.csv, id: k, eventTime: et, arrivalTime: at, sort: true}\n", "workload.events.sort: must be false"},
 		{"workload:\n  events: {file: log.csv, id: k, eventTime: et, arrivalTime: at, timeUnit: ns}\n", "workload.events.timeUnit: must be one of"},
 		{"workload:\n  events: {file: log.csv, id: k, eventTime: et, arrivalTime: at, start: 2026-01-01T00:00:10Z}\n", "workload.events.start: must be at or before the log's first arrival"},
 		{"workload:\n  events: {file: log.csv, id: k, eventTime: et, arrivalTime: at}\nqueries:\n  - {name: q, query: 'dropDuplicates([\"attempt\"])'}\n", "queries[0].query: names attempt, a column the log log.csv does not hold"},
