@@ -56,36 +56,7 @@ func writeReview(ctx context.Context, st *fileio.Staging, in reviewInput, res *p
 			return err
 		}
 	}
-	rv := &reports.Review{
-		Scenario: in.file, Query: res.Query, QueryText: res.QueryText, Reason: res.Reason, Binding: res.Binding,
-		BindingText: res.BindingText(), Margins: res.MarginsText(),
-		MaxMissedRate: res.Targets.MaxMissedRate, MaxFalseDropRate: res.Targets.MaxFalseDropRate, MemoryBudgetBytes: res.Targets.MemoryBudget,
-		ScenarioRate: res.ScenarioRate, PlannedRate: res.PlannedRate, Quantile: res.Quantile,
-		TriggerSeconds: sc.Trigger.Std().Seconds(), Notes: res.Notes, Command: in.command,
-	}
-	if res.Recommended != nil {
-		v := res.Recommended.Seconds()
-		rv.RecommendedDelaySeconds = &v
-	}
-	for _, s := range res.Seeds {
-		rs := reports.ReviewSeed{Seed: s.Seed}
-		if s.Delay != nil {
-			v := s.Delay.Seconds()
-			rs.DelaySeconds = &v
-		}
-		rv.Seeds = append(rv.Seeds, rs)
-	}
-	sp := res.Spread
-	rv.Spread = reports.ReviewSpread{
-		MissedRate:     [3]float64{sp.MissedRate.Min, sp.MissedRate.Median, sp.MissedRate.Max},
-		FalseDropRate:  [3]float64{sp.FalseDropRate.Min, sp.FalseDropRate.Median, sp.FalseDropRate.Max},
-		PeakStateRows:  [3]float64{sp.PeakStateRows.Min, sp.PeakStateRows.Median, sp.PeakStateRows.Max},
-		PeakStateBytes: [3]float64{sp.PeakStateBytes.Min, sp.PeakStateBytes.Median, sp.PeakStateBytes.Max},
-	}
-	for _, p := range res.Points {
-		rv.Points = append(rv.Points, reports.ReviewPoint{DelaySeconds: p.Delay.Seconds(), MissedRate: p.Summary.MissedDuplicateRate,
-			FalseDropRate: p.Summary.FalseDropRate, PeakStateBytes: float64(p.Summary.PeakStateBytes)})
-	}
+	rv := newReview(in, res, sc)
 
 	var g errgroup.Group
 	var pickRows int64 // the peak state of the run at the pick
@@ -145,25 +116,7 @@ func writeReview(ctx context.Context, st *fileio.Staging, in reviewInput, res *p
 		return err
 	}
 	if in.cluster != nil {
-		rc := &reports.ReviewCluster{Partitions: in.cluster.Partitions, Executors: in.cluster.Executors, CoresPerExecutor: in.cluster.CoresPerExecutor}
-		for i, s := range sized {
-			kind := "JVM heap"
-			if providers[i] == sparkmodel.RocksDB {
-				kind = "native memory"
-			}
-			costs := providers[i] + "'s default costs (estimates until calibrated)"
-			if !s.DefaultCosts {
-				costs = "calibrated: " + orScenario(in.costFrom)
-			}
-			rc.Providers = append(rc.Providers, reports.ReviewProvider{Provider: providers[i], MemoryKind: kind,
-				ExecutorPeakMemoryBytes: s.ExecutorPeakMemoryBytes, ExecutorPeakDiskBytes: s.ExecutorPeakDiskBytes,
-				BatchP50Ms: s.BatchP50Ms, BatchP99Ms: s.BatchP99Ms, KeepsUp: s.KeepsUp, MaxSustainableRate: s.MaxSustainableRate,
-				MaxSustainableRateBounded: s.MaxSustainableRateBounded, Costs: costs, Verdict: s.Verdict(),
-				ExecutorMemoryBytes: s.ExecutorMemoryBytes, ExecutorMemorySource: s.ExecutorMemorySource, FitsMemory: s.FitsMemory,
-				BatchLimited: s.BatchLimited, MemoryAtMaxRateBytes: s.MemoryAtMaxRateBytes, RateBound: s.RateBound, RateBoundText: s.BoundText(),
-				MemoryHint: s.MemoryHint(), SimulationsAtBatchLimit: s.LimitedRuns})
-		}
-		rv.Cluster = rc
+		rv.Cluster = reviewCluster(in, sized, providers)
 	}
 	var provs []sizedProvider
 	if rv.Cluster != nil {
@@ -180,6 +133,65 @@ func writeReview(ctx context.Context, st *fileio.Staging, in reviewInput, res *p
 	}
 	rv.Assumptions = assumptions(in, res, sc, rv)
 	return reports.RenderReview(st.Dir, rv)
+}
+
+// newReview is the review's text and numbers from the plan's result, before
+// the run at the pick and the cluster's sizing.
+func newReview(in reviewInput, res *plan.Result, sc *scenario.Scenario) *reports.Review {
+	rv := &reports.Review{
+		Scenario: in.file, Query: res.Query, QueryText: res.QueryText, Reason: res.Reason, Binding: res.Binding,
+		BindingText: res.BindingText(), Margins: res.MarginsText(),
+		MaxMissedRate: res.Targets.MaxMissedRate, MaxFalseDropRate: res.Targets.MaxFalseDropRate, MemoryBudgetBytes: res.Targets.MemoryBudget,
+		ScenarioRate: res.ScenarioRate, PlannedRate: res.PlannedRate, Quantile: res.Quantile,
+		TriggerSeconds: sc.Trigger.Std().Seconds(), Notes: res.Notes, Command: in.command,
+	}
+	if res.Recommended != nil {
+		v := res.Recommended.Seconds()
+		rv.RecommendedDelaySeconds = &v
+	}
+	for _, s := range res.Seeds {
+		rs := reports.ReviewSeed{Seed: s.Seed}
+		if s.Delay != nil {
+			v := s.Delay.Seconds()
+			rs.DelaySeconds = &v
+		}
+		rv.Seeds = append(rv.Seeds, rs)
+	}
+	sp := res.Spread
+	rv.Spread = reports.ReviewSpread{
+		MissedRate:     [3]float64{sp.MissedRate.Min, sp.MissedRate.Median, sp.MissedRate.Max},
+		FalseDropRate:  [3]float64{sp.FalseDropRate.Min, sp.FalseDropRate.Median, sp.FalseDropRate.Max},
+		PeakStateRows:  [3]float64{sp.PeakStateRows.Min, sp.PeakStateRows.Median, sp.PeakStateRows.Max},
+		PeakStateBytes: [3]float64{sp.PeakStateBytes.Min, sp.PeakStateBytes.Median, sp.PeakStateBytes.Max},
+	}
+	for _, p := range res.Points {
+		rv.Points = append(rv.Points, reports.ReviewPoint{DelaySeconds: p.Delay.Seconds(), MissedRate: p.Summary.MissedDuplicateRate,
+			FalseDropRate: p.Summary.FalseDropRate, PeakStateBytes: float64(p.Summary.PeakStateBytes)})
+	}
+	return rv
+}
+
+// reviewCluster is the review's cluster section: each provider sized.
+func reviewCluster(in reviewInput, sized [2]*plan.SparkResult, providers [2]string) *reports.ReviewCluster {
+	rc := &reports.ReviewCluster{Partitions: in.cluster.Partitions, Executors: in.cluster.Executors, CoresPerExecutor: in.cluster.CoresPerExecutor}
+	for i, s := range sized {
+		kind := "JVM heap"
+		if providers[i] == sparkmodel.RocksDB {
+			kind = "native memory"
+		}
+		costs := providers[i] + "'s default costs (estimates until calibrated)"
+		if !s.DefaultCosts {
+			costs = "calibrated: " + orScenario(in.costFrom)
+		}
+		rc.Providers = append(rc.Providers, reports.ReviewProvider{Provider: providers[i], MemoryKind: kind,
+			ExecutorPeakMemoryBytes: s.ExecutorPeakMemoryBytes, ExecutorPeakDiskBytes: s.ExecutorPeakDiskBytes,
+			BatchP50Ms: s.BatchP50Ms, BatchP99Ms: s.BatchP99Ms, KeepsUp: s.KeepsUp, MaxSustainableRate: s.MaxSustainableRate,
+			MaxSustainableRateBounded: s.MaxSustainableRateBounded, Costs: costs, Verdict: s.Verdict(),
+			ExecutorMemoryBytes: s.ExecutorMemoryBytes, ExecutorMemorySource: s.ExecutorMemorySource, FitsMemory: s.FitsMemory,
+			BatchLimited: s.BatchLimited, MemoryAtMaxRateBytes: s.MemoryAtMaxRateBytes, RateBound: s.RateBound, RateBoundText: s.BoundText(),
+			MemoryHint: s.MemoryHint(), SimulationsAtBatchLimit: s.LimitedRuns})
+	}
+	return rc
 }
 
 func orScenario(from string) string {
