@@ -32,30 +32,50 @@ const TWSOperatorName = "transformWithStateInPySparkExec"
 // Without a TTL (ttlMs 0) a key is kept forever.
 //
 // The model stores expirationMs x 1000 as the key's expiry. At the start of
-// a batch it lists the keys whose expiry is at or below the batch timestamp
-// (invisible in this batch) and evicts them; a row that re-adds one of them
-// is the refresh Spark does, not a removal. The removed count is the keys
-// evicted and not re-added: what Spark's end-of-batch cleanup removes.
+// a batch it evicts the keys whose expiry is at or below the batch
+// timestamp (invisible in this batch) and remembers them for the batch; a
+// row that sets one of them again is the refresh Spark does, not a
+// removal. The removed count is the keys evicted and not set again: what
+// Spark's end-of-batch cleanup removes.
+//
+// The eviction costs what it evicts, not what stays: a store that names the
+// keys it evicts (KeyEvicter: the memory store, whose expiry index pops
+// only the expired keys) hands them over as it removes them. A store that
+// cannot (the Pebble store) is listed whole at a batch where a key may
+// have expired (the smallest expiry set since the last listing bounds
+// when that is).
 type TWSDedup struct {
 	store engines.Store
 	ttlMs int64
 	// now is the batch timestamp (ms) set by StartBatch.
 	now int64
-	// expired holds the keys listed at the batch's start; refreshed counts
-	// those a row added again. removed is evicted - refreshed.
-	expired   map[string]struct{}
+	// expired holds the keys evicted at the batch's start; refreshed
+	// counts those a row set again. removed is evicted - refreshed.
+	expired   keySet
+	addFn     func(key []byte)
 	evicted   int
 	refreshed int
-	// minExp is a lower bound of the stored expiries (ms); valid once set.
+	// minExp is a lower bound of the stored expiries (ms), valid once set:
+	// the listing path's shortcut.
 	minExp   int64
 	minValid bool
 	exps     []int64
 }
 
+// KeyEvicter is implemented by stores that can name the keys an eviction
+// removes, at a cost proportional to what it removes (memstore.Store).
+type KeyEvicter interface {
+	// EvictKeys is Evict that calls fn with each removed key (valid only
+	// during the call).
+	EvictKeys(watermark int64, fn func(key []byte)) (int, error)
+}
+
 // NewTWSDedup returns the transformWithState dedup processor over store
 // with a ValueState TTL of ttlMs milliseconds (0: no TTL).
 func NewTWSDedup(store engines.Store, ttlMs int64) *TWSDedup {
-	return &TWSDedup{store: store, ttlMs: ttlMs, expired: map[string]struct{}{}}
+	d := &TWSDedup{store: store, ttlMs: ttlMs, expired: newKeySet()}
+	d.addFn = d.expired.add
+	return d
 }
 
 // Name returns TWSOperatorName.
@@ -70,19 +90,37 @@ func (d *TWSDedup) TTLMs() int64 { return d.ttlMs }
 func (d *TWSDedup) StartBatch(batchMs int64) error {
 	d.now = batchMs
 	d.evicted, d.refreshed = 0, 0
-	clear(d.expired)
-	if d.ttlMs <= 0 || d.store.Len() == 0 || (d.minValid && d.minExp > batchMs) {
+	d.expired.reset()
+	if d.ttlMs <= 0 || d.store.Len() == 0 {
+		return nil
+	}
+	limit := batchMs * 1000
+	if ke, ok := d.store.(KeyEvicter); ok {
+		n, err := ke.EvictKeys(limit, d.addFn)
+		if err != nil {
+			return fmt.Errorf("transformWithState TTL: remove expired values: %w", err)
+		}
+		d.evicted = n
+		return nil
+	}
+	return d.listAndEvict(limit)
+}
+
+// listAndEvict is StartBatch's eviction on a store that cannot name what it
+// evicts: it lists the store's keys (unless no stored value can have
+// expired yet) to learn which expire, then evicts them.
+func (d *TWSDedup) listAndEvict(limit int64) error {
+	if d.minValid && d.minExp*1000 > limit {
 		return nil
 	}
 	r, ok := d.store.(engines.Ranger)
 	if !ok {
-		return fmt.Errorf("transformWithState TTL: the state store cannot list its keys")
+		return fmt.Errorf("transformWithState TTL: the state store can neither name the keys it evicts nor list its keys")
 	}
-	limit := batchMs * 1000
 	next, found := int64(0), false
 	err := r.Range(func(key []byte, exp int64) bool {
 		if exp <= limit {
-			d.expired[string(key)] = struct{}{}
+			d.expired.add(key)
 		} else if !found || exp/1000 < next {
 			next, found = exp/1000, true
 		}
@@ -97,9 +135,6 @@ func (d *TWSDedup) StartBatch(batchMs int64) error {
 	}
 	d.evicted = n
 	d.minExp, d.minValid = next, found
-	if !found {
-		d.minValid = false
-	}
 	return nil
 }
 
@@ -114,11 +149,8 @@ func (d *TWSDedup) expiry() int64 {
 // note records a key the batch set: a refresh when it was listed as
 // expired at the batch's start.
 func (d *TWSDedup) note(key []byte) {
-	if len(d.expired) > 0 {
-		if _, ok := d.expired[string(key)]; ok {
-			delete(d.expired, string(key))
-			d.refreshed++
-		}
+	if d.expired.len() > 0 && d.expired.take(key) {
+		d.refreshed++
 	}
 	if d.ttlMs > 0 {
 		e := d.now + d.ttlMs
