@@ -61,6 +61,8 @@ type jobFault struct {
 func sparkConf(sp *spec, f Format) []confEntry {
 	provider, store := sp.provider, "the HDFS-backed store, as the scenario's store: memory"
 	switch {
+	case hasTWS(sp):
+		store = "RocksDB: transformWithState runs on no other state store"
 	case sp.kind == "trace":
 		store = "Spark's default, the HDFS-backed store"
 	case provider == rocksDBProvider && sp.store == "pebble":
@@ -115,6 +117,11 @@ func jobPy(sp *spec, sum *Summary) ([]byte, error) {
 		Faults                  []jobFault
 		Conf                    []confEntry
 		Queries                 []jobQuery
+		// TWSQueries name the transformWithState queries; BatchTimesMs
+		// and MarginMs are the export's (Summary.BatchTimesMs, TWSMarginMs).
+		TWSQueries   []string
+		BatchTimesMs []int64
+		MarginMs     int64
 	}{
 		Source: sp.source, Format: string(sum.Format), AppName: sp.app,
 		Columns: sp.cols, ReadOptions: readOptions(sum.Format), Batches: sum.Batches,
@@ -125,6 +132,12 @@ func jobPy(sp *spec, sum *Summary) ([]byte, error) {
 	}
 	for _, q := range sp.queries {
 		data.Queries = append(data.Queries, jobQuery{Query: q, TextLines: commentLines(q.Text)})
+		if _, ok := twsNode(&q); ok {
+			data.TWSQueries = append(data.TWSQueries, q.Name)
+		}
+	}
+	if len(data.TWSQueries) > 0 {
+		data.BatchTimesMs, data.MarginMs = sum.BatchTimesMs, TWSMarginMs
 	}
 	var b bytes.Buffer
 	if err := jobTmpl.Execute(&b, data); err != nil {
