@@ -200,3 +200,114 @@ func (d *TWSDedup) Len() int { return d.store.Len() }
 
 // Store returns the state store.
 func (d *TWSDedup) Store() engines.Store { return d.store }
+
+// TWSTimerDedup models the dedup processor with an event-time timer, as
+// people write it with transformWithState in timeMode "EventTime" behind a
+// withWatermark: one ValueState per grouping key; handleInputRows emits
+// the first row of a key without state, sets the state and registers a
+// timer at that row's event time (milliseconds) + the horizon, and drops
+// every other row while the state exists; handleExpiredTimer clears the
+// state.
+//
+// The rules are Spark's (TransformWithStateExec and its PySpark twin,
+// TimerStateImpl, stateful_processor_util.py):
+//
+//   - Rows at or below the late-events watermark (the previous batch's)
+//     are dropped before the processor sees them (numRowsDroppedByWatermark),
+//     as for every stateful operator: the query's late filter.
+//   - The batch's rows are handled first, with the state as the batch
+//     found it; then the timers at or below the eviction watermark (the
+//     batch's own) fire (getExpiredTimers: expiry <= watermark), each
+//     clearing its key's state (numRowsRemoved) and deleting the timer. A
+//     key set in this batch whose timer is already below the eviction
+//     watermark goes at the batch's end.
+//   - numRowsUpdated counts the states set; the custom metrics count the
+//     timers registered, expired (fired) and deleted (each fired timer).
+//     The timers are internal column families: numRowsTotal counts the
+//     values only.
+//
+// The model stores the timer (ms x 1000) as the key's expiry, and Evict at
+// the batch's end, with the eviction watermark, is the timers firing.
+type TWSTimerDedup struct {
+	store   engines.Store
+	timerMs int64
+	exps    []int64
+	// registered counts the timers registered since the last Evict.
+	registered int
+	fired      int
+}
+
+// NewTWSTimerDedup returns the event-time transformWithState dedup over
+// store with a timer timerMs milliseconds after a key's first event time.
+func NewTWSTimerDedup(store engines.Store, timerMs int64) *TWSTimerDedup {
+	return &TWSTimerDedup{store: store, timerMs: timerMs}
+}
+
+// Name returns TWSOperatorName.
+func (d *TWSTimerDedup) Name() string { return TWSOperatorName }
+
+// TimerMs returns the timer's horizon in milliseconds.
+func (d *TWSTimerDedup) TimerMs() int64 { return d.timerMs }
+
+// timer is the timer (microseconds: milliseconds x 1000) of a key whose
+// first row has event time eventTime (microseconds): the processor reads
+// the event time in milliseconds, truncated.
+func (d *TWSTimerDedup) timer(eventTime int64) int64 {
+	ms := eventTime / 1000
+	if eventTime < 0 && eventTime%1000 != 0 {
+		ms-- // floor, as a timestamp's milliseconds
+	}
+	return (ms + d.timerMs) * 1000
+}
+
+// Process sets the state of key and registers its timer when the key has
+// no state (emit), and reports false (drop) while it has.
+func (d *TWSTimerDedup) Process(key []byte, eventTime int64) (bool, error) {
+	ok, err := d.store.Add(key, d.timer(eventTime))
+	if ok {
+		d.registered++
+	}
+	return ok, err
+}
+
+// ProcessBatch is Process over a run of keys.
+func (d *TWSTimerDedup) ProcessBatch(keys []byte, ends []int32, eventTimes []int64, added []bool) error {
+	if cap(d.exps) < len(ends) {
+		d.exps = make([]int64, len(ends))
+	}
+	d.exps = d.exps[:len(ends)]
+	for i, et := range eventTimes {
+		d.exps[i] = d.timer(et)
+	}
+	if err := addBatch(d.store, keys, ends, d.exps, added); err != nil {
+		return err
+	}
+	for _, a := range added {
+		if a {
+			d.registered++
+		}
+	}
+	return nil
+}
+
+// Evict fires the timers at or below the eviction watermark
+// (microseconds): each clears its key's state. It returns how many.
+func (d *TWSTimerDedup) Evict(watermark int64) (int, error) {
+	n, err := d.store.Evict(watermark)
+	d.fired = n
+	return n, err
+}
+
+// TakeTimerCounts returns the timers registered since the last call and
+// those the last Evict fired, and starts the next batch's count.
+func (d *TWSTimerDedup) TakeTimerCounts() (registered, fired int) {
+	registered, fired = d.registered, d.fired
+	d.registered, d.fired = 0, 0
+	return registered, fired
+}
+
+// Len returns the number of keys in state.
+func (d *TWSTimerDedup) Len() int { return d.store.Len() }
+
+// Store returns the state store.
+func (d *TWSTimerDedup) Store() engines.Store { return d.store }

@@ -70,7 +70,8 @@ type Summary struct {
 	Queries []QuerySummary `json:"queries"`
 	// BatchTimesMs are, for an export with a transformWithState query,
 	// the trigger time of each batch file in milliseconds after the
-	// first's: job.py starts each batch of such a query then (TWSMarginMs).
+	// first's: job.py runs each batch of such a query with that batch
+	// timestamp (see twsNode's file).
 	BatchTimesMs []int64 `json:"batchTimesMs,omitempty"`
 }
 
@@ -274,9 +275,6 @@ func write(ctx context.Context, sp *spec, src source, out string, opts Options) 
 		}
 	}
 	if tws {
-		if err := checkTWSGaps(sp, sum.BatchTimesMs); err != nil {
-			return nil, err
-		}
 		for i := len(sum.BatchTimesMs) - 1; i >= 0; i-- {
 			sum.BatchTimesMs[i] -= sum.BatchTimesMs[0]
 		}

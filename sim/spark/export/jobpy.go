@@ -83,6 +83,10 @@ func sparkConf(sp *spec, f Format) []confEntry {
 		{"spark.sql.shuffle.partitions", strconv.FormatInt(sp.partitions, 10), "state stores per operator; a chain's later operators read their rows in the order of the earlier operator's partitions"},
 		{"spark.ui.showConsoleProgress", "false", "no console progress bars over the job's own output"},
 	}
+	if hasTWS(sp) {
+		out = append(out, confEntry{"spark.sql.streaming.fileSource.log.compactInterval", "1000000000",
+			"the file source's log never compacts: job.py writes a transformWithState batch's entry in it (see run_tws)"})
+	}
 	if f == Parquet {
 		out = append(out, confEntry{"spark.sql.parquet.datetimeRebaseModeInRead", "CORRECTED", "the timestamps are proleptic Gregorian, as dedupsim computes them"})
 	}
@@ -118,10 +122,9 @@ func jobPy(sp *spec, sum *Summary) ([]byte, error) {
 		Conf                    []confEntry
 		Queries                 []jobQuery
 		// TWSQueries name the transformWithState queries; BatchTimesMs
-		// and MarginMs are the export's (Summary.BatchTimesMs, TWSMarginMs).
+		// is the export's (Summary.BatchTimesMs).
 		TWSQueries   []string
 		BatchTimesMs []int64
-		MarginMs     int64
 	}{
 		Source: sp.source, Format: string(sum.Format), AppName: sp.app,
 		Columns: sp.cols, ReadOptions: readOptions(sum.Format), Batches: sum.Batches,
@@ -137,7 +140,7 @@ func jobPy(sp *spec, sum *Summary) ([]byte, error) {
 		}
 	}
 	if len(data.TWSQueries) > 0 {
-		data.BatchTimesMs, data.MarginMs = sum.BatchTimesMs, TWSMarginMs
+		data.BatchTimesMs = sum.BatchTimesMs
 	}
 	var b bytes.Buffer
 	if err := jobTmpl.Execute(&b, data); err != nil {

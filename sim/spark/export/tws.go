@@ -2,29 +2,24 @@ package export
 
 import (
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/dedupsim/dedupsim/sim/spark/chain"
 )
 
-// TWSMarginMs is how far, in milliseconds, every gap between two batches
-// of an export with a transformWithState TTL must stay from the TTL.
-//
-// A transformWithState TTL runs in processing time: a value set at batch
-// i expires at batch j when ts(j) >= ts(i) + TTL, where ts is the batch
-// timestamp, which Spark takes from the wall clock. job.py runs each batch
-// as a query started with Trigger.Once at its trigger's time relative to
-// the first batch (it sleeps until then), so Spark's timestamps are the
-// export's plus a lateness of a query start, which varies by up to a few
-// seconds on a loaded machine. When every gap between two batches is at
-// least TWSMarginMs from the TTL, and the latenesses of all batches lie
-// within TWSMarginMs of each other, every expiry decision is the export's:
-// the export refuses a scenario that breaks the first, job.py fails a run
-// that breaks the second (it reads Spark's batch timestamps from the
-// offset log).
-const TWSMarginMs = 5000
+// A transformWithState TTL runs in processing time: a value set at batch i
+// expires at batch j when ts(j) >= ts(i) + TTL, where ts is the batch
+// timestamp, which Spark takes from the wall clock when it plans a batch
+// and writes to the offset log. job.py runs the first batch as Spark plans
+// it, and plans every later one itself: it writes the batch's offset-log
+// entry (the previous one's, with the next file-source offset and the
+// batch timestamp first batch's + BatchTimesMs) and the file source's log
+// entry for the batch's file, then starts the query with Trigger.Once,
+// which finds the batch planned and not committed and runs it as logged,
+// with that timestamp: Spark's own recovery path. So Spark's batch
+// timestamps are the export's exactly, however slow the machine; job.py
+// checks them in the offset log after the run.
 
 // twsNode returns the transformWithState node of q's plan, if it has one.
 func twsNode(q *Query) (chain.Node, bool) {
@@ -80,31 +75,3 @@ func hasTWS(sp *spec) bool {
 	return false
 }
 
-// checkTWSGaps refuses an export whose batch times (ms, ascending) have
-// two batches a gap within TWSMarginMs of a query's TTL: the wall clock
-// cannot tell on which side of the expiry Spark's batch falls.
-func checkTWSGaps(sp *spec, times []int64) error {
-	for i := range sp.queries {
-		n, ok := twsNode(&sp.queries[i])
-		if !ok || n.Op.TTLMs <= 0 {
-			continue
-		}
-		ttl := n.Op.TTLMs
-		for a, ta := range times {
-			// The first batch at or after ta + ttl - margin: if it comes
-			// before ta + ttl + margin, its gap is too close.
-			lo := ta + ttl - TWSMarginMs
-			b := a + sort.Search(len(times)-a, func(k int) bool { return times[a+k] > lo })
-			if b < len(times) && times[b] < ta+ttl+TWSMarginMs {
-				return fmt.Errorf("not exportable: query %s: batches %d and %d are %s apart, within %s of its transformWithState TTL %s; Spark's batch timestamps are the wall clock, which job.py places to within a few seconds: choose a TTL at least %s away from every multiple of the trigger (e.g. a multiple and a half)",
-					sp.queries[i].Name, a, b, ms(times[b]-ta), ms(TWSMarginMs), ms(ttl), ms(TWSMarginMs))
-			}
-		}
-	}
-	return nil
-}
-
-// ms renders a duration in milliseconds as seconds ("12.5 s").
-func ms(v int64) string {
-	return strconv.FormatFloat(float64(v)/1000, 'f', -1, 64) + " s"
-}
