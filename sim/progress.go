@@ -21,7 +21,10 @@ func (p *Progress) StateOperators() []metrics.StateOperator {
 	for k := len(p.Operators) - 1; k >= 0; k-- {
 		o := p.Operators[k]
 		custom := map[string]int64{"numDroppedDuplicateRows": o.NumDroppedDuplicateRows}
-		if o.TWS {
+		if o.Timer {
+			custom = map[string]int64{"numValueStateVars": 1, "numRegisteredTimers": o.NumRowsUpdated,
+				"numExpiredTimers": o.NumRowsRemoved, "numDeletedTimers": o.NumRowsRemoved}
+		} else if o.TWS {
 			ttlVars := int64(0)
 			if o.TTL {
 				ttlVars = 1

@@ -228,13 +228,13 @@ func (d *TWSDedup) Store() engines.Store { return d.store }
 //
 // The model stores the timer (ms x 1000) as the key's expiry, and Evict at
 // the batch's end, with the eviction watermark, is the timers firing.
+//
+// Each state set registers one timer and each fired timer clears one
+// state, so the timer counts are numRowsUpdated and numRowsRemoved.
 type TWSTimerDedup struct {
 	store   engines.Store
 	timerMs int64
 	exps    []int64
-	// registered counts the timers registered since the last Evict.
-	registered int
-	fired      int
 }
 
 // NewTWSTimerDedup returns the event-time transformWithState dedup over
@@ -263,11 +263,7 @@ func (d *TWSTimerDedup) timer(eventTime int64) int64 {
 // Process sets the state of key and registers its timer when the key has
 // no state (emit), and reports false (drop) while it has.
 func (d *TWSTimerDedup) Process(key []byte, eventTime int64) (bool, error) {
-	ok, err := d.store.Add(key, d.timer(eventTime))
-	if ok {
-		d.registered++
-	}
-	return ok, err
+	return d.store.Add(key, d.timer(eventTime))
 }
 
 // ProcessBatch is Process over a run of keys.
@@ -279,31 +275,13 @@ func (d *TWSTimerDedup) ProcessBatch(keys []byte, ends []int32, eventTimes []int
 	for i, et := range eventTimes {
 		d.exps[i] = d.timer(et)
 	}
-	if err := addBatch(d.store, keys, ends, d.exps, added); err != nil {
-		return err
-	}
-	for _, a := range added {
-		if a {
-			d.registered++
-		}
-	}
-	return nil
+	return addBatch(d.store, keys, ends, d.exps, added)
 }
 
 // Evict fires the timers at or below the eviction watermark
 // (microseconds): each clears its key's state. It returns how many.
 func (d *TWSTimerDedup) Evict(watermark int64) (int, error) {
-	n, err := d.store.Evict(watermark)
-	d.fired = n
-	return n, err
-}
-
-// TakeTimerCounts returns the timers registered since the last call and
-// those the last Evict fired, and starts the next batch's count.
-func (d *TWSTimerDedup) TakeTimerCounts() (registered, fired int) {
-	registered, fired = d.registered, d.fired
-	d.registered, d.fired = 0, 0
-	return registered, fired
+	return d.store.Evict(watermark)
 }
 
 // Len returns the number of keys in state.

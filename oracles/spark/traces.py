@@ -197,13 +197,17 @@ def run_on_spark(spark, trace, work, collect):
     step = -1
     query = None
     try:
-        if tws:
+        # An event-time transformWithState runs like any watermarked query:
+        # its no-data batches follow the watermark, so processAllAvailable
+        # returns. In processing time it never idles (tws_drive).
+        clocked = tws and not trace["query"].count("EventTime")
+        if clocked:
             cannot = tws_drive(trace, start, write, ck)
             if cannot:
                 return None, cannot, None
         else:
             query = start()
-        if tws:
+        if clocked:
             pass
         elif trace.get("manualClock"):
             query = manual_clock(trace, query, start, write)

@@ -153,7 +153,7 @@ func (n Node) Evicts() bool {
 	case DropDuplicates:
 		return n.WatermarkReaches && n.EventTimeInKeys
 	case TransformWithStateDedup:
-		return n.Op.TTLMs > 0
+		return n.Op.TTLMs > 0 || n.Op.TimerMs > 0 && n.WatermarkReaches
 	}
 	return false
 }

@@ -50,12 +50,15 @@ func twsApply(n chain.Node) string {
 func checkTWS(sp *spec) error {
 	for i := range sp.queries {
 		q := &sp.queries[i]
-		if _, ok := twsNode(q); !ok {
+		n, ok := twsNode(q)
+		if !ok {
 			continue
 		}
 		switch {
+		case n.Op.TimerMs > 0:
+			return fmt.Errorf("not exportable: query %s is an event-time transformWithState dedup (timer=), whose processor job.py does not carry; its traces run on Spark through oracles/spark/traces.py", q.Name)
 		case sp.kind == "trace":
-			return fmt.Errorf("not exportable: query %s is a transformWithState dedup, whose trace steps set a manual clock; its traces run on Spark through oracles/spark/traces.py", q.Name)
+			return fmt.Errorf("not exportable: query %s is a transformWithState dedup: its traces run on Spark through oracles/spark/traces.py (their processor, Python, is not part of job.py)", q.Name)
 		case sp.restarts:
 			return fmt.Errorf("not exportable: query %s is a transformWithState dedup, which job.py runs as one Trigger.Once query per batch on the wall clock; a restart or lost checkpoint fault cannot be placed among them: remove the faults", q.Name)
 		case len(q.Plan.Nodes) != 1:
@@ -74,4 +77,3 @@ func hasTWS(sp *spec) bool {
 	}
 	return false
 }
-
