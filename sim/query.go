@@ -87,8 +87,9 @@ type OperatorProgress struct {
 	// (NumRowsRemoved), instead of numDroppedDuplicateRows. Timer is set
 	// for the event-time flavour (a timer per key), whose custom metrics
 	// are numValueStateVars (1), numRegisteredTimers (NumRowsUpdated: a
-	// timer per state set), numExpiredTimers and numDeletedTimers
-	// (NumRowsRemoved: each fired timer clears a state and is deleted).
+	// timer per state set), numDeletedTimers (NumRowsRemoved: each fired
+	// timer clears a state and is deleted) and numExpiredTimers (0: the
+	// JVM counts it, and a PySpark processor's timers fire in Python).
 	TWS   bool
 	TTL   bool
 	Timer bool

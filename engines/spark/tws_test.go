@@ -236,3 +236,35 @@ func TestTWSDedupSteadyBatchAllocatesNothing(t *testing.T) {
 		t.Fatalf("a steady batch allocates %.1f times", a)
 	}
 }
+
+// TestTWSTimerDedupFiresAtTheWatermark derives the event-time flavour's
+// rules by hand: the timer is the first row's event time in milliseconds,
+// truncated toward the past (a timestamp's millis), + the horizon; Evict
+// with the eviction watermark fires the timers at or below it.
+func TestTWSTimerDedupFiresAtTheWatermark(t *testing.T) {
+	d := spark.NewTWSTimerDedup(memstore.New(), 1_000) // horizon 1 s
+	// a at 0.0015 s: timer 1001 ms. b at -0.0005 s: its millis are -1,
+	// timer 999 ms. a's later copy: dropped.
+	for _, r := range []struct {
+		key  string
+		et   int64
+		want bool
+	}{{"a", 1_500, true}, {"b", -500, true}, {"a", 0, false}} {
+		if ok, err := d.Process([]byte(r.key), r.et); err != nil || ok != r.want {
+			t.Fatalf("%s@%d: %v, %v; want %v", r.key, r.et, ok, err, r.want)
+		}
+	}
+	for _, s := range []struct {
+		wmMs    int64
+		removed int
+		left    int
+	}{{998, 0, 2}, {999, 1, 1}, {1_000, 0, 1}, {1_001, 1, 0}} {
+		n, err := d.Evict(s.wmMs * 1000)
+		if err != nil || n != s.removed || d.Len() != s.left {
+			t.Fatalf("watermark %d ms: removed %d (%v), %d left; want %d, %d", s.wmMs, n, err, d.Len(), s.removed, s.left)
+		}
+	}
+	if ok, _ := d.Process([]byte("a"), 5_000_000); !ok {
+		t.Fatalf("a after its timer fired: dropped, want emitted (the state was cleared)")
+	}
+}
