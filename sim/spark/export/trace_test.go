@@ -33,6 +33,7 @@ var refusedTraces = map[string]string{
 	// An event-time transformWithState trace runs on Spark through
 	// oracles/spark/traces.py, whose processor job.py does not carry.
 	"own-tws-timer-fires-at-watermark": "oracles/spark/traces.py",
+	"own-tws-timer-rows-before-timers": "oracles/spark/traces.py",
 }
 
 // expectedLine is the part of a trace's expected output line, or of a
