@@ -186,14 +186,14 @@ func readmeMD(sp *spec, sum *Summary) ([]byte, error) {
 	data := struct {
 		Source, Kind, FormatName, Format, TimeFormat, Rows string
 		Batches, Partitions                                int64
-		HasTimestamp                                       bool
+		HasTimestamp, TWS                                  bool
 		Columns                                            []SummaryColumn
 		Faults                                             []Fault
 		Queries                                            []QuerySummary
 	}{
 		Source: sp.source, Kind: sp.kind, FormatName: formatName, Format: string(sum.Format),
 		TimeFormat: sparkTimeFormat, Rows: interval.Count(sum.Rows), Batches: sum.Batches, Partitions: sp.partitions,
-		Columns: sum.Columns, Faults: sum.Faults, Queries: sum.Queries,
+		Columns: sum.Columns, Faults: sum.Faults, Queries: sum.Queries, TWS: hasTWS(sp),
 	}
 	for _, c := range sp.cols {
 		data.HasTimestamp = data.HasTimestamp || c.Type == Timestamp
