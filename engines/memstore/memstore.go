@@ -34,6 +34,10 @@ type Store struct {
 	// evictFn is the eviction callback, bound once so that Evict does not
 	// allocate a closure per call.
 	evictFn func([]expiry.Item)
+	// evictKeysFn is evictKeyItems, bound once; keyFn is EvictKeys's
+	// callback while it runs.
+	evictKeysFn func([]expiry.Item)
+	keyFn       func(key []byte)
 	// sink keeps the eviction's touch pass from being optimized away.
 	sink uint32
 	log  changeLog
@@ -48,6 +52,7 @@ func New() *Store {
 		seed:  maphash.MakeSeed(),
 	}
 	s.evictFn = s.evictItems
+	s.evictKeysFn = s.evictKeyItems
 	return s
 }
 
@@ -103,6 +108,30 @@ func (s *Store) Evict(watermark int64) (int, error) {
 		s.log.evict(watermark, n)
 	}
 	return n, nil
+}
+
+// EvictKeys is Evict that also calls fn with each key it removes, before
+// removing it (the key is the arena's memory, valid only during the call).
+// Its cost is Evict's plus one read of each removed key: a caller that must
+// know which keys expired (Spark's transformWithState, whose end-of-batch
+// cleanup does not count a key a row set again) learns it without listing
+// the keys that stay.
+func (s *Store) EvictKeys(watermark int64, fn func(key []byte)) (int, error) {
+	s.keyFn = fn
+	n := s.index.PopUpTo(expiry.OrderKey(engines.EvictBound(watermark)), s.evictKeysFn)
+	s.keyFn = nil
+	if s.log.on && n > 0 {
+		s.log.evict(watermark, n)
+	}
+	return n, nil
+}
+
+// evictKeyItems is evictItems that first hands each key to keyFn.
+func (s *Store) evictKeyItems(its []expiry.Item) {
+	for _, it := range its {
+		s.keyFn(s.arena.key(it.Ref))
+	}
+	s.evictItems(its)
 }
 
 // evictItems removes a run of expired keys. It never reads a key: the

@@ -9,7 +9,8 @@ job.py's own run(), on a fresh checkpoint and input folder under DIR, with
 job.py's SQL settings applied to the session before its queries start. The
 progress records of an export go to EXPORT/progress-spark-<version>.jsonl
 (replaced, never appended). One line per export goes to stdout as JSON:
-{"export": ..., "spark": ..., "seconds": ..., "error": null or "..."}.
+{"export": ..., "spark": ..., "seconds": ..., "error": null or "...",
+"skip": null or why the export cannot run on this Spark line}.
 
 Settings that only take effect when the driver starts (spark.master,
 spark.driver.memory, ...) come from --spark-conf; every spark.sql.* setting
@@ -47,6 +48,10 @@ class Args:
 
 def run_export(spark, folder, index, work, keep):
     job = load_job(folder, index)
+    if getattr(job, "TWS_QUERIES", None) and int(pyspark.__version__.split(".")[0]) < 4:
+        # Not silently: the table shows the scenario on this line, and why.
+        return ("transformWithState is Spark 4's (the Row API from pyspark 4.1); pyspark %s has none, "
+                "so this export runs on 4.x only" % pyspark.__version__)
     batches = os.path.join(folder, "batches")
     files = sorted(os.path.join(batches, f) for f in os.listdir(batches) if f.startswith("batch-"))
     if len(files) != job.BATCHES:
@@ -78,6 +83,7 @@ def run_export(spark, folder, index, work, keep):
                 spark.conf.set(key, value)
         if not keep:
             shutil.rmtree(root, ignore_errors=True)
+    return None
 
 
 def main():
@@ -88,6 +94,9 @@ def main():
                     help="keep this export's checkpoints, in DIR/eNNNN/checkpoints (repeatable)")
     ap.add_argument("exports", nargs="+")
     args = ap.parse_args()
+    if not os.environ.get("PYSPARK_PYTHON"):
+        # Python workers (transformWithState's) run on this interpreter, the venv's.
+        os.environ["PYSPARK_PYTHON"] = sys.executable
     builder = SparkSession.builder.appName("dedupsim-oracle")
     for kv in args.spark_conf:
         key, eq, value = kv.partition("=")
@@ -99,15 +108,15 @@ def main():
     failed = 0
     for i, folder in enumerate(args.exports):
         start = time.time()
-        error = None
+        error = skip = None
         try:
-            run_export(spark, folder, i, args.work, folder in args.keep)
+            skip = run_export(spark, folder, i, args.work, folder in args.keep)
         except Exception as e:  # one export's failure is reported, the rest still run
             error = "".join(traceback.format_exception_only(type(e), e)).strip().splitlines()[0][:2000]
             failed += 1
         print(json.dumps({"export": folder, "spark": pyspark.__version__,
                           "checkpoints": os.path.join(args.work, "e%04d" % i, "checkpoints"),
-                          "seconds": round(time.time() - start, 2), "error": error}), flush=True)
+                          "seconds": round(time.time() - start, 2), "error": error, "skip": skip}), flush=True)
     spark.stop()
     sys.exit(1 if failed else 0)
 

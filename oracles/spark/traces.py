@@ -186,10 +186,14 @@ def run_on_spark(spark, trace, work, collect):
 
     def write(step, batch):
         path = os.path.join(inp, "batch-%06d.json" % step)
-        with open(path + ".tmp", "w", encoding="utf-8") as fh:
+        # Written under a hidden name (Spark's file source skips names
+        # starting with "." or "_"), then renamed: a listing between the
+        # two never sees the file twice.
+        tmp = os.path.join(inp, ".batch-%06d.json.tmp" % step)
+        with open(tmp, "w", encoding="utf-8") as fh:
             for row in batch:
                 fh.write(json.dumps({"c%d" % i: cell(row.get(n), t) for i, (n, t) in enumerate(cols)}) + "\n")
-        os.rename(path + ".tmp", path)
+        os.rename(tmp, path)
 
     collector = Collector()
     listener = collector.listener()
@@ -197,13 +201,17 @@ def run_on_spark(spark, trace, work, collect):
     step = -1
     query = None
     try:
-        if tws:
+        # An event-time transformWithState runs like any watermarked query:
+        # its no-data batches follow the watermark, so processAllAvailable
+        # returns. In processing time it never idles (tws_drive).
+        clocked = tws and not trace["query"].count("EventTime")
+        if clocked:
             cannot = tws_drive(trace, start, write, ck)
             if cannot:
                 return None, cannot, None
         else:
             query = start()
-        if tws:
+        if clocked:
             pass
         elif trace.get("manualClock"):
             query = manual_clock(trace, query, start, write)

@@ -18,7 +18,10 @@ func flavour(p chain.Plan) string {
 	n := p.Nodes[d[0]]
 	switch {
 	case n.Op.Kind == chain.TransformWithStateDedup:
-		return metrics.FlavourOther // a processing-time TTL: none of the three looks
+		// A processing-time TTL, or an event-time timer from the first
+		// copy (keyed on the id alone, as within-watermark, but its
+		// horizon is the timer, not the delay): none of the three looks.
+		return metrics.FlavourOther
 	case n.Op.Kind == chain.DropDuplicatesWithinWatermark:
 		return metrics.FlavourWithin
 	case n.WatermarkReaches && n.EventTimeInKeys:
@@ -48,8 +51,14 @@ func keyHorizon(p chain.Plan, trigger float64) (h float64, ok bool) {
 			d *= 2
 		case chain.TransformWithStateDedup:
 			// A processing-time TTL from the key's first copy, removed by
-			// the first batch at or after it: about TTL + trigger.
+			// the first batch at or after it: about TTL + trigger. An
+			// event-time timer at the first copy's event time + horizon
+			// fires once the watermark (a delay behind) passes it: about
+			// horizon + delay + trigger.
 			d = float64(n.Op.TTLMs) / 1000
+			if n.Op.TimerMs > 0 {
+				d = float64(n.Op.TimerMs+n.DelayMs) / 1000
+			}
 		}
 		h = max(h, d+trigger)
 	}

@@ -204,7 +204,11 @@ func (r *jobRun) init() error {
 			// A processing-time TTL, not a watermark delay: the report
 			// names it as the other engines' horizons.
 			s.Mechanism = "keeps the first row of a key in a transformWithState ValueState and forgets it a TTL of processing time after it was set"
-			if n.Op.TTLMs > 0 {
+			if n.Op.TimerMs > 0 {
+				s.Mechanism = "keeps the first row of a key in a transformWithState ValueState and clears it by an event-time timer at its event time + the horizon, once the watermark reaches it"
+				secs := float64(n.Op.TimerMs) / 1000
+				s.Horizon = &metrics.Horizon{Name: "timer", Seconds: &secs}
+			} else if n.Op.TTLMs > 0 {
 				secs := float64(n.Op.TTLMs) / 1000
 				s.Horizon = &metrics.Horizon{Name: "TTL", Seconds: &secs}
 			} else {

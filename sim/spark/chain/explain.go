@@ -22,8 +22,9 @@ func (p Plan) warnings() []Warning {
 		call := fmt.Sprintf("operator %d %s", i+1, n.Op)
 		w := Warning{Node: i}
 		switch {
-		case n.Op.Kind == TransformWithStateDedup && n.Op.TTLMs > 0:
-			// A processing-time TTL bounds the state: no event-time pitfall.
+		case n.Op.Kind == TransformWithStateDedup && (n.Op.TTLMs > 0 || n.Op.TimerMs > 0):
+			// A processing-time TTL or an event-time timer bounds the
+			// state: no pitfall.
 		case n.Op.Kind == TransformWithStateDedup:
 			w.Code = NoWatermark
 			w.Message = fmt.Sprintf("%s has no TTL: its ValueState is never removed, so state grows forever. "+
@@ -215,6 +216,12 @@ func (p Plan) explainNode(i int) string {
 	}
 	fmt.Fprintf(&b, "%s keys=[%s]", n.Operator, strings.Join(keys, ", "))
 	if n.Op.Kind == TransformWithStateDedup {
+		if n.Op.TimerMs > 0 {
+			et := p.colName(n.EventTimeColumn)
+			fmt.Fprintf(&b, " timeMode=EventTime watermark=%s delay=%s late=dropped timer=first %s + %s evicts=when watermark >= first %s + %s (the timer fires after the batch's rows)",
+				et, formatMs(n.DelayMs), et, formatMs(n.Op.TimerMs), et, formatMs(n.Op.TimerMs))
+			return b.String()
+		}
 		if n.Op.TTLMs > 0 {
 			fmt.Fprintf(&b, " timeMode=ProcessingTime ttl=%s evicts=when batch timestamp >= set time + %s (then removed at the batch's end)", formatMs(n.Op.TTLMs), formatMs(n.Op.TTLMs))
 		} else {

@@ -39,6 +39,14 @@ func (op Op) String() string {
 		} else if op.TTLMs > 0 {
 			b.WriteString("ttl=" + pyQuote(strconv.FormatInt(op.TTLMs, 10)+" milliseconds"))
 		}
+		timer := op.Timer
+		if timer == "" && op.TimerMs > 0 {
+			timer = strconv.FormatInt(op.TimerMs, 10) + " milliseconds"
+		}
+		if timer != "" {
+			b.WriteString("timer=" + pyQuote(timer) + "), timeMode=\"EventTime\")")
+			return b.String()
+		}
 		b.WriteString("))")
 		return b.String()
 	}
@@ -80,5 +88,5 @@ func (c Chain) Equal(d Chain) bool {
 func (op Op) Equal(o Op) bool {
 	return op.Kind == o.Kind && op.Column == o.Column && op.Delay == o.Delay &&
 		op.DelayMs == o.DelayMs && op.AllColumns == o.AllColumns && slices.Equal(op.Keys, o.Keys) &&
-		op.TTL == o.TTL && op.TTLMs == o.TTLMs
+		op.TTL == o.TTL && op.TTLMs == o.TTLMs && op.Timer == o.Timer && op.TimerMs == o.TimerMs
 }

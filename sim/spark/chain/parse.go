@@ -475,7 +475,7 @@ func twsOp(n int, group, s segment) (Op, error) {
 			}
 		case "timeMode":
 			if a.val.kind != vString {
-				return op, opErr(n, k, "timeMode: want \"ProcessingTime\", got %s at offset %d", a.val.describe(), a.val.off)
+				return op, opErr(n, k, "timeMode: want \"ProcessingTime\" or \"EventTime\", got %s at offset %d", a.val.describe(), a.val.off)
 			}
 			timeMode = a.val.str
 		default:
@@ -489,15 +489,26 @@ func twsOp(n int, group, s segment) (Op, error) {
 		return op, opErr(n, k, "processor: want DedupProcessor(...), got %s at offset %d (dedupsim models the dedup processor only)", proc.describe(), proc.off)
 	}
 	for i, a := range proc.args {
-		if (a.keyword == nil && i > 0) || (a.keyword != nil && a.keyword.raw != "ttl") {
-			return op, opErr(n, k, "DedupProcessor: want only ttl=\"<interval>\", got an argument at offset %d", a.val.off)
+		name := "ttl"
+		if a.keyword != nil {
+			name = a.keyword.raw
+		}
+		if (a.keyword == nil && i > 0) || (name != "ttl" && name != "timer") {
+			return op, opErr(n, k, "DedupProcessor: want only ttl=\"<interval>\" or timer=\"<interval>\", got an argument at offset %d", a.val.off)
 		}
 		if a.val.kind != vString {
-			return op, opErr(n, k, "ttl: want an interval in quotes such as \"10 minutes\", got %s at offset %d", a.val.describe(), a.val.off)
+			return op, opErr(n, k, "%s: want an interval in quotes such as \"10 minutes\", got %s at offset %d", name, a.val.describe(), a.val.off)
 		}
 		ms, err := interval.ParseSpark(a.val.str)
 		if err != nil {
-			return op, opErr(n, k, "ttl: %v", err)
+			return op, opErr(n, k, "%s: %v", name, err)
+		}
+		if name == "timer" {
+			if ms <= 0 {
+				return op, opErr(n, k, "timer %q: want a positive horizon", a.val.str)
+			}
+			op.Timer, op.TimerMs = a.val.str, ms
+			continue
 		}
 		if ms <= 0 {
 			return op, opErr(n, k, "ttl %q: Spark wants a positive TTL duration", a.val.str)
@@ -505,9 +516,16 @@ func twsOp(n int, group, s segment) (Op, error) {
 		op.TTL, op.TTLMs = a.val.str, ms
 	}
 	switch {
+	case op.Timer != "" && op.TTL != "":
+		return op, opErr(n, k, "DedupProcessor: ttl and timer together: dedupsim models a processing-time TTL (timeMode \"ProcessingTime\") or an event-time timer (timeMode \"EventTime\"), one at a time")
+	case op.Timer != "" && !strings.EqualFold(timeMode, "EventTime"):
+		return op, opErr(n, k, "DedupProcessor(timer=...) registers event-time timers: want timeMode=\"EventTime\"")
+	case op.Timer != "":
 	case timeMode == "" || strings.EqualFold(timeMode, "ProcessingTime"):
+	case strings.EqualFold(timeMode, "EventTime"):
+		return op, opErr(n, k, "timeMode \"EventTime\": dedupsim models the event-time processor with a timer (want DedupProcessor(timer=\"10 minutes\"))")
 	default:
-		return op, opErr(n, k, "timeMode %q: dedupsim models the processing-time processor (want \"ProcessingTime\")", timeMode)
+		return op, opErr(n, k, "timeMode %q: want \"ProcessingTime\" (with ttl=) or \"EventTime\" (with timer=)", timeMode)
 	}
 	return op, nil
 }

@@ -65,8 +65,12 @@ func PlanDeferred(c Chain, schema Schema) (Plan, error) {
 		switch op.Kind {
 		case WithWatermark:
 		case TransformWithStateDedup:
-			if len(c.Ops) > 1 {
-				return Plan{}, opErr(i+1, op.Kind, "a transformWithState dedup must be the query's only operator (dedupsim models it alone: no withWatermark, no other dedup)")
+			timed := op.Timer != "" || op.TimerMs > 0
+			switch {
+			case timed && (len(c.Ops) != 2 || i != 1 || c.Ops[0].Kind != WithWatermark):
+				return Plan{}, opErr(i+1, op.Kind, "an event-time transformWithState dedup (timer=) must follow one withWatermark and nothing else: withWatermark(\"event_time\", \"10 seconds\").groupBy(\"event_id\").transformWithState(DedupProcessor(timer=\"1 minute\"), timeMode=\"EventTime\")")
+			case !timed && len(c.Ops) > 1:
+				return Plan{}, opErr(i+1, op.Kind, "a processing-time transformWithState dedup must be the query's only operator (dedupsim models it alone: no withWatermark, no other dedup)")
 			}
 			dedups++
 		case DropDuplicates, DropDuplicatesWithinWatermark:
@@ -126,6 +130,18 @@ func PlanDeferred(c Chain, schema Schema) (Plan, error) {
 					node.Op.TTLMs = ms
 				} else if op.TTLMs < 0 {
 					return Plan{}, opErr(n, op.Kind, "ttl %d ms: Spark wants a positive TTL duration", op.TTLMs)
+				}
+				if op.Timer != "" {
+					ms, err := interval.ParseSpark(op.Timer)
+					if err != nil {
+						return Plan{}, opErr(n, op.Kind, "timer: %v", err)
+					}
+					if ms <= 0 {
+						return Plan{}, opErr(n, op.Kind, "timer %q: want a positive horizon", op.Timer)
+					}
+					node.Op.TimerMs = ms
+				} else if op.TimerMs < 0 {
+					return Plan{}, opErr(n, op.Kind, "timer %d ms: want a positive horizon", op.TimerMs)
 				}
 			}
 			names := op.Keys

@@ -53,7 +53,11 @@ func TestTransformWithStateErrors(t *testing.T) {
 		{`groupBy("id").transformWithState(MyProcessor())`, "want DedupProcessor(...)"},
 		{`groupBy("id").transformWithState(DedupProcessor(ttl="10 min"))`, "INVALID_UNIT"},
 		{`groupBy("id").transformWithState(DedupProcessor(ttl="0 seconds"))`, "positive TTL"},
-		{`groupBy("id").transformWithState(DedupProcessor(ttl="1 minute"), timeMode="EventTime")`, "want \"ProcessingTime\""},
+		{`groupBy("id").transformWithState(DedupProcessor(ttl="1 minute"), timeMode="EventTime")`, "the event-time processor with a timer"},
+		{`groupBy("id").transformWithState(DedupProcessor(timer="1 minute"))`, "want timeMode=\"EventTime\""},
+		{`groupBy("id").transformWithState(DedupProcessor(timer="1 minute", ttl="1 minute"), timeMode="EventTime")`, "one at a time"},
+		{`groupBy("id").transformWithState(DedupProcessor(timer="0 seconds"), timeMode="EventTime")`, "positive horizon"},
+		{`groupBy("id").transformWithState(DedupProcessor(), timeMode="Wall")`, "timeMode \"Wall\""},
 		{`groupBy("id").transformWithState(DedupProcessor(), outputMode="Complete")`, "outputMode"},
 		{`groupBy("id").transformWithState()`, "missing processor"},
 	} {
@@ -68,5 +72,44 @@ func TestTransformWithStateErrors(t *testing.T) {
 	}
 	if _, err := PlanFor(c, Schema{{Name: "t", Type: Timestamp}, {Name: "id"}}); err == nil || !strings.Contains(err.Error(), "only operator") {
 		t.Errorf("withWatermark before a transformWithState dedup: got %v, want the only-operator error", err)
+	}
+}
+
+// TestTransformWithStateEventTimeTimer: the event-time flavour parses with
+// its horizon, reads back from its canonical form, plans behind its one
+// withWatermark (the watermark reaches it: late rows dropped, keys
+// evicted), and is refused without the watermark or with anything else.
+func TestTransformWithStateEventTimeTimer(t *testing.T) {
+	text := `withWatermark("t", "10 seconds").groupBy("id").transformWithState(DedupProcessor(timer="1 minute"), timeMode="EventTime")`
+	c, err := Parse(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Ops) != 2 || c.Ops[1].TimerMs != 60_000 || c.Ops[1].TTLMs != 0 {
+		t.Fatalf("got %+v", c.Ops)
+	}
+	if back, err := Parse(c.String()); err != nil || !back.Equal(c) {
+		t.Fatalf("canonical %q reads back as %+v, %v", c.String(), back.Ops, err)
+	}
+	schema := Schema{{Name: "t", Type: Timestamp}, {Name: "id"}}
+	p, err := PlanFor(c, schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := p.Nodes[1]
+	if n.Operator != TWSOperatorName || !n.WatermarkReaches || n.Op.TimerMs != 60_000 || n.DelayMs != 10_000 || len(p.Warnings) != 0 {
+		t.Fatalf("node %+v, warnings %v", n, p.Warnings)
+	}
+	for _, bad := range []string{
+		`groupBy("id").transformWithState(DedupProcessor(timer="1 minute"), timeMode="EventTime")`,
+		`withWatermark("t", "10 seconds").dropDuplicates(["id"]).groupBy("id").transformWithState(DedupProcessor(timer="1 minute"), timeMode="EventTime")`,
+	} {
+		c, err := Parse(bad)
+		if err != nil {
+			t.Fatalf("%s: %v", bad, err)
+		}
+		if _, err := PlanFor(c, schema); err == nil || !strings.Contains(err.Error(), "must follow one withWatermark and nothing else") {
+			t.Errorf("%s: got %v", bad, err)
+		}
 	}
 }

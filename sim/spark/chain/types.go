@@ -65,6 +65,13 @@ type Op struct {
 	// ("10 minutes"; empty: no TTL), TTLMs the same in milliseconds.
 	TTL   string
 	TTLMs int64
+	// Timer is a TransformWithStateDedup's event-time timer horizon as
+	// written ("10 minutes"; empty: none), TimerMs the same in
+	// milliseconds: the processor runs in timeMode "EventTime", registers a
+	// timer at the first row's event time + Timer when it sets a key's
+	// state, and clears the state when the timer fires.
+	Timer   string
+	TimerMs int64
 }
 
 // Chain is a parsed query: its operators in the order they are applied,
@@ -146,7 +153,7 @@ func (n Node) Evicts() bool {
 	case DropDuplicates:
 		return n.WatermarkReaches && n.EventTimeInKeys
 	case TransformWithStateDedup:
-		return n.Op.TTLMs > 0
+		return n.Op.TTLMs > 0 || n.Op.TimerMs > 0 && n.WatermarkReaches
 	}
 	return false
 }

@@ -13,7 +13,6 @@ import (
 
 	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/sim/scenario"
-	"github.com/dedupsim/dedupsim/sim/spark/chain"
 	"github.com/dedupsim/dedupsim/sim/spark/compare"
 	"github.com/dedupsim/dedupsim/sim/spark/microbatch"
 	"github.com/dedupsim/dedupsim/sim/spark/replay"
@@ -69,6 +68,11 @@ type Summary struct {
 	Faults []Fault `json:"faults"`
 	// Queries are the exported queries.
 	Queries []QuerySummary `json:"queries"`
+	// BatchTimesMs are, for an export with a transformWithState query,
+	// the trigger time of each batch file in milliseconds after the
+	// first's: job.py runs each batch of such a query with that batch
+	// timestamp (see twsNode's file).
+	BatchTimesMs []int64 `json:"batchTimesMs,omitempty"`
 }
 
 // SummaryColumn is one exported column, with its Spark type.
@@ -203,14 +207,13 @@ func write(ctx context.Context, sp *spec, src source, out string, opts Options) 
 	if _, err := ParseFormat(string(opts.Format)); err != nil {
 		return nil, fmt.Errorf("format: %w", err)
 	}
-	for _, q := range sp.queries {
-		for _, n := range q.Plan.Nodes {
-			if n.Op.Kind == chain.TransformWithStateDedup {
-				// Processing time is the wall clock on Spark, and the query runs
-				// a batch at every trigger: batch files cannot pin it.
-				return nil, fmt.Errorf("not exportable: query %s is a transformWithState dedup, which runs a batch at every processing-time trigger and reads the wall clock; its traces run on Spark through oracles/spark/traces.py", q.Name)
-			}
-		}
+	if err := checkTWS(sp); err != nil {
+		return nil, err
+	}
+	tws := hasTWS(sp)
+	if tws {
+		// TransformWithStateExec accepts no other state store.
+		sp.provider = rocksDBProvider
 	}
 	st, err := exportFolder().Stage(out)
 	if err != nil {
@@ -230,7 +233,8 @@ func write(ctx context.Context, sp *spec, src source, out string, opts Options) 
 	}
 	preds := make([]*predictor, len(sp.queries))
 	for i := range sp.queries {
-		preds[i] = &predictor{q: &sp.queries[i], noData: sp.noData, seed: sp.seed, maxBatches: opts.maxBatches, partitions: int(sp.partitions),
+		_, once := twsNode(&sp.queries[i])
+		preds[i] = &predictor{q: &sp.queries[i], noData: sp.noData, once: once, seed: sp.seed, maxBatches: opts.maxBatches, partitions: int(sp.partitions),
 			expected: filepath.Join(st.Dir, expectedDir), scratch: scratch, restarts: sp.restarts}
 		if err := preds[i].start(1); err != nil {
 			return nil, err
@@ -266,6 +270,14 @@ func write(ctx context.Context, sp *spec, src source, out string, opts Options) 
 		}
 		sum.Batches++
 		sum.Rows += int64(b.Len())
+		if tws {
+			sum.BatchTimesMs = append(sum.BatchTimesMs, ts)
+		}
+	}
+	if tws {
+		for i := len(sum.BatchTimesMs) - 1; i >= 0; i-- {
+			sum.BatchTimesMs[i] -= sum.BatchTimesMs[0]
+		}
 	}
 	if sum.Batches == 0 {
 		return nil, fmt.Errorf("not exportable: the %s has no rows, so Spark would run no batch", sp.kind)

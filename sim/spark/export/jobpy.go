@@ -61,6 +61,8 @@ type jobFault struct {
 func sparkConf(sp *spec, f Format) []confEntry {
 	provider, store := sp.provider, "the HDFS-backed store, as the scenario's store: memory"
 	switch {
+	case hasTWS(sp):
+		store = "RocksDB: transformWithState runs on no other state store"
 	case sp.kind == "trace":
 		store = "Spark's default, the HDFS-backed store"
 	case provider == rocksDBProvider && sp.store == "pebble":
@@ -80,6 +82,10 @@ func sparkConf(sp *spec, f Format) []confEntry {
 		{"spark.sql.files.openCostInBytes", wholeFile, "so the rows reach the first dedup operator in file order (the first copy of a key is kept)"},
 		{"spark.sql.shuffle.partitions", strconv.FormatInt(sp.partitions, 10), "state stores per operator; a chain's later operators read their rows in the order of the earlier operator's partitions"},
 		{"spark.ui.showConsoleProgress", "false", "no console progress bars over the job's own output"},
+	}
+	if hasTWS(sp) {
+		out = append(out, confEntry{"spark.sql.streaming.fileSource.log.compactInterval", "1000000000",
+			"the file source's log never compacts: job.py writes a transformWithState batch's entry in it (see run_tws)"})
 	}
 	if f == Parquet {
 		out = append(out, confEntry{"spark.sql.parquet.datetimeRebaseModeInRead", "CORRECTED", "the timestamps are proleptic Gregorian, as dedupsim computes them"})
@@ -115,6 +121,10 @@ func jobPy(sp *spec, sum *Summary) ([]byte, error) {
 		Faults                  []jobFault
 		Conf                    []confEntry
 		Queries                 []jobQuery
+		// TWSQueries name the transformWithState queries; BatchTimesMs
+		// is the export's (Summary.BatchTimesMs).
+		TWSQueries   []string
+		BatchTimesMs []int64
 	}{
 		Source: sp.source, Format: string(sum.Format), AppName: sp.app,
 		Columns: sp.cols, ReadOptions: readOptions(sum.Format), Batches: sum.Batches,
@@ -125,6 +135,12 @@ func jobPy(sp *spec, sum *Summary) ([]byte, error) {
 	}
 	for _, q := range sp.queries {
 		data.Queries = append(data.Queries, jobQuery{Query: q, TextLines: commentLines(q.Text)})
+		if _, ok := twsNode(&q); ok {
+			data.TWSQueries = append(data.TWSQueries, q.Name)
+		}
+	}
+	if len(data.TWSQueries) > 0 {
+		data.BatchTimesMs = sum.BatchTimesMs
 	}
 	var b bytes.Buffer
 	if err := jobTmpl.Execute(&b, data); err != nil {
@@ -170,14 +186,14 @@ func readmeMD(sp *spec, sum *Summary) ([]byte, error) {
 	data := struct {
 		Source, Kind, FormatName, Format, TimeFormat, Rows string
 		Batches, Partitions                                int64
-		HasTimestamp                                       bool
+		HasTimestamp, TWS                                  bool
 		Columns                                            []SummaryColumn
 		Faults                                             []Fault
 		Queries                                            []QuerySummary
 	}{
 		Source: sp.source, Kind: sp.kind, FormatName: formatName, Format: string(sum.Format),
 		TimeFormat: sparkTimeFormat, Rows: interval.Count(sum.Rows), Batches: sum.Batches, Partitions: sp.partitions,
-		Columns: sum.Columns, Faults: sum.Faults, Queries: sum.Queries,
+		Columns: sum.Columns, Faults: sum.Faults, Queries: sum.Queries, TWS: hasTWS(sp),
 	}
 	for _, c := range sp.cols {
 		data.HasTimestamp = data.HasTimestamp || c.Type == Timestamp

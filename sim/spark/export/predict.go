@@ -48,6 +48,10 @@ type durations struct {
 type predictor struct {
 	q      *Query
 	noData bool
+	// once is set for a transformWithState query, which job.py runs one
+	// Trigger.Once start per batch file: one batch each, never a no-data
+	// batch (in processing time Spark would ask for one at every trigger).
+	once bool
 	// seed identifies the export, for the query ids.
 	seed string
 	// expected is the folder of the expected files, scratch the folder of
@@ -158,7 +162,7 @@ func (p *predictor) batch(rows microbatch.Rows, tsMs int64) error {
 	if err := p.write(pr, tsMs); err != nil {
 		return err
 	}
-	for p.noData {
+	for p.noData && !p.once {
 		need, err := p.query.ShouldRunAnotherBatch()
 		if err != nil {
 			return err

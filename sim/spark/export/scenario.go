@@ -209,6 +209,9 @@ func scenarioQueries(sc *scenario.Scenario) ([]Query, error) {
 		}
 		apply, verbatim := pythonChain(j.Query, j.Plan.Chain)
 		out[i] = Query{Name: j.FileName, Text: j.Query, Apply: apply, Verbatim: verbatim, Plan: j.Plan}
+		if n, ok := twsNode(&out[i]); ok {
+			out[i].Apply, out[i].Verbatim = twsApply(n), false
+		}
 	}
 	return out, nil
 }

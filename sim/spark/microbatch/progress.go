@@ -21,7 +21,14 @@ func (p *Progress) StateOperators() []metrics.StateOperator {
 	for k := len(p.Operators) - 1; k >= 0; k-- {
 		o := p.Operators[k]
 		custom := map[string]int64{"numDroppedDuplicateRows": o.NumDroppedDuplicateRows}
-		if o.TWS {
+		if o.Timer {
+			// numExpiredTimers is counted by the JVM's processTimers only;
+			// a PySpark processor's timers fire in the Python worker
+			// (stateful_processor_util.py), so Spark reports 0 (pyspark
+			// 4.3.0, own-tws-timer-fires-at-watermark).
+			custom = map[string]int64{"numValueStateVars": 1, "numRegisteredTimers": o.NumRowsUpdated,
+				"numExpiredTimers": 0, "numDeletedTimers": o.NumRowsRemoved}
+		} else if o.TWS {
 			ttlVars := int64(0)
 			if o.TTL {
 				ttlVars = 1

@@ -84,9 +84,15 @@ type OperatorProgress struct {
 	// TWS is set for a transformWithState dedup, whose custom metrics are
 	// transformWithState's: numValueStateVars (1), numValueStateWithTTLVars
 	// (1 when TTL is set, else 0) and numValuesRemovedDueToTTLExpiry
-	// (NumRowsRemoved), instead of numDroppedDuplicateRows.
-	TWS bool
-	TTL bool
+	// (NumRowsRemoved), instead of numDroppedDuplicateRows. Timer is set
+	// for the event-time flavour (a timer per key), whose custom metrics
+	// are numValueStateVars (1), numRegisteredTimers (NumRowsUpdated: a
+	// timer per state set), numDeletedTimers (NumRowsRemoved: each fired
+	// timer clears a state and is deleted) and numExpiredTimers (0: the
+	// JVM counts it, and a PySpark processor's timers fire in Python).
+	TWS   bool
+	TTL   bool
+	Timer bool
 }
 
 // Progress describes one executed micro-batch.
@@ -259,7 +265,7 @@ func NewQuery(plan chain.Plan, stores StoreFactory, state State) (*Query, error)
 			d := &dedupOp{idx: uint8(len(q.ops)), node: n, op: op}
 			d.prog.Name = op.Name()
 			if n.Op.Kind == chain.TransformWithStateDedup {
-				d.prog.TWS, d.prog.TTL = true, n.Op.TTLMs > 0
+				d.prog.TWS, d.prog.TTL, d.prog.Timer = true, n.Op.TTLMs > 0, n.Op.TimerMs > 0
 			}
 			q.ops = append(q.ops, d)
 			q.steps = append(q.steps, step{dedup: d})
@@ -271,6 +277,9 @@ func NewQuery(plan chain.Plan, stores StoreFactory, state State) (*Query, error)
 
 // newOperator returns the dedup operator of node n over store s.
 func newOperator(s engines.Store, n chain.Node) spark.Operator {
+	if n.Op.Kind == chain.TransformWithStateDedup && n.Op.TimerMs > 0 {
+		return spark.NewTWSTimerDedup(s, n.Op.TimerMs)
+	}
 	if n.Op.Kind == chain.TransformWithStateDedup {
 		return spark.NewTWSDedup(s, n.Op.TTLMs)
 	}
@@ -338,10 +347,11 @@ func (q *Query) ShouldRunAnotherBatch() (bool, error) {
 		return false, q.redefined(q.st.Watermark)
 	}
 	for _, d := range q.ops {
-		if d.prog.TWS {
+		if d.prog.TWS && !d.prog.Timer {
 			// TransformWithStateExecBase.shouldRunAnotherBatch: always in
 			// processing time (SPARK-50180 is open), so a batch runs at
-			// every trigger.
+			// every trigger. In event time: when the watermark moved, as
+			// for the other operators.
 			return true, nil
 		}
 	}
@@ -372,7 +382,7 @@ func (q *Query) redefined(wm int64) error {
 // stream is over; Spark would go on running empty batches.
 func (q *Query) OnlyIdleBatchesLeft() bool {
 	for _, d := range q.ops {
-		if !d.prog.TWS || d.prog.TTL && d.op.Len() > 0 {
+		if !d.prog.TWS || d.prog.Timer || d.prog.TTL && d.op.Len() > 0 {
 			return false
 		}
 	}

@@ -304,7 +304,7 @@ func decodeTrace(data []byte) (*Trace, *rawTrace, error) {
 		t.TriggerIntervalMs = ms
 	}
 	for _, op := range c.Ops {
-		if op.Kind == chain.TransformWithStateDedup && !t.ManualClock {
+		if op.Kind == chain.TransformWithStateDedup && op.TimerMs == 0 && op.Timer == "" && !t.ManualClock {
 			return nil, nil, errors.New(`query: a transformWithState processor in processing time runs a batch at every trigger, so Spark is never idle: write the trace with "manualClock": true and advanceManualClock steps`)
 		}
 	}
