@@ -76,6 +76,10 @@ type shape struct {
 // Check reports whether query q of sc reduces to thresholds on its
 // delay, and why not (an error wrapping ErrUnsupported).
 func Check(sc *scenario.Scenario, q scenario.Query) error {
+	if !q.IsSpark() {
+		_, err := checkRows(sc, q)
+		return err
+	}
 	_, err := check(sc, q)
 	return err
 }
@@ -158,8 +162,9 @@ type State struct {
 type Curve struct {
 	// Query is the query's name.
 	Query string
-	// Max is the largest delay of the curve.
-	Max time.Duration
+	// Min and Max are the smallest and the largest delay (horizon) of
+	// the curve: Min is 0 for Spark, 1 s for the other engines.
+	Min, Max time.Duration
 	// InputRows, LogicalEvents and TrueDuplicates do not depend on the
 	// delay; nor do Batches and NoDataBatches.
 	InputRows, LogicalEvents, TrueDuplicates int64
@@ -174,7 +179,7 @@ type Curve struct {
 
 // Has reports whether the curve holds delay d.
 func (c *Curve) Has(d time.Duration) bool {
-	return d >= 0 && d <= c.Max && d%Unit == 0
+	return d >= c.Min && d <= c.Max && d%Unit == 0
 }
 
 // HasState reports whether the curve tracked d's state.
@@ -228,15 +233,18 @@ func Compute(ctx context.Context, sc *scenario.Scenario, name string, opts Optio
 	if qi < 0 {
 		return nil, fmt.Errorf("no query %q in %s", name, sc.File)
 	}
-	sh, err := check(sc, sc.Queries[qi])
-	if err != nil {
-		return nil, err
-	}
 	maxD := opts.MaxDelay
 	if maxD <= 0 {
 		maxD = sc.Duration.Std()
 	}
 	maxD = maxD / Unit * Unit
+	if q := sc.Queries[qi]; !q.IsSpark() {
+		return computeRows(ctx, sc, q, maxD, opts)
+	}
+	sh, err := check(sc, sc.Queries[qi])
+	if err != nil {
+		return nil, err
+	}
 	// Every watermark must be above the epoch for the batching not to
 	// depend on the delay: the event times start near sc.Start.
 	if sc.Start.UnixMilli()-maxD.Milliseconds() <= 0 {
