@@ -1,9 +1,10 @@
-// Package curve computes a Spark dedup query's whole horizon tradeoff in
-// one pass over the scenario's stream: for every watermark delay in whole
-// seconds up to a bound, the counters a simulation at that delay would
-// report (emitted rows, missed duplicates, false drops by cause, late and
-// duplicate drops), exactly, and the peak and final state rows and bytes
-// at a chosen set of delays.
+// Package curve computes a dedup query's whole horizon tradeoff in one
+// pass over the scenario's stream: for every horizon in whole seconds up
+// to a bound (Spark's watermark delay, Flink's state TTL, Kafka Streams'
+// window W, Beam's duration d), the counters a simulation at that horizon
+// would report (emitted rows, missed duplicates, false drops by cause,
+// late and duplicate drops), exactly, and the peak and final state rows
+// and bytes at a chosen set of horizons.
 //
 // # Why one pass is exact
 //
@@ -37,6 +38,37 @@
 // Anything else (a chain of dedups, restarts, a spark: block, a key that
 // two events can share, a delay that is not whole seconds) is refused by
 // Check with the reason, and the caller simulates instead.
+//
+// # The other engines
+//
+// Flink, Kafka Streams and Beam take the rows one at a time, each at its
+// arrival (sim/runner's row job), and remember a key by a clock of their
+// own; with g the clock at a copy minus the clock at which its key was
+// stored, the copy is a duplicate at s seconds of horizon iff (rows.go,
+// engines.go):
+//
+//   - Flink, proctime keep-first without mini-batch: the flag is written
+//     when a copy is emitted, at its arrival, and read alive while
+//     written + TTL > now: s > floor(g / 1000). Keep-last emits every
+//     copy at any TTL. The curve has no state: the modelled heap bytes
+//     count expired entries incremental cleanup has not reached, and
+//     which it reaches depends on the TTL.
+//   - Kafka Streams, the window store at stream time (any partitions): a
+//     copy at its task's stream time t finds the put of the previous copy,
+//     at t0, iff t - t0 <= floor(W / 2): 1000 s >= 2 g. The key is put at
+//     every copy, so no copy's verdict depends on another's.
+//   - Beam, the global window, processing or event time: the timer is set
+//     to the domain's time + d when a copy is output and fires once the
+//     time is past it: s >= ceil(g / 1000). In event time the clock is
+//     the input watermark, the largest event time before the row.
+//
+// A keep-first rule stores the key again when it emits, so an event's
+// intervals split as Spark's do. None of these rules drops a row as late
+// and every event's first copy is emitted, so no event is lost at any
+// horizon. Refused, with the reason: Flink rowtime and mini-batch
+// queries, Kafka Streams at record time (a put's segment, of max(W/2,
+// 60 s), is a rounding of W) and wall-clock time (punctuations), Beam's
+// fixed windows, keys that two events can share.
 package curve
 
 import (

@@ -67,6 +67,9 @@ var rowVariants = []rowVariant{
 	{name: "kstreams-partitions", seed: 5, duration: "6m", trigger: "3s", rate: "50/s", ids: "int", arrival: "20s", stamp: "same", query: ksParts},
 	{name: "kstreams-badclock", seed: 6, duration: "8m", trigger: "5s", rate: "30/s", ids: "int", arrival: "4s", stamp: "restamp",
 		extra: "  heartbeat: 7s\nfaults:\n  - {kind: bad-clock, at: 3m, skew: 2m}", query: ksStream},
+	// Dense: a put exactly W - 1 ms before the stream time is likely at
+	// every sample, so the state's bound is tested to the millisecond.
+	{name: "kstreams-dense", seed: 10, duration: "3m", trigger: "5s", rate: "500/s", ids: "int", arrival: "2s", stamp: "restamp", query: ksStream},
 	{name: "beam-processing", seed: 7, duration: "6m", trigger: "5s", rate: "60/s", ids: "uuid", arrival: "3s", stamp: "restamp", query: beamProc},
 	{name: "beam-event", seed: 8, duration: "6m", trigger: "2s", rate: "40/s", ids: "int", arrival: "10s", stamp: "same", query: beamEvent},
 	{name: "beam-event-badclock", seed: 9, duration: "8m", trigger: "5s", rate: "30/s", ids: "int", arrival: "4s", stamp: "restamp",
