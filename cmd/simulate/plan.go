@@ -98,7 +98,10 @@ A Flink, Kafka Streams or Beam query is planned the same way over its own
 horizon, set in each simulation as a sweep sets it: Flink's
 table.exec.state.ttl ("state TTL"), Kafka Streams' window, Beam's duration;
 the answer names it and shows only simulated values (no closed-form model
-for these engines). For a Flink query --memory-budget bounds the peak of its
+for these engines). It reads the one-pass curve of the horizon there too
+where the rule reduces to thresholds on it (Flink's proctime TTL without
+mini-batch, Kafka Streams' window at stream time, Beam's global window),
+and simulates value by value elsewhere, saying why. For a Flink query --memory-budget bounds the peak of its
 modelled heap state bytes (an estimate of the heap state backend from its
 classes' fields, docs/flink.md, not a JVM measurement); Kafka Streams' and
 Beam's state bytes are not modelled, so it is refused for them. The Spark

@@ -1,9 +1,10 @@
-// Package curve computes a Spark dedup query's whole horizon tradeoff in
-// one pass over the scenario's stream: for every watermark delay in whole
-// seconds up to a bound, the counters a simulation at that delay would
-// report (emitted rows, missed duplicates, false drops by cause, late and
-// duplicate drops), exactly, and the peak and final state rows and bytes
-// at a chosen set of delays.
+// Package curve computes a dedup query's whole horizon tradeoff in one
+// pass over the scenario's stream: for every horizon in whole seconds up
+// to a bound (Spark's watermark delay, Flink's state TTL, Kafka Streams'
+// window W, Beam's duration d), the counters a simulation at that horizon
+// would report (emitted rows, missed duplicates, false drops by cause,
+// late and duplicate drops), exactly, and the peak and final state rows
+// and bytes at a chosen set of horizons.
 //
 // # Why one pass is exact
 //
@@ -37,6 +38,37 @@
 // Anything else (a chain of dedups, restarts, a spark: block, a key that
 // two events can share, a delay that is not whole seconds) is refused by
 // Check with the reason, and the caller simulates instead.
+//
+// # The other engines
+//
+// Flink, Kafka Streams and Beam take the rows one at a time, each at its
+// arrival (sim/runner's row job), and remember a key by a clock of their
+// own; with g the clock at a copy minus the clock at which its key was
+// stored, the copy is a duplicate at s seconds of horizon iff (rows.go,
+// engines.go):
+//
+//   - Flink, proctime keep-first without mini-batch: the flag is written
+//     when a copy is emitted, at its arrival, and read alive while
+//     written + TTL > now: s > floor(g / 1000). Keep-last emits every
+//     copy at any TTL. The curve has no state: the modelled heap bytes
+//     count expired entries incremental cleanup has not reached, and
+//     which it reaches depends on the TTL.
+//   - Kafka Streams, the window store at stream time (any partitions): a
+//     copy at its task's stream time t finds the put of the previous copy,
+//     at t0, iff t - t0 <= floor(W / 2): 1000 s >= 2 g. The key is put at
+//     every copy, so no copy's verdict depends on another's.
+//   - Beam, the global window, processing or event time: the timer is set
+//     to the domain's time + d when a copy is output and fires once the
+//     time is past it: s >= ceil(g / 1000). In event time the clock is
+//     the input watermark, the largest event time before the row.
+//
+// A keep-first rule stores the key again when it emits, so an event's
+// intervals split as Spark's do. None of these rules drops a row as late
+// and every event's first copy is emitted, so no event is lost at any
+// horizon. Refused, with the reason: Flink rowtime and mini-batch
+// queries, Kafka Streams at record time (a put's segment, of max(W/2,
+// 60 s), is a rounding of W) and wall-clock time (punctuations), Beam's
+// fixed windows, keys that two events can share.
 package curve
 
 import (
@@ -76,6 +108,10 @@ type shape struct {
 // Check reports whether query q of sc reduces to thresholds on its
 // delay, and why not (an error wrapping ErrUnsupported).
 func Check(sc *scenario.Scenario, q scenario.Query) error {
+	if !q.IsSpark() {
+		_, err := checkRows(sc, q)
+		return err
+	}
 	_, err := check(sc, q)
 	return err
 }
@@ -158,8 +194,9 @@ type State struct {
 type Curve struct {
 	// Query is the query's name.
 	Query string
-	// Max is the largest delay of the curve.
-	Max time.Duration
+	// Min and Max are the smallest and the largest delay (horizon) of
+	// the curve: Min is 0 for Spark, 1 s for the other engines.
+	Min, Max time.Duration
 	// InputRows, LogicalEvents and TrueDuplicates do not depend on the
 	// delay; nor do Batches and NoDataBatches.
 	InputRows, LogicalEvents, TrueDuplicates int64
@@ -174,7 +211,7 @@ type Curve struct {
 
 // Has reports whether the curve holds delay d.
 func (c *Curve) Has(d time.Duration) bool {
-	return d >= 0 && d <= c.Max && d%Unit == 0
+	return d >= c.Min && d <= c.Max && d%Unit == 0
 }
 
 // HasState reports whether the curve tracked d's state.
@@ -228,15 +265,18 @@ func Compute(ctx context.Context, sc *scenario.Scenario, name string, opts Optio
 	if qi < 0 {
 		return nil, fmt.Errorf("no query %q in %s", name, sc.File)
 	}
-	sh, err := check(sc, sc.Queries[qi])
-	if err != nil {
-		return nil, err
-	}
 	maxD := opts.MaxDelay
 	if maxD <= 0 {
 		maxD = sc.Duration.Std()
 	}
 	maxD = maxD / Unit * Unit
+	if q := sc.Queries[qi]; !q.IsSpark() {
+		return computeRows(ctx, sc, q, maxD, opts)
+	}
+	sh, err := check(sc, sc.Queries[qi])
+	if err != nil {
+		return nil, err
+	}
 	// Every watermark must be above the epoch for the batching not to
 	// depend on the delay: the event times start near sc.Start.
 	if sc.Start.UnixMilli()-maxD.Milliseconds() <= 0 {

@@ -145,7 +145,7 @@ type pass struct {
 
 	inputRows, logical, trueDups, batches, noData int64
 
-	events window
+	events window[event]
 	free   []*event
 
 	stateDelays []time.Duration

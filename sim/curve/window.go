@@ -5,17 +5,17 @@ package curve
 // window does: a ring from the oldest unfinished event to the newest
 // seen, capped, the unfinished events that fall off its front moving to
 // a small map. Memory follows the rows in flight, not the run length.
-type window struct {
-	buf   []slot
+type window[E any] struct {
+	buf   []slot[E]
 	start int    // ring index of base
 	base  uint64 // oldest event in the ring
 	n     int    // events from base to the newest seen
 	// stragglers hold unfinished events older than base.
-	stragglers map[uint64]*event
+	stragglers map[uint64]*E
 }
 
-type slot struct {
-	ev   *event
+type slot[E any] struct {
+	ev   *E
 	done bool
 }
 
@@ -23,7 +23,7 @@ type slot struct {
 const windowCap = 1 << 20
 
 // get returns event e (nil when not seen yet).
-func (w *window) get(e uint64) *event {
+func (w *window[E]) get(e uint64) *E {
 	if e < w.base {
 		ev, ok := w.stragglers[e]
 		if !ok {
@@ -42,7 +42,7 @@ func (w *window) get(e uint64) *event {
 }
 
 // set makes ev event e's (e is in the ring or a straggler).
-func (w *window) set(e uint64, ev *event) {
+func (w *window[E]) set(e uint64, ev *E) {
 	if e < w.base {
 		w.stragglers[e] = ev
 		return
@@ -51,7 +51,7 @@ func (w *window) set(e uint64, ev *event) {
 }
 
 // finish marks event e done.
-func (w *window) finish(e uint64) {
+func (w *window[E]) finish(e uint64) {
 	if e < w.base {
 		delete(w.stragglers, e)
 		return
@@ -60,7 +60,7 @@ func (w *window) finish(e uint64) {
 	s.ev, s.done = nil, true
 }
 
-func (w *window) grow(need int) {
+func (w *window[E]) grow(need int) {
 	size := len(w.buf)
 	if size == 0 {
 		size = 1024
@@ -68,7 +68,7 @@ func (w *window) grow(need int) {
 	for size < need {
 		size *= 2
 	}
-	nb := make([]slot, size)
+	nb := make([]slot[E], size)
 	if w.n > 0 {
 		k := copy(nb, w.buf[w.start:min(w.start+w.n, len(w.buf))])
 		copy(nb[k:w.n], w.buf)
@@ -78,7 +78,7 @@ func (w *window) grow(need int) {
 
 // advance drops finished events from the front, and moves unfinished
 // ones to the stragglers while the ring is over its cap.
-func (w *window) advance() {
+func (w *window[E]) advance() {
 	mask := len(w.buf) - 1
 	for w.n > 0 {
 		s := &w.buf[w.start]
@@ -88,11 +88,11 @@ func (w *window) advance() {
 			}
 			// Unseen events too (nil): their rows may come.
 			if w.stragglers == nil {
-				w.stragglers = map[uint64]*event{}
+				w.stragglers = map[uint64]*E{}
 			}
 			w.stragglers[w.base] = s.ev
 		}
-		*s = slot{}
+		*s = slot[E]{}
 		w.start = (w.start + 1) & mask
 		w.base++
 		w.n--
@@ -100,7 +100,7 @@ func (w *window) advance() {
 }
 
 // each calls f with every unfinished event.
-func (w *window) each(f func(*event)) {
+func (w *window[E]) each(f func(*E)) {
 	for i := 0; i < w.n; i++ {
 		if s := w.buf[(w.start+i)&(len(w.buf)-1)]; s.ev != nil {
 			f(s.ev)

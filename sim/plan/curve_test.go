@@ -32,7 +32,33 @@ var curveCases = []struct {
 	{name: "capacity-plan-1seed", file: "capacity-plan.yaml", query: "within-watermark", t: Targets{MaxMissedRate: 0.001, MaxFalseDropRate: 0.0001}, seeds: 1},
 	{name: "capacity-plan-pair-keyed", file: "capacity-plan.yaml", query: "pair-keyed", t: DefaultTargets, seeds: 2},
 	{name: "horizon-tradeoff", file: "horizon-tradeoff.yaml", query: "within-watermark", t: DefaultTargets, seeds: 2},
+	// The other engines' horizons: Flink's TTL, Kafka Streams' window,
+	// Beam's duration.
+	{name: "flink-keep-first", yaml: enginesCurve, query: "flink-keep-first", t: Targets{MaxMissedRate: 0.02, MaxFalseDropRate: 0.0001}, seeds: 2},
+	{name: "flink-keep-first-1seed-budget", yaml: enginesCurve, query: "flink-keep-first", t: Targets{MaxMissedRate: 0.01, MaxFalseDropRate: 0.0001, MemoryBudget: 1 << 30}, seeds: 1},
+	{name: "flink-keep-last", yaml: enginesCurve, query: "flink-keep-last", t: Targets{MaxMissedRate: 0.02, MaxFalseDropRate: 0.0001}, seeds: 2},
+	{name: "kstreams-stream", yaml: enginesCurve, query: "kstreams-stream", t: Targets{MaxMissedRate: 0.02, MaxFalseDropRate: 0.0001}, seeds: 2},
+	{name: "kstreams-partitions-3seeds", yaml: enginesCurve, query: "kstreams-parts", t: Targets{MaxMissedRate: 0.01, MaxFalseDropRate: 0.0001}, seeds: 3},
+	{name: "beam-processing-rate", yaml: enginesCurve, query: "beam-processing", t: Targets{MaxMissedRate: 0.02, MaxFalseDropRate: 0.0001, ProductionRate: 80}, seeds: 2},
+	{name: "beam-event-quantile", yaml: enginesCurve, query: "beam-event", t: Targets{MaxMissedRate: 0.01, MaxFalseDropRate: 0.0001}, seeds: 3, q: 0.5},
 }
+
+// enginesCurve is enginesSmall with a Flink keep-last query, a Kafka
+// Streams query over 4 partitions and a Beam event-time query.
+const enginesCurve = enginesSmall + `  - name: flink-keep-last
+    engine: flink
+    query: SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY event_id ORDER BY proc_time DESC) AS rn FROM events) WHERE rn = 1
+    options: {table.exec.state.ttl: 2 min}
+  - name: kstreams-parts
+    engine: kafka-streams
+    window: 2 minutes
+    time: stream
+    partitions: 4
+  - name: beam-event
+    engine: beam
+    timeDomain: event
+    duration: 2 minutes
+`
 
 // TestCurvePlanEqualsBisection: on every case, the plan that reads the
 // one-pass curve recommends what the bisection by simulation (the same

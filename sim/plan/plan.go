@@ -740,7 +740,7 @@ func searchSeed(ctx context.Context, p *pool, sc *scenario.Scenario, query strin
 	}
 	s := &searcher{ctx: ctx, sc: sc, q: sc.Queries[qi], info: info, t: t, seen: map[time.Duration]Point{}, param: param, single: so.single}
 	p.add(s)
-	if so.curve && info.delayMatters && s.q.IsSpark() {
+	if so.curve && info.delayMatters {
 		if err := s.curveFor(so.state); err != nil {
 			return nil, nil, err
 		}
@@ -1424,7 +1424,11 @@ func (s *searcher) notes(res *Result) {
 	}
 	switch {
 	case !s.q.IsSpark():
-		res.Notes = append(res.Notes, fmt.Sprintf("no closed-form model for this engine (%s): only simulated values are shown, each a run with the %s set to the value", s.q.Engine, s.param))
+		each := fmt.Sprintf("each a run with the %s set to the value", s.param)
+		if s.curve != nil {
+			each = fmt.Sprintf("read off the exact one-pass curve of the %s (sim/curve), the recommendation confirmed by direct runs", s.param)
+		}
+		res.Notes = append(res.Notes, fmt.Sprintf("no closed-form model for this engine (%s): only simulated values are shown, %s", s.q.Engine, each))
 		if n := s.harness().BudgetNote; s.t.MemoryBudget > 0 && n != "" {
 			res.Notes = append(res.Notes, n)
 		}

@@ -41,7 +41,29 @@ type Harness struct {
 	// Counters are the engine's own counters as the reports show them, in
 	// their columns' order (summary.json's engineCounterInfo).
 	Counters []metrics.CounterInfo
+	// Curve is how the one-pass curve (sim/curve) reads the verdicts of
+	// the engine's row-at-a-time queries off their horizon; NoCurve when
+	// it cannot (Spark's micro-batch queries have a pass of their own).
+	Curve CurveRule
 }
+
+// CurveRule names the rule by which a copy's verdict is a threshold on an
+// engine's horizon, for the one-pass curve (sim/curve).
+type CurveRule int
+
+const (
+	// NoCurve: the curve has no row-at-a-time rule for the engine.
+	NoCurve CurveRule = iota
+	// CurveStateTTL: a key's state lives a TTL from its write on the
+	// state's clock (Flink's proctime dedup).
+	CurveStateTTL
+	// CurveWindowHalves: a window store put again at every copy, read
+	// W/2 either side of the stream time (Kafka Streams).
+	CurveWindowHalves
+	// CurveTimerDuration: a key forgotten when its timer, a duration after
+	// its first copy, fires (Beam's Deduplicate).
+	CurveTimerDuration
+)
 
 // physicalCounters are the physical state rows every engine other than
 // Spark reports (the runner's peakPhysicalStateRows and
@@ -95,7 +117,7 @@ func CounterInfoFor(engine string) []metrics.CounterInfo {
 
 func flinkHarness() Harness {
 	return Harness{
-		Name: flink.Engine, HorizonName: "state TTL", StateBytes: true,
+		Name: flink.Engine, HorizonName: "state TTL", StateBytes: true, Curve: CurveStateTTL,
 		PeakState:    "modelled peak heap state",
 		PeakStateWhy: "modelled peak heap state (an estimate of Flink's heap state backend, not a JVM measurement)",
 		BudgetNote:   "the memory budget bounds the peak of the modelled heap state bytes (docs/flink.md, State bytes: the entries, expired ones not yet cleaned up, the bucket arrays and a mini-batch bundle, from the classes' fields under compressed oops): an estimate, not a JVM measurement",
@@ -116,7 +138,7 @@ const flinkChangelogNote = "+I, +U and -U rows are the changelog rows a Flink qu
 
 func kstreamsHarness() Harness {
 	return Harness{
-		Name: kstreams.Engine, HorizonName: "window", PeakState: "peak state", PeakStateWhy: "simulated peak state",
+		Name: kstreams.Engine, HorizonName: "window", Curve: CurveWindowHalves, PeakState: "peak state", PeakStateWhy: "simulated peak state",
 		Counters: append(physicalCounters("Kafka Streams' window store keeps a row until its whole segment is older than the retention, while all() shows only the rows of the last window."),
 			metrics.CounterInfo{Name: "droppedRecordsTotal", Header: "dropped records (Kafka Streams)",
 				Explanation: "dropped records is Kafka Streams' dropped-records-total: puts the window store dropped because their segment had already expired, so their keys were never remembered."},
@@ -127,7 +149,7 @@ func kstreamsHarness() Harness {
 
 func beamHarness() Harness {
 	return Harness{
-		Name: beam.Engine, HorizonName: "duration", PeakState: "peak state", PeakStateWhy: "simulated peak state",
+		Name: beam.Engine, HorizonName: "duration", Curve: CurveTimerDuration, PeakState: "peak state", PeakStateWhy: "simulated peak state",
 		Counters: append(physicalCounters("Beam clears a key when its timer fires, so the two are the same."),
 			metrics.CounterInfo{Name: "timersFired", Header: "timers fired (Beam)",
 				Explanation: "timers fired counts Beam's expiry timers, each forgetting one key."},
