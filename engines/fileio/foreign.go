@@ -132,20 +132,39 @@ func (k *Folder) written(dir string) (map[string]bool, bool, error) {
 // Foreign returns the entries of dir, a folder of the kind (it holds the
 // marker), that dedupsim did not write: what its marker does not list, in
 // lexical order, a foreign folder as one entry ("analysis/"). It is empty
-// for a marker without a list.
+// for a marker without a list. A folder published into dir since (plan
+// --out DIR/review inside a run's DIR) is dedupsim's when it holds the
+// kind's marker and nothing foreign itself.
 func (k *Folder) Foreign(dir string) ([]string, error) {
 	listed, ok, err := k.written(dir)
 	if err != nil || !ok {
 		return nil, err
 	}
 	var out []string
+	var inner error
 	err = k.walkEntries(dir, func(rel string, isDir bool) bool {
 		if listed[rel] {
 			return false
 		}
+		if isDir {
+			sub := filepath.Join(dir, filepath.FromSlash(strings.TrimSuffix(rel, "/")))
+			if k.Has(sub) {
+				f, err := k.Foreign(sub)
+				if err != nil {
+					inner = err
+					return true
+				}
+				if len(f) == 0 {
+					return true // published by dedupsim, whole
+				}
+			}
+		}
 		out = append(out, rel)
 		return isDir // a foreign folder is one entry
 	})
+	if err == nil {
+		err = inner
+	}
 	return out, err
 }
 

@@ -118,6 +118,48 @@ func TestForeignEntriesAreRefused(t *testing.T) {
 	}
 }
 
+// TestPublishedFolderInsideIsOurs: experiments/regenerate.sh runs a
+// scenario into results/capacity-plan and then plan --out
+// results/capacity-plan/review; the next run refused the folder for
+// holding review/. A folder published inside is dedupsim's while it holds
+// the kind's marker and nothing foreign; a user's file inside it, or a
+// folder with a copied marker beside the user's files, is foreign.
+func TestPublishedFolderInsideIsOurs(t *testing.T) {
+	k := testKind()
+	out := filepath.Join(t.TempDir(), "out")
+	if err := publishTo(t, k, out, "summary.json"); err != nil {
+		t.Fatal(err)
+	}
+	if err := publishTo(t, k, filepath.Join(out, "review"), "report.md", "plan.json"); err != nil {
+		t.Fatal(err)
+	}
+	if err := k.Check(out); err != nil {
+		t.Fatalf("Check with a published review/ inside: %v", err)
+	}
+	if err := publishTo(t, k, out, "summary.json", "timeseries.csv"); err != nil {
+		t.Fatalf("republishing over a published review/: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "review")); !os.IsNotExist(err) {
+		t.Fatalf("review/ after the republish: %v; want it replaced with the folder", err)
+	}
+	if err := publishTo(t, k, filepath.Join(out, "review"), "report.md"); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(out, "review", "notes.txt"), []byte("mine"), 0o644)
+	var fe *ForeignError
+	if err := k.Check(out); !errors.As(err, &fe) || !slices.Equal(fe.Entries, []string{"review/"}) {
+		t.Fatalf("Check with the user's notes inside review/: %v; want review/ foreign", err)
+	}
+	mine := filepath.Join(out, "mine")
+	os.MkdirAll(mine, 0o755)
+	data, _ := os.ReadFile(filepath.Join(out, k.Marker))
+	os.WriteFile(filepath.Join(mine, k.Marker), data, 0o644) // a copied marker lists summary.json only
+	os.WriteFile(filepath.Join(mine, "analysis.ipynb"), []byte("mine"), 0o644)
+	if err := k.Check(out); !errors.As(err, &fe) || !slices.Contains(fe.Entries, "mine/") {
+		t.Fatalf("Check with a folder of the user's holding a copied marker: %v; want mine/ foreign", err)
+	}
+}
+
 // TestMarkerWithoutAListVouchesForTheFolder: a marker written before the
 // list existed keeps meaning what it meant (the whole folder is dedupsim's).
 func TestMarkerWithoutAListVouchesForTheFolder(t *testing.T) {
