@@ -1,7 +1,9 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -31,5 +33,61 @@ func TestReportRefusesAProfileInsideItsFolder(t *testing.T) {
 		if after := listing(t, dir); after != before {
 			t.Fatalf("%v changed the folder:\n%s\nwas:\n%s", extra, after, before)
 		}
+	}
+}
+
+// TestMergeRefusesEditedPartCounters: the counters of a part of a run
+// split by key that its timeseries cannot check (a part's timeseries holds
+// the whole stream's input) were taken from shard.json as they stood:
+// inputRows, sinkWrites and sinkDuplicates each edited by 1,000 went into
+// the merged summary, exit 0. They are checked against the counters the
+// files do check (every row is an event's first row or a copy; emitted,
+// dropped late or dropped as a duplicate; a sink writes its emitted rows
+// and, only when it can fail, its retried batches' rows again).
+func TestMergeRefusesEditedPartCounters(t *testing.T) {
+	dir := t.TempDir()
+	sc := writeScenarioIn(t, dir, smallScenario)
+	parts := runParts(t, sc, filepath.Join(dir, "parts"), 2)
+	for _, c := range []struct{ field, want string }{
+		{"inputRows", "summary's inputRows is"},
+		{"sinkWrites", "summary's sinkWrites is"},
+		{"sinkDuplicates", "summary's sinkDuplicates is"},
+	} {
+		t.Run(c.field, func(t *testing.T) {
+			d := filepath.Join(dir, "edited-"+c.field)
+			if err := os.CopyFS(d, os.DirFS(parts[1])); err != nil {
+				t.Fatal(err)
+			}
+			mf := filepath.Join(d, "shard.json")
+			data, err := os.ReadFile(mf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			done := false
+			re := regexp.MustCompile(`"` + c.field + `": [0-9]+`)
+			edited := re.ReplaceAllStringFunc(string(data), func(m string) string {
+				if done {
+					return m
+				}
+				done = true
+				return `"` + c.field + `": 1000`
+			})
+			if edited == string(data) {
+				t.Fatal("the edit changed nothing")
+			}
+			os.WriteFile(mf, []byte(edited), 0o644)
+			out := filepath.Join(dir, "merged-"+c.field)
+			before := listing(t, dir)
+			code, stdout, errs := simulate(t, "merge", parts[0], d, "--out", out, "--no-report")
+			if code != 1 || stdout != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, c.want) {
+				t.Fatalf("exit %d, stdout %q, stderr %q: want exit 1 and one line with %q", code, stdout, errs, c.want)
+			}
+			if after := listing(t, dir); after != before {
+				t.Fatal("the refused merge changed the folder")
+			}
+		})
+	}
+	if code, _, errs := simulate(t, "merge", parts[0], parts[1], "--out", filepath.Join(dir, "merged"), "--no-report"); code != 0 {
+		t.Fatalf("merging the parts as written: %s", errs)
 	}
 }

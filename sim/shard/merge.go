@@ -140,6 +140,11 @@ func Merge(dirs []string, out string, render runner.Renderer) (*metrics.Summary,
 			return nil, err
 		}
 	}
+	for _, s := range shards {
+		if err := checkBalances(s); err != nil {
+			return nil, err
+		}
+	}
 	err := runner.Publish(out, func(st *fileio.Staging) error {
 		if byKey {
 			// The parts' rows are merged into files in the staging
