@@ -91,3 +91,27 @@ func TestMergeRefusesEditedPartCounters(t *testing.T) {
 		t.Fatalf("merging the parts as written: %s", errs)
 	}
 }
+
+// TestEmptyOutIsRefusedByEveryCommand: export --out "" and bench-stores
+// --out "" wrote their default folder (export-NAME, results/NAME), exit 0,
+// where run, sweep and plan refuse an empty --out. Each refuses it in one
+// line, nothing written.
+func TestEmptyOutIsRefusedByEveryCommand(t *testing.T) {
+	dir := t.TempDir()
+	sc := writeScenarioIn(t, dir, smallScenario)
+	t.Chdir(dir)
+	before := listing(t, dir)
+	for _, args := range [][]string{
+		{"export", sc, "--out", ""},
+		{"bench-stores", sc, "--repeat", "1", "--quiet", "--out", ""},
+		{"run", sc, "--quiet", "--out", ""},
+	} {
+		code, stdout, errs := simulate(t, args...)
+		if code != 1 || stdout != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, `--out "": want`) {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q: want exit 1 and one line refusing --out \"\"", args[0], code, stdout, errs)
+		}
+		if after := listing(t, dir); after != before {
+			t.Fatalf("%s wrote:\n%s\nwas:\n%s", args[0], after, before)
+		}
+	}
+}
