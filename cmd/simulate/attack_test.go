@@ -115,3 +115,18 @@ func TestEmptyOutIsRefusedByEveryCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeNamesAMixOfKindsOfShards: a part of a run split by key merged
+// with a sweep's shard was refused for its sweep ("sweep delays 1m, but
+// DIR has : every shard must run with the same --delay"), a blank where
+// the run's delays would be; it names the two kinds of shard.
+func TestMergeNamesAMixOfKindsOfShards(t *testing.T) {
+	dir := t.TempDir()
+	sc := writeScenarioIn(t, dir, smallScenario)
+	parts := runParts(t, sc, filepath.Join(dir, "parts"), 2)
+	shards := sweepShards(t, sc, filepath.Join(dir, "sweep"), "1m", 2)
+	code, stdout, errs := simulate(t, "merge", parts[0], shards[1], "--out", filepath.Join(dir, "merged"))
+	if code != 1 || stdout != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "merge the shards of one command") {
+		t.Fatalf("exit %d, stdout %q, stderr %q: want exit 1 and one line saying the shards are of two commands", code, stdout, errs)
+	}
+}
