@@ -130,3 +130,21 @@ func TestMergeNamesAMixOfKindsOfShards(t *testing.T) {
 		t.Fatalf("exit %d, stdout %q, stderr %q: want exit 1 and one line saying the shards are of two commands", code, stdout, errs)
 	}
 }
+
+// TestRunShardRefusesTransformWithState: run --shard K/N took a
+// transformWithState dedup, whose parts then could not be merged ("row 45:
+// ... the parts are not of one run"): each part runs a batch at every
+// trigger until its own keys expire. It is refused up front in one line,
+// nothing written.
+func TestRunShardRefusesTransformWithState(t *testing.T) {
+	dir := t.TempDir()
+	sc := writeScenarioIn(t, dir, strings.Replace(smallScenario, "queries:\n", "queries:\n  - name: tws\n    query: 'groupBy(\"event_id\").transformWithState(DedupProcessor(ttl=\"1 minute\"))'\n", 1))
+	before := listing(t, dir)
+	code, stdout, errs := simulate(t, "run", sc, "--quiet", "--shard", "0/2", "--out", filepath.Join(dir, "part"))
+	if code != 1 || stdout != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "query tws cannot split by key: a transformWithState dedup") {
+		t.Fatalf("exit %d, stdout %q, stderr %q: want exit 1 and one line refusing the transformWithState query", code, stdout, errs)
+	}
+	if after := listing(t, dir); after != before {
+		t.Fatalf("the refused run wrote:\n%s\nwas:\n%s", after, before)
+	}
+}
