@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -146,5 +147,34 @@ func TestRunShardRefusesTransformWithState(t *testing.T) {
 	}
 	if after := listing(t, dir); after != before {
 		t.Fatalf("the refused run wrote:\n%s\nwas:\n%s", after, before)
+	}
+}
+
+// TestFitRefusesANameThatIsAPath: fit --name ../evil wrote evil.yaml
+// beside --out (outside the folder it publishes, replacing any file of
+// that name) and then failed blaming itself ("a bug of fit"). A name that
+// is not a scenario's name is refused in one line, nothing written.
+func TestFitRefusesANameThatIsAPath(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("event_id,event_time,ingest_time\n")
+	for i := range 400 {
+		fmt.Fprintf(&b, "id%d,%d,%d\n", i, 1772366400000+int64(i)*100, 1772366400500+int64(i)*100)
+	}
+	log := filepath.Join(dir, "events.csv")
+	if err := os.WriteFile(log, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "sub", "fitted")
+	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
+	before := listing(t, dir)
+	for _, name := range []string{"../evil", "a/b", ".hidden"} {
+		code, stdout, errs := simulate(t, "fit", log, "--id", "event_id", "--event-time", "event_time", "--arrival-time", "ingest_time", "--no-check", "--out", out, "--name", name)
+		if code != 1 || stdout != "" || !strings.Contains(errs, "--name: want a name of letters") || strings.Count(errs, "\n") > 2 {
+			t.Errorf("--name %s: exit %d, stdout %q, stderr %q: want exit 1 and the name refused", name, code, stdout, errs)
+		}
+		if after := listing(t, dir); after != before {
+			t.Fatalf("--name %s wrote:\n%s\nwas:\n%s", name, after, before)
+		}
 	}
 }

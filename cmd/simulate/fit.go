@@ -12,6 +12,7 @@ import (
 	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/reports"
 	"github.com/dedupsim/dedupsim/sim/fitlog"
+	"github.com/dedupsim/dedupsim/sim/scenario"
 )
 
 func newFitCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -74,6 +75,13 @@ folder dedupsim wrote. Methods and accuracy: docs/fit.md.`,
 			}
 			if maxEvents < 1 {
 				return fmt.Errorf("--max-events: must be at least 1, got %d", maxEvents)
+			}
+			if name != "" {
+				// The name names the scenario's file inside --out: "../x"
+				// wrote x.yaml beside it.
+				if err := scenario.CheckName(name); err != nil {
+					return fmt.Errorf("--name: %w", err)
+				}
 			}
 			o.Fit.MaxEvents, o.Fit.Seed = maxEvents, seed
 			o.Name, o.Queries, o.Log = name, queries, args[0]
