@@ -178,3 +178,30 @@ func TestFitRefusesANameThatIsAPath(t *testing.T) {
 		}
 	}
 }
+
+// TestFitRefusesABadQueryUpFront: fit --query 'bogus(' (or a key the rows
+// lack) failed after the fit, when the scenario was loaded, blaming itself
+// ("the fitted scenario does not load (a bug of fit)") and naming a
+// staging path. The query is checked first, in one line naming --query.
+func TestFitRefusesABadQueryUpFront(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("event_id,event_time,ingest_time\n")
+	for i := range 400 {
+		fmt.Fprintf(&b, "id%d,%d,%d\n", i, 1772366400000+int64(i)*100, 1772366400500+int64(i)*100)
+	}
+	log := filepath.Join(dir, "events.csv")
+	if err := os.WriteFile(log, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := listing(t, dir)
+	for _, q := range []string{"bogus(", `dropDuplicates(["nope"])`} {
+		code, stdout, errs := simulate(t, "fit", log, "--id", "event_id", "--event-time", "event_time", "--arrival-time", "ingest_time", "--no-check", "--out", filepath.Join(dir, "o"), "--query", q)
+		if code != 1 || stdout != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "--query ") || strings.Contains(errs, "a bug of fit") {
+			t.Errorf("--query %s: exit %d, stdout %q, stderr %q: want exit 1 and one line naming --query", q, code, stdout, errs)
+		}
+		if after := listing(t, dir); after != before {
+			t.Fatalf("--query %s wrote:\n%s\nwas:\n%s", q, after, before)
+		}
+	}
+}
