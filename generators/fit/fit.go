@@ -388,7 +388,7 @@ func Fit(open Opener, opt Options) (*Result, error) {
 	if res.Duration < opt.Trigger {
 		// A profile segment shorter than the trigger cannot show in a
 		// run: the scenario written would not load.
-		return nil, fmt.Errorf("the log's originals arrive within %s of the trigger grid's start, less than one trigger (%s): a fitted rate needs at least one whole batch; give a smaller --trigger, or a longer log", fmtDur(res.Duration), fmtDur(opt.Trigger))
+		return nil, fmt.Errorf("the log's originals arrive within %s of the trigger grid's start, less than one trigger (%s): a fitted rate needs at least one whole batch; fit with a smaller trigger (fit --trigger, or the scenario's trigger:), or a longer log", fmtDur(res.Duration), fmtDur(opt.Trigger))
 	}
 	res.PerBinOriginals = make([]float64, nbins)
 	for i := range origBins {
