@@ -72,6 +72,9 @@ report.md and report.html with a section on the backends.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("out") && f.out == "" {
+				return fmt.Errorf("--out \"\": want a results folder (leave --out out for results/<scenario name>)")
+			}
 			sc, err := scenario.Load(args[0])
 			if err != nil {
 				return err

@@ -52,6 +52,9 @@ line saying why.`,
 				return fmt.Errorf("--format: %w", err)
 			}
 			path := args[0]
+			if cmd.Flags().Changed("out") && out == "" {
+				return fmt.Errorf("--out \"\": want an export folder (leave --out out for export-NAME)")
+			}
 			if out != "" {
 				// A bad --out is refused before the input is read.
 				if err := forceOut(cmd.ErrOrStderr(), force, out, true); err != nil {

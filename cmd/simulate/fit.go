@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -9,9 +10,11 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/dedupsim/dedupsim/engines/fileio"
 	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/reports"
 	"github.com/dedupsim/dedupsim/sim/fitlog"
+	"github.com/dedupsim/dedupsim/sim/scenario"
 )
 
 func newFitCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -74,6 +77,18 @@ folder dedupsim wrote. Methods and accuracy: docs/fit.md.`,
 			}
 			if maxEvents < 1 {
 				return fmt.Errorf("--max-events: must be at least 1, got %d", maxEvents)
+			}
+			if name != "" {
+				// The name names the scenario's file inside --out: "../x"
+				// wrote x.yaml beside it.
+				if err := scenario.CheckName(name); err != nil {
+					return fmt.Errorf("--name: %w", err)
+				}
+			}
+			for _, q := range queries {
+				if err := checkFitQuery(q); err != nil {
+					return err
+				}
 			}
 			o.Fit.MaxEvents, o.Fit.Seed = maxEvents, seed
 			o.Name, o.Queries, o.Log = name, queries, args[0]
@@ -148,4 +163,21 @@ func capitalizeFirst(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// checkFitQuery refuses, in one line, a --query the fitted scenario could
+// not run (it failed when the scenario was loaded, blamed on fit): it is
+// checked as a scenario's query, on the generated columns the fitted
+// scenario has.
+func checkFitQuery(q string) error {
+	text, err := json.Marshal(q)
+	if err != nil {
+		return fmt.Errorf("--query %s: %w", fileio.Quote(q), err)
+	}
+	doc := "name: q\nduration: 1m\nworkload: {rate: 1/s}\nqueries:\n  - {name: q, query: " + string(text) + "}\n"
+	if _, err := scenario.Parse([]byte(doc), "fit"); err != nil {
+		msg := strings.TrimPrefix(strings.Split(err.Error(), "\n")[0], "scenario fit: queries[0].query: ")
+		return fmt.Errorf("--query %s: %s", fileio.Quote(q), msg)
+	}
+	return nil
 }

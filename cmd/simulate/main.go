@@ -83,12 +83,19 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root := newRootCmd(stdout, stderr)
 	var prof profiler
 	prof.addFlag(root)
-	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
+	root.PersistentPreRunE = func(c *cobra.Command, args []string) error {
 		// A profile inside the folder a command writes (run, sweep,
 		// merge, plan, export, bench-stores: every --out) would be lost
 		// when the folder is replaced: refuse it before creating it.
 		if out := c.Flags().Lookup("out"); out != nil && out.Changed && out.Value.String() != "" {
 			if err := checkOutside("--out", out.Value.String(), "--cpuprofile", prof.path); err != nil {
+				return err
+			}
+		}
+		// report DIR replaces DIR as --out does: a profile in it would
+		// be refused as a foreign file, or deleted by --force.
+		if c.Name() == "report" && len(args) == 1 && args[0] != "" {
+			if err := checkOutside("report's folder", args[0], "--cpuprofile", prof.path); err != nil {
 				return err
 			}
 		}

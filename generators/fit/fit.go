@@ -251,6 +251,11 @@ func Fit(open Opener, opt Options) (*Result, error) {
 	trig := opt.Trigger.Microseconds()
 	start := floorDiv(first, trig) * trig
 	res.Start = time.UnixMicro(start).UTC()
+	if y := res.Start.Year(); y < 1000 || y >= 9000 {
+		// A scenario starts from 1000-01-01 to before 9000-01-01 (sim/scenario's
+		// bounds: every time of a run prints with a four-digit year).
+		return nil, fmt.Errorf("the log's first arrival, %s, is outside the years a scenario can start in (1000 to 8999): are the arrival times in the unit --time-unit says?", res.Start.Format(time.RFC3339Nano))
+	}
 	for i := range res.Faults {
 		res.Faults[i].At -= time.Duration(start) * time.Microsecond
 	}
@@ -380,6 +385,11 @@ func Fit(open Opener, opt Options) (*Result, error) {
 	// the last original.
 	end := int((lastOrig-start)/bin) + 1
 	res.Duration = time.Duration(int64(end)*bin) * time.Microsecond
+	if res.Duration < opt.Trigger {
+		// A profile segment shorter than the trigger cannot show in a
+		// run: the scenario written would not load.
+		return nil, fmt.Errorf("the log's originals arrive within %s of the trigger grid's start, less than one trigger (%s): a fitted rate needs at least one whole batch; fit with a smaller trigger (fit --trigger, or the scenario's trigger:), or a longer log", fmtDur(res.Duration), fmtDur(opt.Trigger))
+	}
 	res.PerBinOriginals = make([]float64, nbins)
 	for i := range origBins {
 		res.PerBinOriginals[i] = origBins[i] / frac

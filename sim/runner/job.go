@@ -604,6 +604,11 @@ func (r *jobRun) account(p *microbatch.Progress, batch *generators.Batch, t int6
 
 // finish fills the summary's totals once the stream is over.
 func (r *jobRun) finish() (*jobResult, error) {
+	// A log that could not be read to its end fails the job before its
+	// summary is kept (a resumable job's done.json included).
+	if err := generators.SourceErr(r.src); err != nil {
+		return nil, err
+	}
 	sum := &r.sum
 	setTotals(sum, &r.acct)
 	for k, op := range r.q.Operators() {

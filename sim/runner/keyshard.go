@@ -117,6 +117,9 @@ func checkSplit(j Job) error {
 				continue
 			}
 			seenDedup = true
+			if n.Op.Kind == chain.TransformWithStateDedup {
+				return fmt.Errorf("a transformWithState dedup runs a batch at every trigger while any key is in state, so each part's batches end when its own keys expire, not when the run's do")
+			}
 			if !slices.Contains(n.KeyColumns, generators.ColEventID) {
 				return fmt.Errorf("%s does not key on event_id, the column a run splits on: two rows of different parts could meet in its state", n.Op.Kind)
 			}

@@ -349,8 +349,11 @@ func (r *execution) runShared(ctx context.Context, g *errgroup.Group, workers in
 	if c, ok := src.(io.Closer); ok {
 		c.Close()
 	}
-	if ctx.Err() == nil {
-		// A log that could not be read to its end fails the run.
+	// A log that could not be read to its end fails the run. ctx is the
+	// group's, which g.Wait has cancelled: a job stopped by a signal or
+	// an error has that error, and a run whose every job ended cleanly
+	// has read the stream to its end.
+	if !slices.ContainsFunc(errs, func(err error) bool { return err != nil }) {
 		if err := generators.SourceErr(src); err != nil {
 			return err
 		}

@@ -16,6 +16,7 @@ package scenario
 import (
 	"cmp"
 	"encoding/json"
+	"errors"
 	"slices"
 	"time"
 
@@ -346,6 +347,9 @@ func ParseDelays(list string) (*Sweep, error) {
 	sw := &Sweep{}
 	for _, d := range strings.Split(list, ",") {
 		v, err := interval.Parse(d)
+		if errors.Is(err, interval.ErrTooLong) {
+			return nil, fmt.Errorf("%s: want durations of at most %s", fileio.Quote(d), interval.MaxText)
+		}
 		if err != nil || v < 0 {
 			return nil, fmt.Errorf("%s: want a list of non-negative durations such as 1m,5m,20m", fileio.Quote(d))
 		}

@@ -55,6 +55,16 @@ func (s *Scenario) collect(opt options, p *problems) {
 	s.checkSpark(p)
 }
 
+// CheckName returns an error saying what a scenario's name must be, or nil
+// when name is one (it names files: a command given a name to write a
+// scenario under checks it before writing).
+func CheckName(name string) error {
+	if fileSafe(name) {
+		return nil
+	}
+	return fmt.Errorf("want %s, got %s", fileSafeWant, fileio.Show(name))
+}
+
 // fileSafe reports whether name can be a file or folder name on every
 // system: letters, digits, '.', '_' and '-', starting with a letter or a
 // digit, at most 100 bytes.

@@ -140,6 +140,11 @@ func Merge(dirs []string, out string, render runner.Renderer) (*metrics.Summary,
 			return nil, err
 		}
 	}
+	for _, s := range shards {
+		if err := checkBalances(s); err != nil {
+			return nil, err
+		}
+	}
 	err := runner.Publish(out, func(st *fileio.Staging) error {
 		if byKey {
 			// The parts' rows are merged into files in the staging
@@ -186,6 +191,9 @@ func checkSet(shards []shardFolder, out string) error {
 			return fmt.Errorf("%s: written by dedupsim %s, but %s by %s: run every shard with the same binary", s.dir, m.Version, first.dir, f.Version)
 		case m.Seed != f.Seed:
 			return fmt.Errorf("%s: seed %d, but %s has seed %d: every shard must run with the same seed", s.dir, m.Seed, first.dir, f.Seed)
+		case m.Split != f.Split:
+			// Before the sweep: a part of a run split by key has none.
+			return fmt.Errorf("%s: %s, but %s is %s: merge the shards of one command", s.dir, splitName(m.Split), first.dir, splitName(f.Split))
 		case !slices.Equal(m.Sweep, f.Sweep):
 			return fmt.Errorf("%s: sweep delays %s, but %s has %s: every shard must run with the same --delay", s.dir, strings.Join(m.Sweep, ","), first.dir, strings.Join(f.Sweep, ","))
 		case m.ScenarioSHA256 != f.ScenarioSHA256 || m.TotalJobs != f.TotalJobs:
@@ -194,8 +202,6 @@ func checkSet(shards []shardFolder, out string) error {
 			return fmt.Errorf("%s: the scenario's input files (empirical distributions) differ from %s's: give every shard the same files", s.dir, first.dir)
 		case m.Store != f.Store:
 			return fmt.Errorf("%s: run with %s, but %s with %s: run every shard with the same --store", s.dir, storeFlag(m.Store), first.dir, storeFlag(f.Store))
-		case m.Split != f.Split:
-			return fmt.Errorf("%s: %s, but %s is %s: merge the shards of one command", s.dir, splitName(m.Split), first.dir, splitName(f.Split))
 		case m.Of != f.Of:
 			return fmt.Errorf("%s: shard %d/%d, but %s is shard %d/%d: every shard must be of the same N", s.dir, m.Shard, m.Of, first.dir, f.Shard, f.Of)
 		}

@@ -3,6 +3,7 @@ package shard
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"hash"
 	"io"
@@ -166,6 +167,54 @@ func checkCounters(s shardFolder, ji int, q *metrics.QuerySummary, tot totals) e
 			fmt.Sprint(q0.LogicalEvents, " and ", q0.TrueDuplicates, " as job ", s.m.Jobs[0].FileName))
 	}
 	return nil
+}
+
+// checkBalances refuses a shard whose summary breaks the balances every
+// job's counters keep, which its files cannot check on their own (a part
+// of a run split by key counts its own rows, while its timeseries holds
+// each batch's whole input): every row is an event's first row or a copy;
+// it is emitted, dropped as late or dropped as a duplicate; the sink
+// writes the emitted rows and, only when it can fail, a retried batch's
+// rows again. It runs after the checks against the files and the other
+// shards, which name an edit more precisely.
+func checkBalances(s shardFolder) error {
+	path := filepath.Join(s.dir, ManifestFile)
+	for ji := range s.m.Jobs {
+		q := &s.m.Summary.Queries[ji]
+		bad := func(what string, got, want any) error {
+			return fmt.Errorf("%s: job %s: summary's %s is %v, but its files say %v: the shard was changed after it was published; rerun shard %d/%d",
+				path, s.m.Jobs[ji].FileName, what, got, want, s.m.Shard, s.m.Of)
+		}
+		switch {
+		case q.InputRows != q.LogicalEvents+q.TrueDuplicates:
+			// Every row is an event's first row or a copy.
+			return bad("inputRows", q.InputRows, fmt.Sprintf("its logicalEvents plus trueDuplicates, %d", q.LogicalEvents+q.TrueDuplicates))
+		case q.InputRows != q.EmittedRows+q.DroppedByWatermark+q.DroppedDuplicates:
+			// Every row is emitted, dropped as late or dropped as a duplicate.
+			return bad("inputRows", q.InputRows, fmt.Sprintf("its emittedRows plus droppedByWatermark plus droppedDuplicates, %d", q.EmittedRows+q.DroppedByWatermark+q.DroppedDuplicates))
+		case q.SinkDuplicates < 0 || q.SinkDuplicates > 0 && !sinkCanFail(s.m.Summary.Scenario):
+			return bad("sinkDuplicates", q.SinkDuplicates, "0: the scenario's sink never writes a batch twice")
+		case q.SinkWrites != q.EmittedRows+q.SinkDuplicates:
+			return bad("sinkWrites", q.SinkWrites, fmt.Sprintf("its emittedRows plus sinkDuplicates, %d", q.EmittedRows+q.SinkDuplicates))
+		}
+	}
+	return nil
+}
+
+// sinkCanFail reports whether the scenario as run (a summary's scenario)
+// has an append sink whose writes can fail, the only sink that writes a
+// retried batch's rows twice. A scenario that cannot be read can.
+func sinkCanFail(scenario json.RawMessage) bool {
+	var sc struct {
+		Sink struct {
+			Kind               string  `json:"kind"`
+			FailureProbability float64 `json:"failureProbability"`
+		} `json:"sink"`
+	}
+	if json.Unmarshal(scenario, &sc) != nil {
+		return true
+	}
+	return sc.Sink.Kind != "idempotent" && sc.Sink.FailureProbability != 0
 }
 
 // rateOf is num/den, 0 when den is 0, as the summary computes its rates.
