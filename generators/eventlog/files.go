@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 )
@@ -70,6 +71,9 @@ func newCSVFile(r *Reader, path string, br *bufio.Reader, closer func() error) (
 		}
 		if i < 0 {
 			return nil, &Error{File: path, Row: 1, Line: true, Column: w, Msg: "missing from the header (" + columnList(header) + ")"}
+		}
+		if j := slices.Index(header[i+1:], header[i]); j >= 0 {
+			return nil, &Error{File: path, Row: 1, Line: true, Column: w, Msg: fmt.Sprintf("named twice in the header (columns %d and %d): want each column the log is read by named once", i+1, i+j+2)}
 		}
 		f.idx = append(f.idx, i)
 	}

@@ -36,18 +36,20 @@ type jsonScanner struct {
 	vals []jsonValue
 	buf  []byte
 	key  []byte
+	seen []bool
 }
 
 func newJSONScanner(keys []string) *jsonScanner {
-	return &jsonScanner{keys: keys, vals: make([]jsonValue, len(keys))}
+	return &jsonScanner{keys: keys, vals: make([]jsonValue, len(keys)), seen: make([]bool, len(keys))}
 }
 
 // scan parses line, a JSON object, into s.vals. Members not in keys are
-// checked for syntax and skipped; a key given twice keeps its last value
-// (as encoding/json does).
+// checked for syntax and skipped; a member the log is read by given twice
+// is an error (encoding/json would keep the last, a reader the first).
 func (s *jsonScanner) scan(line []byte) error {
 	for i := range s.vals {
 		s.vals[i] = jsonValue{}
+		s.seen[i] = false
 	}
 	s.buf = s.buf[:0]
 	p := &jsonParser{b: line, s: s}
@@ -72,6 +74,12 @@ func (s *jsonScanner) scan(line []byte) error {
 				if string(key) == k {
 					idx = i
 				}
+			}
+			if idx >= 0 {
+				if s.seen[idx] {
+					return fmt.Errorf("member %q given twice: want each member the log is read by once", s.keys[idx])
+				}
+				s.seen[idx] = true
 			}
 			p.ws()
 			if !p.eat(':') {

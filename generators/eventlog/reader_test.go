@@ -218,6 +218,10 @@ func TestBadInput(t *testing.T) {
 		{"badjson.jsonl", "{\"id\":\"a\",\"at\":1,\"et\":1,\"customer_id\":1}\n{\"id\":\"a\" \"at\":1}\n", "badjson.jsonl: line 2: bad JSON at byte 11"},
 		{"quote.csv", "id,et,at,customer_id\n\"a,1,2,3\n", "quote.csv: line 2: a quoted field is not closed"},
 		{"nanos.csv", "id,et,at,customer_id\na,1767225600000000000,1,2\n", "nanos.csv: line 2: column et: cannot parse 1767225600000000000 as a time"},
+		// A column or member read twice was taken silently (the first
+		// column, the last member): which one the user meant is unknown.
+		{"twice.csv", "id,et,at,et,customer_id\na,1,2,3,4\n", "twice.csv: line 1: column et: named twice in the header (columns 2 and 4)"},
+		{"twice.jsonl", "{\"id\":\"a\",\"at\":1,\"et\":1,\"et\":5,\"customer_id\":1}\n", "twice.jsonl: line 1: member \"et\" given twice"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := readAll(t, spec(write(t, dir, c.name, c.text)))
