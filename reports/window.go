@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/dedupsim/dedupsim/engines/interval"
 	"github.com/dedupsim/dedupsim/metrics"
@@ -155,6 +156,10 @@ func resolvingDuration(h float64) float64 {
 	return math.Ceil(need/86400) * 86400
 }
 
+// maxScenarioSeconds is the longest duration a scenario holds, a
+// time.Duration's range in whole seconds.
+const maxScenarioSeconds = float64(math.MaxInt64 / int64(time.Second))
+
 // SaturationWarnings returns one line per query of s whose key horizon
 // reaches the traffic window at some delay: the delays, and the duration
 // that would resolve them (three times the longest such horizon, rounded
@@ -178,8 +183,15 @@ func SaturationWarnings(s *metrics.Summary) []string {
 		if len(ds) == 0 {
 			continue
 		}
-		out = append(out, fmt.Sprintf("warning: %s is saturated at delay %s: its key horizon (up to %s) reaches the %s traffic window, so it holds every key of the run there; run for %s to resolve it (duration: %s)",
-			name, joinNames(ds), formatSpan(longest), formatSpan(res.durationSeconds()), formatSpan(resolvingDuration(longest)), interval.FormatSeconds(resolvingDuration(longest))))
+		lead := fmt.Sprintf("warning: %s is saturated at delay %s: its key horizon (up to %s) reaches the %s traffic window, so it holds every key of the run there; ",
+			name, joinNames(ds), formatSpan(longest), formatSpan(res.durationSeconds()))
+		if d := resolvingDuration(longest); d <= maxScenarioSeconds {
+			out = append(out, lead+fmt.Sprintf("run for %s to resolve it (duration: %s)", formatSpan(d), interval.FormatSeconds(d)))
+		} else {
+			// No scenario runs that long (a duration is a time.Duration):
+			// only a shorter horizon resolves it.
+			out = append(out, lead+fmt.Sprintf("no duration resolves it (that needs %s, beyond the longest a scenario holds, %s): shorten the horizon", formatSpan(d), interval.MaxText))
+		}
 	}
 	return out
 }
