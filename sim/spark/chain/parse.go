@@ -244,6 +244,12 @@ func (p *parser) args(closing tokKind, depth int) ([]arg, error) {
 		}
 		var a arg
 		if t := p.peek(); t.kind == tIdent && p.peekAt(1).kind == tAssign {
+			for _, b := range out {
+				if b.keyword != nil && b.keyword.raw == t.raw {
+					// Python: "SyntaxError: keyword argument repeated".
+					return nil, fmt.Errorf("query: keyword argument %s repeated at offset %d (Python refuses a call that names one twice)", t.raw, t.off)
+				}
+			}
 			p.pos += 2
 			a.keyword = &t
 			seenKeyword = true

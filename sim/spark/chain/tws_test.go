@@ -60,6 +60,9 @@ func TestTransformWithStateErrors(t *testing.T) {
 		{`groupBy("id").transformWithState(DedupProcessor(), timeMode="Wall")`, "timeMode \"Wall\""},
 		{`groupBy("id").transformWithState(DedupProcessor(), outputMode="Complete")`, "outputMode"},
 		{`groupBy("id").transformWithState()`, "missing processor"},
+		// Attack A98: a keyword given twice was taken (Python refuses it).
+		{`groupBy("id").transformWithState(DedupProcessor(ttl="10 minutes", ttl="1 minute"))`, "keyword argument ttl repeated"},
+		{`dropDuplicates(subset=["a"], subset=["b"])`, "keyword argument subset repeated"},
 	} {
 		_, err := Parse(tc.text)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
