@@ -102,8 +102,8 @@ for these engines). It reads the one-pass curve of the horizon there too
 where the rule reduces to thresholds on it (Flink's proctime TTL without
 mini-batch, Kafka Streams' window at stream time, Beam's global window),
 and simulates value by value elsewhere, saying why. For a Flink query --memory-budget bounds the peak of its
-modelled heap state bytes (an estimate of the heap state backend from its
-classes' fields, docs/flink.md, not a JVM measurement); Kafka Streams' and
+modelled state bytes (an estimate of the heap backend from its classes'
+fields, or of RocksDB's serialized entries, docs/flink.md, not a measurement); Kafka Streams' and
 Beam's state bytes are not modelled, so it is refused for them. The Spark
 cluster flags and --out are Spark's and refused for the other engines.
 

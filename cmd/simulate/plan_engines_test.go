@@ -98,7 +98,7 @@ func TestPlanFlinkMemoryBudget(t *testing.T) {
 	if code != 2 {
 		t.Fatalf("exit %d, want 2 (over budget): %s\n%s", code, stderr, stdout)
 	}
-	for _, want := range []string{"over budget: ", "is the smallest state TTL meeting", "modelled peak heap state (an estimate of Flink's heap state backend, not a JVM measurement)",
+	for _, want := range []string{"over budget: ", "is the smallest state TTL meeting", "modelled peak state (an estimate of Flink's heap or RocksDB backend, as the query sets it, not a measurement)",
 		"No state TTL simulated fits it", "peak state <= 1.00 KiB", "  state TTL  none: "} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("text lacks %q:\n%s", want, stdout)

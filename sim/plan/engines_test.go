@@ -174,7 +174,7 @@ func TestPlanFlinkMemoryBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Recommended == nil || *r.Recommended != d || r.BudgetExceeded || !strings.Contains(r.Reason, "; its modelled peak heap state, ") {
+	if r.Recommended == nil || *r.Recommended != d || r.BudgetExceeded || !strings.Contains(r.Reason, "; its modelled peak state, ") {
 		t.Errorf("budget %d (the peak at %s): recommended %v, over budget %v: %s", peak, d, r.Recommended, r.BudgetExceeded, r.Reason)
 	}
 
@@ -186,7 +186,7 @@ func TestPlanFlinkMemoryBudget(t *testing.T) {
 	if r.Recommended != nil || !r.BudgetExceeded || r.Binding != BindMemoryBudget {
 		t.Fatalf("budget %d: recommended %v, over budget %v, binding %q; want none, over budget, memoryBudget: %s", peak-1, r.Recommended, r.BudgetExceeded, r.Binding, r.Reason)
 	}
-	for _, want := range []string{"over budget: " + fmtDelay(d) + " is the smallest state TTL meeting", "modelled peak heap state (an estimate of Flink's heap state backend, not a JVM measurement)", "The largest state TTL simulated that fits is "} {
+	for _, want := range []string{"over budget: " + fmtDelay(d) + " is the smallest state TTL meeting", "modelled peak state (an estimate of Flink's heap or RocksDB backend, as the query sets it, not a measurement)", "The largest state TTL simulated that fits is "} {
 		if !strings.Contains(r.Reason, want) {
 			t.Errorf("reason lacks %q: %s", want, r.Reason)
 		}

@@ -857,7 +857,7 @@ func BudgetModelled(engine string) bool {
 }
 
 // peakWhat names the peak state that fits a memory budget, by the
-// engine's harness facts ("peak state", "modelled peak heap state").
+// engine's harness facts ("peak state", "modelled peak state").
 func (s *searcher) peakWhat() string { return s.harness().PeakState }
 
 // stateWhat names the peak state a memory budget bounds in a reason, by

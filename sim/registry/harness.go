@@ -118,10 +118,10 @@ func CounterInfoFor(engine string) []metrics.CounterInfo {
 func flinkHarness() Harness {
 	return Harness{
 		Name: flink.Engine, HorizonName: "state TTL", StateBytes: true, Curve: CurveStateTTL,
-		PeakState:    "modelled peak heap state",
-		PeakStateWhy: "modelled peak heap state (an estimate of Flink's heap state backend, not a JVM measurement)",
-		BudgetNote:   "the memory budget bounds the peak of the modelled heap state bytes (docs/flink.md, State bytes: the entries, expired ones not yet cleaned up, the bucket arrays and a mini-batch bundle, from the classes' fields under compressed oops): an estimate, not a JVM measurement",
-		Counters: append(physicalCounters("Flink's heap keeps an expired entry until a read or the incremental cleanup removes it."),
+		PeakState:    "modelled peak state",
+		PeakStateWhy: "modelled peak state (an estimate of Flink's heap or RocksDB backend, as the query sets it, not a measurement)",
+		BudgetNote:   "the memory budget bounds the peak of the modelled state bytes (docs/flink.md, State bytes: on the heap backend the entries, expired ones not yet cleaned up, the bucket arrays and a mini-batch bundle, from the classes' fields under compressed oops; on RocksDB the serialized entries with an estimated per-entry overhead, expired ones until a compaction): an estimate, not a measurement",
+		Counters: append(physicalCounters("Flink keeps an expired entry until a read or the incremental cleanup removes it (heap backend) or a compaction drops it (RocksDB)."),
 			metrics.CounterInfo{Name: "numLateRecordsDropped", Header: "late records dropped (Flink)",
 				Explanation: "late records dropped is Flink's numLateRecordsDropped: rows a 2.1+ rowtime keep-first dropped behind the watermark."},
 			metrics.CounterInfo{Name: "insertsEmitted", Header: "+I rows (Flink)", Explanation: flinkChangelogNote},

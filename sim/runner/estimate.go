@@ -48,9 +48,8 @@ const (
 	EstimateRowsPerSecond = 5e6
 	// EstimateBatchesPerSecond is the rate of a processing-time query's
 	// batches at a trigger with no rows that the estimate assumes per
-	// worker, above the 86,000 a second measured (a transformWithState
-	// dedup with a 30-day TTL after 5 minutes of traffic: 259,200 batches
-	// in 3.0 s), so that the time is at least what the run takes.
+	// worker: above what a worker runs (BENCHMARKS.md, "Numbers behind the
+	// code's comments"), so that the time is at least what the run takes.
 	EstimateBatchesPerSecond = 1e5
 	// EstimateEntryBytes is the least memory a key that expires takes in
 	// the memory store (BENCHMARKS.md, BenchmarkKeyBytes: the smallest
