@@ -21,12 +21,8 @@ type benchStoresFlags struct {
 	force   bool
 }
 
-func newBenchStoresCmd(stdout, stderr io.Writer) *cobra.Command {
-	var f benchStoresFlags
-	cmd := &cobra.Command{
-		Use:   "bench-stores FILE",
-		Short: "Compare the simulator's memory and Pebble state store backends on a scenario",
-		Long: `bench-stores runs every query of a scenario on both of the simulator's own
+// benchStoresLong is bench-stores' help.
+const benchStoresLong = `bench-stores runs every query of a scenario on both of the simulator's own
 state store backends (Go code, not Spark's): memory, checkpointed every batch
 like Spark's HDFS-backed state store (a delta per batch, appended to a log;
 full snapshots written in the background, at least 10 versions apart), and
@@ -62,7 +58,14 @@ numbers are the same on every machine; --repeat does not apply. Each run puts ev
 store and the queries' own stores (queries[].store) are ignored. The results folder gets the memory run's results
 (summary.json, timeseries.csv, progress/), stores.json with every number,
 stores.md with how each was measured, the chart stores.png and .svg, and
-report.md and report.html with a section on the backends.`,
+report.md and report.html with a section on the backends.`
+
+func newBenchStoresCmd(stdout, stderr io.Writer) *cobra.Command {
+	var f benchStoresFlags
+	cmd := &cobra.Command{
+		Use:   "bench-stores FILE",
+		Short: "Compare the simulator's memory and Pebble state store backends on a scenario",
+		Long:  benchStoresLong,
 		Example: `  simulate bench-stores experiments/store-comparison.yaml --repeat 1
   simulate bench-stores experiments/store-comparison.yaml --quiet --out results/store-comparison`,
 		Args: func(cmd *cobra.Command, args []string) error {
