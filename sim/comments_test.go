@@ -3,10 +3,8 @@ package sim_test
 import (
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"testing"
 )
 
@@ -31,23 +29,7 @@ var commentNumbersAllowed = map[string]string{
 // machine and the code, live in BENCHMARKS.md with how they were taken.
 func TestNoMeasurementsInComments(t *testing.T) {
 	root := moduleRoot(t)
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if n := d.Name(); p != root && (n == "testdata" || n == "results" || strings.HasPrefix(n, ".")) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(p, ".go") {
-			return nil
-		}
-		rel, err := filepath.Rel(root, p)
-		if err != nil {
-			return err
-		}
+	err := walkGoFiles(root, func(p, rel string) error {
 		if _, ok := commentNumbersAllowed[filepath.ToSlash(rel)]; ok {
 			return nil
 		}

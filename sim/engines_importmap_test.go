@@ -5,7 +5,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -38,23 +37,7 @@ const registry = "sim/registry"
 func TestEngineImports(t *testing.T) {
 	root := moduleRoot(t)
 	var bad []string
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if n := d.Name(); p != root && (n == "testdata" || n == "results" || strings.HasPrefix(n, ".")) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(p, ".go") {
-			return nil
-		}
-		rel, err := filepath.Rel(root, p)
-		if err != nil {
-			return err
-		}
+	err := walkGoFiles(root, func(p, rel string) error {
 		pkg := filepath.ToSlash(filepath.Dir(rel))
 		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.ImportsOnly)
 		if err != nil {
@@ -170,22 +153,9 @@ func TestNoEngineNamedOutsideItsFolders(t *testing.T) {
 	}
 	root := moduleRoot(t)
 	var bad []string
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if n := d.Name(); p != root && (n == "testdata" || n == "results" || strings.HasPrefix(n, ".")) {
-				return filepath.SkipDir
-			}
+	err := walkGoFiles(root, func(p, rel string) error {
+		if strings.HasSuffix(p, "_test.go") {
 			return nil
-		}
-		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-			return nil
-		}
-		rel, err := filepath.Rel(root, p)
-		if err != nil {
-			return err
 		}
 		pkg := filepath.ToSlash(filepath.Dir(rel))
 		if engineOf(pkg) != "" || slices.ContainsFunc(namesAllowed, func(f string) bool { return within(pkg, f) }) {

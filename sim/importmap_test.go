@@ -65,23 +65,7 @@ func TestImportMap(t *testing.T) {
 	root := moduleRoot(t)
 	var bad []string
 	files := 0
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if n := d.Name(); p != root && (n == "testdata" || n == "results" || strings.HasPrefix(n, ".")) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(p, ".go") {
-			return nil
-		}
-		rel, err := filepath.Rel(root, p)
-		if err != nil {
-			return err
-		}
+	err := walkGoFiles(root, func(p, rel string) error {
 		files++
 		pkg := filepath.ToSlash(filepath.Dir(rel))
 		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.ImportsOnly|parser.ParseComments)
@@ -192,4 +176,29 @@ func TestSimRootHoldsNoCode(t *testing.T) {
 			t.Errorf("sim/%s: the root of sim/ holds only doc.go and the module's checks (tests); move it to the folder of what it serves", n)
 		}
 	}
+}
+
+// walkGoFiles calls visit for every Go file of the module below root
+// (folders named testdata or results and hidden ones left out) with its
+// path and its path relative to root.
+func walkGoFiles(root string, visit func(p, rel string) error) error {
+	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if n := d.Name(); p != root && (n == "testdata" || n == "results" || strings.HasPrefix(n, ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") {
+			return nil
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			return err
+		}
+		return visit(p, rel)
+	})
 }
